@@ -1,0 +1,7 @@
+"""REST routes of the annotation app, registered on the one router in config/api.py."""
+
+from rest_framework.routers import DefaultRouter
+
+
+def register(router: DefaultRouter) -> None:
+    """Register this app's viewsets (none yet)."""

@@ -1,0 +1,11 @@
+from __future__ import annotations
+
+from celery import shared_task
+
+from config import health
+
+
+@shared_task(name="platform.complete_probe")
+def complete_probe(probe_id: int) -> None:
+    """Mark a worker probe as completed by this worker (the broker → worker → DB round trip)."""
+    health.complete_probe(probe_id, hostname=complete_probe.request.hostname or "")

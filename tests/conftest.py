@@ -1,0 +1,153 @@
+"""Shared fixtures: personas (admin, annotator, outsider) and a real Celery worker process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from tests.factories import UserFactory
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture
+def admin_user(db):
+    return UserFactory(username="admin", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def annotator_user(db):
+    return UserFactory(username="annotator")
+
+
+@pytest.fixture
+def outsider_user(db):
+    return UserFactory(username="outsider")
+
+
+@pytest.fixture
+def admin_client(client, admin_user):
+    client.force_login(admin_user)
+    return client
+
+
+@pytest.fixture
+def annotator_client(client, annotator_user):
+    client.force_login(annotator_user)
+    return client
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real data folder {SHARED_DATA} is absent (CI has ../shared beside the repo)")
+    return SHARED_DATA
+
+
+def test_database_url() -> str:
+    """A DATABASE_URL that points a separate process at the test database."""
+    conf = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{conf['NAME']}"
+    if connection.vendor == "postgresql":
+        user = conf.get("USER") or "postgres"
+        host = conf.get("HOST") or "127.0.0.1"
+        port = conf.get("PORT") or 5432
+        return f"postgres://{user}@{host}:{port}/{conf['NAME']}"
+    raise RuntimeError(f"no worker support for {connection.vendor}")
+
+
+class WorkerProcess:
+    """A real `celery worker` subprocess on the test database and the test Redis broker."""
+
+    def __init__(self, queues: str, pool: str, extra_env: dict[str, str]):
+        self.hostname = f"test-{uuid.uuid4().hex[:8]}@localhost"
+        self.log_path = Path(settings.VAR_DIR) / f"{self.hostname.split('@')[0]}.log"
+        env = os.environ | {
+            "DATABASE_URL": test_database_url(),
+            "WORKER_HEARTBEAT_SECONDS": "1",
+            "DEBUG": "true",
+        }
+        env.update(extra_env)
+        command = [
+            sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queues,
+            "-n", self.hostname, "--pool", pool, "--concurrency", "1", "--loglevel", "INFO",
+            "--without-gossip", "--without-mingle", "--without-heartbeat",
+        ]  # fmt: skip
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = self.log_path.open("wb")
+        self.process = subprocess.Popen(
+            command, cwd=REPO_ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT
+        )
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        from config.models import WorkerHeartbeat
+
+        self.wait_for(
+            lambda: WorkerHeartbeat.objects.filter(hostname=self.hostname).exists(), timeout
+        )
+
+    def wait_for(self, condition: Callable[[], bool], timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"worker exited early:\n{self.log()}")
+            if condition():
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"condition not met within {timeout}s; worker log:\n{self.log()}")
+
+    def kill(self) -> None:
+        """SIGKILL: the worker gets no chance to clean up, as in a machine crash."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._log.close()
+
+    def log(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text(errors="replace")[-6000:]
+
+
+@pytest.fixture
+def celery_worker_factory(transactional_db) -> Iterator[Callable[..., WorkerProcess]]:
+    """Start real worker processes; the broker must be Redis (`make test` sets it up)."""
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        pytest.fail(
+            "worker tests need CELERY_BROKER_URL=redis://...; run them through `make test` "
+            f"(got {settings.CELERY_BROKER_URL!r})"
+        )
+    started: list[WorkerProcess] = []
+
+    def start(queues: str = "default,slow", pool: str = "solo", **extra_env: str):
+        worker = WorkerProcess(queues, pool, extra_env)
+        started.append(worker)
+        worker.wait_ready()
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop()
+
+
+@pytest.fixture
+def celery_worker(celery_worker_factory) -> WorkerProcess:
+    return celery_worker_factory()
