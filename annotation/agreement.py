@@ -1,0 +1,343 @@
+"""Inter-annotator agreement and majority vote (pure numpy/scipy, no Django).
+
+Two kinds of judgments:
+
+* **scores** (ESA 0–100, MQM mapped to 0–100): pairwise Kendall tau_b and Pearson r between
+  annotators on the items both judged, and Krippendorff's alpha at the interval level over the
+  whole reliability matrix (missing cells allowed);
+* **choices** (one option, or a set of options for multi-select questions): total agreement,
+  Fleiss' kappa and PABAK as seed 004 App. A.3 reports them, and a per-item majority vote.
+
+Inputs are plain rows: ``(item, annotator, value)`` for scores and ``{item: [label, ...]}`` for
+choices, so the selectors can stream them from the database and tests can write them by hand.
+Undefined statistics (too few shared items, constant ratings, a single category) are ``None``,
+never NaN, so results serialise to JSON as they are.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import krippendorff
+import numpy as np
+from scipy import stats
+
+ScoreRow = tuple[Hashable, Hashable, float]
+"""(item, annotator, score)."""
+
+Choice = Hashable | frozenset[Hashable]
+"""One annotator's answer to a choice question: an option, or a frozenset for multi-select."""
+
+TIE = "tie"
+"""How exports spell the majority of an item whose most-voted options are tied."""
+
+
+def _clean(value: float) -> float | None:
+    """None for NaN/inf (undefined statistic), else a float rounded for stable output."""
+    value = float(value)
+    return None if not math.isfinite(value) else round(value, 6)
+
+
+# --------------------------------------------------------------------------------------------
+# Scores
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    annotator_a: Hashable
+    annotator_b: Hashable
+    n_shared: int
+    kendall_tau: float | None
+    pearson: float | None
+
+
+@dataclass(frozen=True)
+class ScoreAgreement:
+    n_items: int
+    n_annotators: int
+    krippendorff_alpha: float | None
+    mean_kendall_tau: float | None
+    mean_pearson: float | None
+    pairs: list[PairAgreement] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def reliability_matrix(
+    rows: Iterable[ScoreRow],
+) -> tuple[list[Hashable], list[Hashable], np.ndarray]:
+    """Annotators × items matrix of scores, NaN where an annotator did not judge an item.
+
+    If an annotator judged an item twice (should not happen), the last row wins.
+    """
+    cells: dict[tuple[Hashable, Hashable], float] = {}
+    for item, annotator, score in rows:
+        cells[(annotator, item)] = float(score)
+    annotators = sorted({a for a, _ in cells}, key=str)
+    items = sorted({i for _, i in cells}, key=str)
+    a_index = {a: n for n, a in enumerate(annotators)}
+    i_index = {i: n for n, i in enumerate(items)}
+    matrix = np.full((len(annotators), len(items)), np.nan)
+    for (annotator, item), score in cells.items():
+        matrix[a_index[annotator], i_index[item]] = score
+    return annotators, items, matrix
+
+
+def pairwise_correlations(
+    annotators: Sequence[Hashable], matrix: np.ndarray, *, min_shared: int = 3
+) -> list[PairAgreement]:
+    """Kendall tau_b and Pearson r for every pair of annotators on the items both judged.
+
+    Pairs with fewer than ``min_shared`` shared items get ``None`` for both (a correlation over
+    two points is ±1 and means nothing); so do pairs where one side is constant.
+    """
+    pairs = []
+    for a, b in itertools.combinations(range(len(annotators)), 2):
+        shared = ~np.isnan(matrix[a]) & ~np.isnan(matrix[b])
+        n = int(shared.sum())
+        tau = r = None
+        x, y = matrix[a][shared], matrix[b][shared]
+        if n >= max(2, min_shared) and np.ptp(x) > 0 and np.ptp(y) > 0:
+            tau = _clean(stats.kendalltau(x, y).statistic)
+            r = _clean(stats.pearsonr(x, y).statistic)
+        pairs.append(PairAgreement(annotators[a], annotators[b], n, tau, r))
+    return pairs
+
+
+def krippendorff_alpha_interval(matrix: np.ndarray) -> float | None:
+    """Krippendorff's alpha, interval metric, on an annotators × items matrix (NaN = missing).
+
+    ``None`` when it is undefined: fewer than two pairable values (no item judged twice) or a
+    single distinct value among them (the expected disagreement is zero).
+    """
+    pairable = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
+    values = pairable[~np.isnan(pairable)]
+    if values.size < 2 or np.unique(values).size < 2:
+        return None
+    return _clean(krippendorff.alpha(reliability_data=pairable, level_of_measurement="interval"))
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return round(float(np.mean(present)), 6) if present else None
+
+
+def score_agreement(rows: Iterable[ScoreRow], *, min_shared: int = 3) -> ScoreAgreement:
+    """All score statistics for one campaign (or any subset of its rows)."""
+    annotators, items, matrix = reliability_matrix(rows)
+    pairs = pairwise_correlations(annotators, matrix, min_shared=min_shared)
+    return ScoreAgreement(
+        n_items=len(items),
+        n_annotators=len(annotators),
+        krippendorff_alpha=krippendorff_alpha_interval(matrix),
+        mean_kendall_tau=_mean(p.kendall_tau for p in pairs),
+        mean_pearson=_mean(p.pearson for p in pairs),
+        pairs=pairs,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Choices
+
+
+@dataclass(frozen=True)
+class ChoiceAgreement:
+    n_items: int
+    n_categories: int
+    total_agreement: float | None
+    fleiss_kappa: float | None
+    pabak: float | None
+    multi_select: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def expand_multi_select(
+    labels_by_item: Mapping[Hashable, Sequence[Iterable[Hashable]]],
+    options: Iterable[Hashable] | None = None,
+) -> dict[tuple[Hashable, Hashable], list[bool]]:
+    """Turn multi-select answers into one yes/no decision per (item, option).
+
+    Every option offered (``options``, or every option anyone selected on that item) becomes a
+    binary question "is this option right?", each annotator answering yes when they selected it.
+    This is how seed 004 asks about each rule / variation separately, and it keeps Fleiss and
+    PABAK well defined (exact-set matching would make every distinct set its own category).
+    """
+    offered = list(options) if options is not None else None
+    expanded: dict[tuple[Hashable, Hashable], list[bool]] = {}
+    for item, answers in labels_by_item.items():
+        sets = [frozenset(a) for a in answers]
+        item_options = offered if offered is not None else sorted(set().union(*sets), key=str)
+        for option in item_options:
+            expanded[(item, option)] = [option in s for s in sets]
+    return expanded
+
+
+def _count_table(
+    labels_by_item: Mapping[Hashable, Sequence[Hashable]], categories: Sequence[Hashable]
+) -> np.ndarray:
+    """Items × categories counts, keeping only items judged by at least two annotators."""
+    c_index = {c: n for n, c in enumerate(categories)}
+    rows = []
+    for labels in labels_by_item.values():
+        if len(labels) < 2:
+            continue
+        row = np.zeros(len(categories))
+        for label in labels:
+            row[c_index[label]] += 1
+        rows.append(row)
+    return np.array(rows).reshape(len(rows), len(categories))
+
+
+def total_agreement(counts: np.ndarray) -> float | None:
+    """Seed 004 App. A.3: the proportion of items on which all annotators gave the same answer."""
+    if counts.shape[0] == 0:
+        return None
+    unanimous = (counts.max(axis=1) == counts.sum(axis=1)).sum()
+    return _clean(unanimous / counts.shape[0])
+
+
+def fleiss_kappa(counts: np.ndarray) -> float | None:
+    """Fleiss' kappa (Fleiss 1971) on an items × categories count table.
+
+    1. P_i = (Σ_j n_ij² − n_i) / (n_i (n_i − 1)), the agreeing pairs of item i;
+    2. P̄ = mean_i P_i;  p_j = Σ_i n_ij / Σ_i n_i;  P_e = Σ_j p_j²;
+    3. κ = (P̄ − P_e) / (1 − P_e).
+    With a constant number of raters per item this is Fleiss' formula; items with different
+    numbers of raters use their own n_i. ``None`` when P_e = 1 (everyone used one category: the
+    "NaN" of seed 004 Table 4, Latvian).
+    """
+    if counts.shape[0] == 0:
+        return None
+    n_i = counts.sum(axis=1)
+    p_i = ((counts**2).sum(axis=1) - n_i) / (n_i * (n_i - 1))
+    p_bar = p_i.mean()
+    p_j = counts.sum(axis=0) / n_i.sum()
+    p_e = float((p_j**2).sum())
+    if math.isclose(p_e, 1.0):
+        return None
+    return _clean((p_bar - p_e) / (1 - p_e))
+
+
+def pabak(counts: np.ndarray, n_categories: int) -> float | None:
+    """Prevalence- and bias-adjusted kappa (Byrt et al. 1993), as seed 004 App. A.3 reports it.
+
+    PABAK = (q · P_o − 1) / (q − 1) with q categories; for yes/no questions 2 · P_o − 1. Seed 004
+    takes P_o to be the total agreement (Table 4: total agreement 0.975 → PABAK 0.950), so we do
+    too; with two raters this is exactly Byrt's 2 · P_o − 1.
+    """
+    p_o = total_agreement(counts)
+    if p_o is None:
+        return None
+    q = max(2, n_categories)
+    return _clean((q * p_o - 1) / (q - 1))
+
+
+def choice_agreement(
+    labels_by_item: Mapping[Hashable, Sequence[Choice]],
+    *,
+    categories: Iterable[Hashable] | None = None,
+    multi_select: bool = False,
+) -> ChoiceAgreement:
+    """Total agreement, Fleiss' kappa and PABAK for one choice question set.
+
+    ``labels_by_item`` maps each item to the answers it received (one per annotator). For
+    multi-select questions each answer is an iterable of options and the statistics are computed
+    on per-option yes/no decisions (:func:`expand_multi_select`). ``categories`` is the full list
+    of options offered — it sets q in PABAK; when omitted, the options actually used (at least 2).
+    Items with fewer than two answers carry no agreement information and are skipped.
+    """
+    if multi_select:
+        binary = expand_multi_select(labels_by_item, categories)  # type: ignore[arg-type]
+        table: Mapping[Hashable, Sequence[Hashable]] = binary
+        cats: list[Hashable] = [False, True]
+    else:
+        table = labels_by_item
+        used = {label for labels in labels_by_item.values() for label in labels}
+        cats = list(categories) if categories is not None else []
+        cats += sorted(used - set(cats), key=str)
+    counts = _count_table(table, cats)
+    return ChoiceAgreement(
+        n_items=int(counts.shape[0]),
+        n_categories=len(cats),
+        total_agreement=total_agreement(counts),
+        fleiss_kappa=fleiss_kappa(counts),
+        pabak=pabak(counts, len(cats)),
+        multi_select=multi_select,
+    )
+
+
+def item_agreement(labels: Sequence[Hashable]) -> float | None:
+    """Share of annotator pairs that agree on one item (Fleiss' P_i); ``None`` under 2 answers."""
+    n = len(labels)
+    if n < 2:
+        return None
+    counts = np.array(list(Counter(labels).values()), dtype=float)
+    return _clean(((counts**2).sum() - n) / (n * (n - 1)))
+
+
+@dataclass(frozen=True)
+class Majority:
+    """The outcome of a majority vote on one item.
+
+    ``label`` is the winning option (for multi-select, a frozenset of options); ``None`` when the
+    top options are tied (``tie`` is then True) or when there are no answers (``n`` is 0).
+    """
+
+    label: Any
+    votes: int
+    n: int
+    tie: bool = False
+
+    def display(self) -> str:
+        """The label as exports and the dashboard write it: options joined by "|", or "tie"."""
+        if self.tie:
+            return TIE
+        if self.label is None:
+            return ""
+        if isinstance(self.label, frozenset):
+            return "|".join(sorted(map(str, self.label)))
+        return str(self.label)
+
+
+def majority(labels: Sequence[Hashable], *, strict: bool = False) -> Majority:
+    """Majority vote over one item's answers (seed 004: majority of 3 native speakers).
+
+    Tie rule: when two or more options share the highest vote count there is no majority and the
+    result is a tie with no label — never an arbitrary pick, so a tie is visible in exports and
+    the item can be sent to another annotator. With ``strict`` the winner also needs more than
+    half the votes (with 3 annotators and 3+ options, 1-1-1 is a tie either way).
+    """
+    if not labels:
+        return Majority(None, 0, 0)
+    ranked = Counter(labels).most_common()
+    top_label, top = ranked[0]
+    n = len(labels)
+    if (len(ranked) > 1 and ranked[1][1] == top) or (strict and 2 * top <= n):
+        return Majority(None, top, n, tie=True)
+    return Majority(top_label, top, n)
+
+
+def majority_multi(answers: Sequence[Iterable[Hashable]]) -> Majority:
+    """Majority for a multi-select item: the set of options selected by more than half.
+
+    Each option is decided on its own (per-option yes/no, as in :func:`expand_multi_select`); an
+    option selected by exactly half of the annotators is a tie and makes the whole item a tie.
+    ``votes`` is the number of annotators whose own selection equals the majority set.
+    """
+    sets = [frozenset(a) for a in answers]
+    n = len(sets)
+    if n == 0:
+        return Majority(None, 0, 0)
+    counts = Counter(option for s in sets for option in s)
+    if any(2 * c == n for c in counts.values()):
+        return Majority(None, 0, n, tie=True)
+    chosen = frozenset(o for o, c in counts.items() if 2 * c > n)
+    return Majority(chosen, sum(1 for s in sets if s == chosen), n)
