@@ -1,0 +1,152 @@
+"""One permission-checked accessor per object type, shared by pages, the API and exports.
+
+Every lookup by id from a request goes through here. A user who may not see an object gets
+``Http404`` exactly as if it did not exist, so ids of other annotators' items, annotations or
+campaigns they are not enrolled in never leak. The ``*_visible_to`` querysets give list views
+and DRF ``get_queryset`` the same scoping.
+
+Rules: staff see and manage everything. An annotator sees the campaigns they are enrolled in,
+the items they have claimed (an ``Assignment``), and only their own annotations.
+"""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
+
+
+def _is_staff(user) -> bool:
+    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+
+
+def annotator_for_user(user) -> Annotator | None:
+    """The user's annotator profile, or ``None`` (anonymous users and staff without one)."""
+    if not (user and user.is_authenticated and user.is_active):
+        return None
+    try:
+        return user.annotator
+    except Annotator.DoesNotExist:
+        return None
+
+
+# --- querysets ------------------------------------------------------------------------------
+
+
+def campaigns_visible_to(user) -> QuerySet[Campaign]:
+    if _is_staff(user):
+        return Campaign.objects.all()
+    annotator = annotator_for_user(user)
+    if annotator is None:
+        return Campaign.objects.none()
+    return Campaign.objects.filter(enrollments__annotator=annotator)
+
+
+def items_visible_to(user) -> QuerySet[Item]:
+    if _is_staff(user):
+        return Item.objects.all()
+    annotator = annotator_for_user(user)
+    if annotator is None:
+        return Item.objects.none()
+    return Item.objects.filter(assignments__annotator=annotator)
+
+
+def annotations_visible_to(user) -> QuerySet[Annotation]:
+    if _is_staff(user):
+        return Annotation.objects.all()
+    annotator = annotator_for_user(user)
+    if annotator is None:
+        return Annotation.objects.none()
+    return Annotation.objects.filter(annotator=annotator)
+
+
+def annotators_visible_to(user) -> QuerySet[Annotator]:
+    if _is_staff(user):
+        return Annotator.objects.all()
+    annotator = annotator_for_user(user)
+    if annotator is None:
+        return Annotator.objects.none()
+    return Annotator.objects.filter(pk=annotator.pk)
+
+
+# --- staff ----------------------------------------------------------------------------------
+
+
+def campaign_for_admin(user, campaign_id) -> Campaign:
+    """A campaign an admin may manage (import, settings, dashboard, exports)."""
+    if not _is_staff(user):
+        raise Http404("No such campaign")
+    try:
+        return Campaign.objects.get(pk=campaign_id)
+    except (Campaign.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such campaign") from None
+
+
+def enrollment_for_admin(user, enrollment_id) -> Enrollment:
+    if not _is_staff(user):
+        raise Http404("No such enrollment")
+    try:
+        return Enrollment.objects.select_related("campaign", "annotator").get(pk=enrollment_id)
+    except (Enrollment.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such enrollment") from None
+
+
+def annotator_for_admin(user, annotator_id) -> Annotator:
+    if not _is_staff(user):
+        raise Http404("No such annotator")
+    try:
+        return Annotator.objects.select_related("user").get(pk=annotator_id)
+    except (Annotator.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such annotator") from None
+
+
+def item_for_admin(user, item_id) -> Item:
+    if not _is_staff(user):
+        raise Http404("No such item")
+    try:
+        return Item.objects.select_related("campaign").get(pk=item_id)
+    except (Item.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such item") from None
+
+
+# --- annotators -----------------------------------------------------------------------------
+
+
+def enrollment_for_annotator(user, campaign_id) -> Enrollment:
+    """The user's own enrollment in a campaign (any status); 404 if they are not enrolled."""
+    annotator = annotator_for_user(user)
+    if annotator is None:
+        raise Http404("No such campaign")
+    try:
+        return Enrollment.objects.select_related("campaign", "annotator").get(
+            campaign_id=campaign_id, annotator=annotator
+        )
+    except (Enrollment.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such campaign") from None
+
+
+def item_for_annotator(user, item_id) -> tuple[Item, Assignment]:
+    """An item the user has claimed, with their claim; 404 for any other item."""
+    annotator = annotator_for_user(user)
+    if annotator is None:
+        raise Http404("No such item")
+    try:
+        assignment = Assignment.objects.select_related("item", "item__campaign").get(
+            item_id=item_id, annotator=annotator
+        )
+    except (Assignment.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such item") from None
+    return assignment.item, assignment
+
+
+def annotation_for_user(user, annotation_id) -> Annotation:
+    """Staff: any annotation. Annotators: only their own. Everyone else: 404."""
+    try:
+        return (
+            annotations_visible_to(user)
+            .select_related("item", "campaign", "annotator")
+            .get(pk=annotation_id)
+        )
+    except (Annotation.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such annotation") from None

@@ -1,0 +1,413 @@
+"""Annotation models: annotators, campaigns, items, claims (assignments) and annotations.
+
+Offsets in every span (``Item.prefill_spans``, ``Annotation.answer["spans"]``) are character
+offsets into ``Item.target`` counted as Python ``str`` indices, i.e. Unicode code points, with
+``end`` exclusive. The browser works on grapheme clusters and converts to code points before it
+saves, so a span never splits a combining sequence, an emoji or a CJK/RTL character; see
+``annotation/protocols.py`` for the answer shapes and their validation.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+from annotation import protocols, scoring
+
+
+def new_pseudonym() -> str:
+    """A stable random name; the only identity of an annotator that ever leaves the platform."""
+    return f"ann-{secrets.token_hex(5)}"
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def _validate_language_list(value: Any) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValidationError("working languages must be a list of non-empty strings")
+
+
+def _validate_json_object(value: Any) -> None:
+    if not isinstance(value, dict):
+        raise ValidationError("must be a JSON object")
+
+
+def _validate_mqm_weights(value: Any) -> None:
+    try:
+        scoring.MqmWeights.from_dict(value)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise ValidationError(f"MQM weights: {exc}") from exc
+
+
+def _validate_choices(value: Any) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ValidationError("choices must be a list of non-empty strings")
+
+
+class Annotator(models.Model):
+    """The annotation profile of a user; one per user, shared by all campaigns."""
+
+    class Source(models.TextChoices):
+        INVITE = "invite", "Invitation"
+        OPEN = "open", "Open sign-up"
+        PROLIFIC = "prolific", "Prolific"
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotator"
+    )
+    pseudonym = models.CharField(max_length=32, unique=True, default=new_pseudonym, editable=False)
+    display_name = models.CharField(max_length=150, blank=True)
+    native_language = models.CharField(max_length=64, blank=True)
+    working_languages = models.JSONField(
+        default=list, blank=True, validators=[_validate_language_list]
+    )
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.OPEN)
+    prolific_pid = models.CharField(max_length=64, blank=True)
+    study_id = models.CharField(max_length=64, blank=True)
+    session_id = models.CharField(max_length=64, blank=True)
+    consent_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["pseudonym"]
+        constraints = [
+            # Prolific sign-in looks the annotator up by PROLIFIC_PID: one profile per PID.
+            models.UniqueConstraint(
+                fields=["prolific_pid"],
+                condition=~Q(prolific_pid=""),
+                name="annotation_annotator_unique_prolific_pid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.pseudonym
+
+
+class Campaign(models.Model):
+    """A set of items judged with one protocol, with its sign-up, QC and scoring settings."""
+
+    class Protocol(models.TextChoices):
+        ESA = "esa", "ESA (error spans + 0–100 score)"
+        MQM = "mqm", "MQM (typed error spans)"
+        CHOICE = "choice", "Choice (select options)"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        PAUSED = "paused", "Paused"
+        CLOSED = "closed", "Closed"
+
+    name = models.CharField(max_length=200, unique=True)
+    slug = models.SlugField(max_length=80, unique=True, editable=False)
+    protocol = models.CharField(max_length=8, choices=Protocol.choices)
+    src_lang = models.CharField(max_length=16, blank=True)
+    tgt_lang = models.CharField(max_length=16, blank=True)
+    instructions = models.TextField(blank=True)
+    overlap = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(100)]
+    )
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+
+    # Sign-up.
+    signup_open = models.BooleanField(default=True)
+    invite_token = models.CharField(max_length=64, blank=True)
+    require_approval = models.BooleanField(default=False)
+    require_qualification = models.BooleanField(default=False)
+    qualification_min_accuracy = models.FloatField(
+        default=0.8, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
+    )
+    max_items_per_annotator = models.PositiveIntegerField(null=True, blank=True)
+
+    # Prolific: the completion URL gets ``?cc=<code>``; the code depends on the QC verdict.
+    prolific_completion_url = models.URLField(
+        blank=True, default="https://app.prolific.com/submissions/complete"
+    )
+    prolific_pass_code = models.CharField(max_length=64, blank=True)
+    prolific_fail_code = models.CharField(max_length=64, blank=True)
+
+    # Quality control (see annotation/qc.py).
+    qc_min_pass_rate = models.FloatField(
+        default=0.8, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
+    )
+    qc_min_checks = models.PositiveSmallIntegerField(default=1)
+    qc_min_seconds_per_item = models.FloatField(default=3.0, validators=[MinValueValidator(0.0)])
+    qc_max_fast_fraction = models.FloatField(
+        default=0.5, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
+    )
+
+    # MQM: overrides of annotation.scoring.MqmWeights (keys minor, major, critical,
+    # minor_punctuation, non_translation); {} means the Freitag et al. (2021) defaults.
+    mqm_weights = models.JSONField(default=dict, blank=True, validators=[_validate_mqm_weights])
+    mqm_allow_critical = models.BooleanField(default=False)
+
+    # Choice protocol.
+    multi_select = models.BooleanField(default=False)
+    ask_confidence = models.BooleanField(default=True)
+
+    claim_ttl_seconds = models.PositiveIntegerField(
+        default=1800, validators=[MinValueValidator(60)]
+    )
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(overlap__gte=1), name="annotation_campaign_overlap_gte_1"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs):
+        if not self.slug:
+            base = slugify(self.name)[:60] or "campaign"
+            self.slug = f"{base}-{secrets.token_hex(4)}"
+        super().save(*args, **kwargs)
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+    def weights(self) -> scoring.MqmWeights:
+        """The campaign's MQM weights, for ``scoring.mqm_score(spans, campaign.weights())``."""
+        return scoring.MqmWeights.from_dict(self.mqm_weights)
+
+    def severities(self) -> list[str]:
+        if self.protocol == self.Protocol.MQM and self.mqm_allow_critical:
+            return ["minor", "major", "critical"]
+        return ["minor", "major"]
+
+
+class Enrollment(models.Model):
+    """One annotator's membership of one campaign."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending approval"
+        APPROVED = "approved", "Approved"
+        PAUSED = "paused", "Paused"
+        REJECTED = "rejected", "Rejected"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="enrollments")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="enrollments")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.APPROVED)
+    qualified = models.BooleanField(default=False)
+    # Set when the annotator has no item left (or reached max_items_per_annotator).
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["campaign_id", "created_at"]
+        constraints = [
+            # Sign-up and every annotator page look up (campaign, annotator): one row per pair.
+            models.UniqueConstraint(
+                fields=["campaign", "annotator"], name="annotation_enrollment_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} in {self.campaign}"
+
+    @property
+    def can_annotate(self) -> bool:
+        return self.status == self.Status.APPROVED
+
+
+class Item(models.Model):
+    """One thing to judge: a segment (ESA/MQM) or a question with options (choice)."""
+
+    class Kind(models.TextChoices):
+        REGULAR = "regular", "Regular"
+        ATTENTION_CHECK = "attention_check", "Attention check"
+        TUTORIAL = "tutorial", "Tutorial"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
+    doc_id = models.CharField(max_length=255, blank=True)
+    seg_id = models.CharField(max_length=64, blank=True)
+    src_lang = models.CharField(max_length=16, blank=True)
+    tgt_lang = models.CharField(max_length=16, blank=True)
+    source = models.TextField()
+    target = models.TextField(blank=True)
+    system = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.REGULAR)
+    expected = models.JSONField(null=True, blank=True)
+    question = models.TextField(blank=True)
+    choices = models.JSONField(default=list, blank=True, validators=[_validate_choices])
+    prefill_spans = models.JSONField(default=list, blank=True)
+    origin = models.CharField(max_length=100, blank=True)
+    origin_ref = models.CharField(max_length=255, blank=True)
+    meta = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    position = models.PositiveIntegerField(default=0)
+    completed_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["campaign_id", "position", "id"]
+        indexes = [
+            # next_item_for: open items of a campaign in position order.
+            models.Index(
+                fields=["campaign", "kind", "completed_count", "position"],
+                name="annotation_item_next_idx",
+            ),
+            # Document context: neighbouring segments of the same document.
+            models.Index(fields=["campaign", "doc_id", "position"], name="annotation_item_doc_idx"),
+            # Other apps find their items back by origin reference.
+            models.Index(fields=["origin", "origin_ref"], name="annotation_item_origin_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id}:{self.doc_id}#{self.seg_id}"
+
+    @property
+    def is_per_annotator(self) -> bool:
+        """Checks and tutorials are shown to every annotator; overlap does not limit them."""
+        return self.kind != self.Kind.REGULAR
+
+    def clean(self) -> None:
+        try:
+            protocols.normalize_item(self.campaign.protocol, self.as_dict())
+        except protocols.ItemError as exc:
+            raise ValidationError(str(exc)) from exc
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "doc_id": self.doc_id,
+            "seg_id": self.seg_id,
+            "src_lang": self.src_lang,
+            "tgt_lang": self.tgt_lang,
+            "source": self.source,
+            "target": self.target,
+            "system": self.system,
+            "kind": self.kind,
+            "expected": self.expected,
+            "question": self.question,
+            "choices": self.choices,
+            "prefill_spans": self.prefill_spans,
+            "origin": self.origin,
+            "origin_ref": self.origin_ref,
+            "meta": self.meta,
+        }
+
+
+class Assignment(models.Model):
+    """A claim of one item slot by one annotator; expires unless renewed by activity."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        SUBMITTED = "submitted", "Submitted"
+        EXPIRED = "expired", "Expired"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="assignments")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    claimed_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["claimed_at", "id"]
+        constraints = [
+            # next_item_for never gives an annotator the same item twice.
+            models.UniqueConstraint(
+                fields=["item", "annotator"], name="annotation_assignment_unique"
+            ),
+        ]
+        indexes = [
+            # Slot counting under the item lock: live claims of one item.
+            models.Index(fields=["item", "status", "expires_at"], name="annotation_asg_slots_idx"),
+            # "My tasks" progress and resuming an open claim: one annotator in one campaign.
+            models.Index(
+                fields=["campaign", "annotator", "status"], name="annotation_asg_mine_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} → item {self.item_id} ({self.status})"
+
+    def is_live(self, now=None) -> bool:
+        now = now or timezone.now()
+        return self.status == self.Status.SUBMITTED or (
+            self.status == self.Status.ACTIVE and self.expires_at > now
+        )
+
+
+class Annotation(models.Model):
+    """One annotator's work on one item: the autosaved draft and the submitted answer.
+
+    ``draft`` is the working copy the page autosaves; ``answer`` is what was last submitted
+    (``{}`` while ``status`` is ``draft``). ``score`` is on a 0–100 scale, higher is better, for
+    ESA (the annotator's score) and MQM (``scoring.mqm_to_100`` of ``mqm_score``); ``None`` for
+    choice. ``mqm_score`` is the raw weighted error sum (0 = no error, higher = worse).
+    ``option_order`` lists indices into ``item.choices`` in the order they were shown.
+    """
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        SUBMITTED = "submitted", "Submitted"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="annotations")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="annotations")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="annotations")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    draft = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    answer = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    score = models.FloatField(null=True, blank=True)
+    mqm_score = models.FloatField(null=True, blank=True)
+    option_order = models.JSONField(default=list, blank=True)
+    time_spent_seconds = models.FloatField(default=0.0)
+    last_activity_at = models.DateTimeField(default=timezone.now)
+    idempotency_key = models.CharField(max_length=64, blank=True)
+    revision = models.PositiveIntegerField(default=0)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            # One annotation per (item, annotator): a double submit can only update it.
+            models.UniqueConstraint(
+                fields=["item", "annotator"], name="annotation_annotation_unique"
+            ),
+            # submit_annotation replays a retried request by (annotator, Idempotency-Key).
+            models.UniqueConstraint(
+                fields=["annotator", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="annotation_annotation_unique_idem_key",
+            ),
+        ]
+        indexes = [
+            # Exports and the dashboard stream a campaign's submitted annotations.
+            models.Index(fields=["campaign", "status", "id"], name="annotation_ann_export_idx"),
+            # QC and progress per annotator in a campaign.
+            models.Index(
+                fields=["campaign", "annotator", "status"], name="annotation_ann_mine_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on item {self.item_id} ({self.status})"
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.status == self.Status.SUBMITTED
