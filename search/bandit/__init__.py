@@ -1,0 +1,24 @@
+"""Bandit search for difficult topics (seed 000), pure numpy: no Django import.
+
+``make_policy(name, n_topics, k, rng, **params)`` builds a policy; ``policy_from_dict`` restores
+one from ``Policy.to_dict()``.
+"""
+
+from search.bandit.base import Estimates, Policy
+from search.bandit.contextual import Neighbours, jaccard
+from search.bandit.prior import GridPrior, NormalPrior, fit_prior
+from search.bandit.registry import DEFAULT_POLICY, POLICIES, make_policy, policy_from_dict
+
+__all__ = [
+    "DEFAULT_POLICY",
+    "POLICIES",
+    "Estimates",
+    "GridPrior",
+    "Neighbours",
+    "NormalPrior",
+    "Policy",
+    "fit_prior",
+    "jaccard",
+    "make_policy",
+    "policy_from_dict",
+]

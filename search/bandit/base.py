@@ -1,0 +1,277 @@
+"""The policy interface shared by every search method (seed 000 Alg. 1).
+
+A policy is a state machine driven by the caller:
+
+    while not policy.done:
+        topics = policy.select(batch_size)   # may be empty while scores are pending
+        ... draw one text per topic, estimate its difficulty (maybe hours later) ...
+        policy.update(topics, difficulties)
+    best = policy.top_k()
+
+Pending pulls (selected, not yet scored) count against the budget and the cap, so ``select`` may
+be called again before ``update`` without over-selecting an arm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from search.bandit.candidates import top_by_score
+from search.bandit.codec import decode_rng, encode_rng
+from search.bandit.prior import PriorKind, PriorModel, fit_prior
+from search.bandit.stats import ArmStats
+
+__all__ = ["Estimates", "Policy", "Recommend"]
+
+Recommend = Literal["empirical", "posterior"]
+_EMPTY = np.empty(0, dtype=np.int64)
+_Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Estimates:
+    """Per-topic estimates for ``topics`` (arrays aligned with it).
+
+    ``mean`` is the empirical mean (NaN when never scored). ``posterior_mean``, ``lower`` and
+    ``upper`` come from the empirical-Bayes normal posterior (95 % credible interval); they are
+    NaN until the prior can be estimated.
+    """
+
+    topics: np.ndarray
+    count: np.ndarray
+    pending: np.ndarray
+    mean: np.ndarray
+    posterior_mean: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+
+class Policy:
+    """Base class: bookkeeping, budget, pending pulls, recommendation and persistence.
+
+    Subclasses implement ``_choose`` and may hook ``_before_record`` / ``_observe`` and the
+    state (de)serialization.
+    """
+
+    name: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        n_topics: int,
+        k: int,
+        rng: np.random.Generator,
+        *,
+        budget: int | None = None,
+        cap: int | None = None,
+        recommend: Recommend = "empirical",
+        noise_sd: float | None = None,
+        prior: PriorKind = "grid",
+    ) -> None:
+        if n_topics < 1:
+            raise ValueError("n_topics must be positive")
+        if not 1 <= k <= n_topics:
+            raise ValueError("k must be in [1, n_topics]")
+        if budget is not None and budget < 0:
+            raise ValueError("budget must be non-negative")
+        if cap is not None and cap < 1:
+            raise ValueError("cap must be at least 1")
+        if recommend not in ("empirical", "posterior"):
+            raise ValueError("recommend must be 'empirical' or 'posterior'")
+        if prior not in ("grid", "normal"):
+            raise ValueError("prior must be 'grid' or 'normal'")
+        self.n_topics = int(n_topics)
+        self.k = int(k)
+        self.rng = rng
+        self.budget = None if budget is None else int(budget)
+        self.cap = None if cap is None else int(cap)
+        self.recommend: Recommend = recommend
+        self.noise_sd = None if noise_sd is None else float(noise_sd)
+        self.prior_kind: PriorKind = prior
+        self._prior_cache: tuple[int, PriorModel | None] = (-1, None)
+        self.stats = ArmStats.zeros(self.n_topics)
+        self._exhausted = False
+
+    # -- driving -------------------------------------------------------------------------------
+
+    def select(self, batch_size: int) -> np.ndarray:
+        """Topic indices to pull next (int64, at most ``batch_size``, maybe with repeats).
+
+        Empty when the budget is spent, when nothing is eligible, or when the method waits for
+        pending scores (e.g. the end of a halving round).
+        """
+        if batch_size < 1:
+            raise ValueError("batch_size must be positive")
+        b = batch_size
+        left = self.remaining()
+        if left is not None:
+            b = min(b, left)
+        if b <= 0:
+            return _EMPTY
+        topics = np.asarray(self._choose(b), dtype=np.int64)[:b]
+        self._exhausted = topics.shape[0] == 0 and self.stats.n_pending == 0
+        if topics.shape[0]:
+            self.stats.reserve(topics)
+            self._after_reserve(topics)
+        return topics
+
+    def update(self, topics: np.ndarray, difficulties: np.ndarray) -> None:
+        """Record scored pulls (pending or unsolicited; repeats allowed)."""
+        idx = np.asarray(topics, dtype=np.int64).ravel()
+        values = np.asarray(difficulties, dtype=np.float64).ravel()
+        if idx.shape != values.shape:
+            raise ValueError("topics and difficulties must have the same length")
+        if idx.shape[0] == 0:
+            return
+        self._check_topics(idx)
+        if not np.isfinite(values).all():
+            raise ValueError("difficulties must be finite")
+        self._before_record(np.unique(idx))
+        touched = self.stats.record(idx, values)
+        self._exhausted = False
+        self._observe(touched)
+
+    def cancel(self, topics: np.ndarray) -> None:
+        """Release pending pulls that will never be scored (e.g. a permanent engine error)."""
+        idx = np.asarray(topics, dtype=np.int64).ravel()
+        if idx.shape[0] == 0:
+            return
+        self._check_topics(idx)
+        touched = self.stats.release(idx)
+        self._exhausted = False
+        self._after_release(touched)
+        self._observe(touched)
+
+    def remaining(self) -> int | None:
+        """Pulls that may still be selected (None without a budget)."""
+        if self.budget is None:
+            return None
+        return max(self.budget - self.stats.n_scored - self.stats.n_pending, 0)
+
+    @property
+    def done(self) -> bool:
+        """True when no pull is pending and no further pull can be selected."""
+        if self.stats.n_pending:
+            return False
+        return self.remaining() == 0 or self._exhausted
+
+    # -- results -------------------------------------------------------------------------------
+
+    def prior(self) -> PriorModel | None:
+        """The empirical-Bayes prior fitted to the current data (see ``fit_prior``)."""
+        seen, cached = self._prior_cache
+        if seen != self.stats.n_scored:
+            cached = fit_prior(self.stats, self.prior_kind, self.noise_sd)
+            self._prior_cache = (self.stats.n_scored, cached)
+        return cached
+
+    def top_k(self) -> np.ndarray:
+        """The ``k`` recommended topics, best first (fewer if fewer were scored)."""
+        topics = self._recommend_pool()
+        return top_by_score(topics, self._recommend_scores(topics), self.k)[0]
+
+    def estimates(self, topics: np.ndarray | None = None) -> Estimates:
+        """Estimates for ``topics`` (all topics when None; cost is linear in their number)."""
+        idx = (
+            np.arange(self.n_topics, dtype=np.int64)
+            if topics is None
+            else np.asarray(topics, dtype=np.int64).ravel()
+        )
+        self._check_topics(idx)
+        counts = self.stats.counts[idx]
+        sums = self.stats.sums[idx]
+        nan = np.full(idx.shape[0], np.nan)
+        post, lower, upper = nan, nan, nan
+        prior = self.prior()
+        if prior is not None:
+            post, var = prior.posterior(counts, sums)
+            half = _Z95 * np.sqrt(var)
+            lower, upper = post - half, post + half
+        return Estimates(
+            topics=idx,
+            count=counts.copy(),
+            pending=self.stats.pending[idx].copy(),
+            mean=self.stats.means(idx),
+            posterior_mean=post,
+            lower=lower,
+            upper=upper,
+        )
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def params(self) -> dict[str, Any]:
+        """Constructor keyword arguments, JSON-able."""
+        return {
+            "budget": self.budget,
+            "cap": self.cap,
+            "recommend": self.recommend,
+            "noise_sd": self.noise_sd,
+            "prior": self.prior_kind,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """Compact JSON-able state; ``search.bandit.policy_from_dict`` restores it exactly."""
+        return {
+            "policy": self.name,
+            "version": 1,
+            "n_topics": self.n_topics,
+            "k": self.k,
+            "params": self.params(),
+            "rng": encode_rng(self.rng),
+            "stats": self.stats.to_dict(),
+            "exhausted": self._exhausted,
+            "state": self._state_to_dict(),
+        }
+
+    @classmethod
+    def restore_params(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """Constructor arguments that live outside ``params`` (e.g. neighbour lists)."""
+        return {}
+
+    def _load(self, data: dict[str, Any]) -> None:
+        self.rng = decode_rng(data["rng"])
+        self.stats = ArmStats.from_dict(data["stats"])
+        self._prior_cache = (-1, None)
+        self._exhausted = bool(data["exhausted"])
+        self._state_from_dict(data["state"])
+
+    # -- hooks ---------------------------------------------------------------------------------
+
+    def _choose(self, b: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _after_reserve(self, topics: np.ndarray) -> None:
+        """Called after ``topics`` were marked pending."""
+
+    def _after_release(self, topics: np.ndarray) -> None:
+        """Called after pending pulls of ``topics`` were cancelled."""
+
+    def _before_record(self, topics: np.ndarray) -> None:
+        """Called with the unique topics of an update, before the statistics change."""
+
+    def _observe(self, topics: np.ndarray) -> None:
+        """Called with the unique topics whose statistics or pending counts changed."""
+
+    def _state_to_dict(self) -> dict[str, Any]:
+        return {}
+
+    def _state_from_dict(self, data: dict[str, Any]) -> None:
+        """Restore what ``_state_to_dict`` wrote."""
+
+    def _recommend_pool(self) -> np.ndarray:
+        return np.flatnonzero(self.stats.counts > 0)
+
+    def _recommend_scores(self, topics: np.ndarray) -> np.ndarray:
+        """Raw mean (seed 000 Alg. 1 line 7) or empirical-Bayes posterior mean."""
+        counts = self.stats.counts[topics]
+        sums = self.stats.sums[topics]
+        prior = self.prior() if self.recommend == "posterior" else None
+        if prior is None:
+            return sums / counts
+        return prior.posterior(counts, sums)[0]
+
+    def _check_topics(self, idx: np.ndarray) -> None:
+        if idx.shape[0] and (idx.min() < 0 or idx.max() >= self.n_topics):
+            raise IndexError("topic index out of range")

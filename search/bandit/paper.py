@@ -1,0 +1,172 @@
+"""The search methods of seed 000 §2.2, batched ("choose top-b topics at once").
+
+- ``Brute`` (Alg. 2): uniform over topics with |t*| < c.
+- ``Greedy`` (Alg. 3): pull every topic once, then the highest observed mean with |t*| < c.
+- ``EpsilonGreedy`` (Alg. 4): with probability epsilon a never-pulled topic, else as greedy.
+
+Batching (seed 000 §2.2, last paragraph): one call returns ``b`` distinct topics. For
+epsilon-greedy the number of exploration slots in a batch is Binomial(b, epsilon), the batched
+equivalent of b independent coin flips.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from search.bandit.base import Policy, Recommend
+from search.bandit.candidates import FreshArms, HotSet
+from search.bandit.prior import PriorKind
+
+__all__ = ["Brute", "EpsilonGreedy", "Greedy"]
+
+_EMPTY = np.empty(0, dtype=np.int64)
+# Rejection sampling for brute gives up after this many rounds and scans instead.
+_BRUTE_TRIES = 4
+
+
+class Brute(Policy):
+    """Seed 000 Alg. 2: BruteChoose(T, c) = Uniform({t : |t*| < c}).
+
+    Sampling is by rejection (O(b) while most topics are eligible) with an O(n) fallback.
+    """
+
+    name = "brute"
+
+    def _eligible(self, topics: np.ndarray) -> np.ndarray:
+        if self.cap is None:
+            return np.ones(topics.shape[0], dtype=bool)
+        return (self.stats.counts[topics] + self.stats.pending[topics]) < self.cap
+
+    def _choose(self, b: int) -> np.ndarray:
+        picked = _EMPTY
+        for _ in range(_BRUTE_TRIES):
+            draw = self.rng.integers(0, self.n_topics, size=2 * b + 16)
+            draw = draw[self._eligible(draw)]
+            picked = _first_unique(np.concatenate([picked, draw]))
+            if picked.shape[0] >= b:
+                return picked[:b]
+        pool = np.flatnonzero(self._eligible(np.arange(self.n_topics)))
+        pool = np.setdiff1d(pool, picked, assume_unique=True)
+        extra = self.rng.choice(pool, size=min(b - picked.shape[0], pool.shape[0]), replace=False)
+        return np.concatenate([picked, extra.astype(np.int64)])
+
+
+class Greedy(Policy):
+    """Seed 000 Alg. 3: explore every topic once, then exploit argmax mean with |t*| < c."""
+
+    name = "greedy"
+
+    def __init__(
+        self,
+        n_topics: int,
+        k: int,
+        rng: np.random.Generator,
+        *,
+        budget: int | None = None,
+        cap: int | None = 5,
+        recommend: Recommend = "empirical",
+        noise_sd: float | None = None,
+        prior: PriorKind = "grid",
+    ) -> None:
+        super().__init__(
+            n_topics,
+            k,
+            rng,
+            budget=budget,
+            cap=cap,
+            recommend=recommend,
+            noise_sd=noise_sd,
+            prior=prior,
+        )
+        self.fresh = FreshArms(self.n_topics, int(self.rng.integers(2**63)))
+        self.hot = HotSet(self.n_topics)
+
+    def _choose(self, b: int) -> np.ndarray:
+        picked = self.fresh.draw(b, self.stats)
+        if picked.shape[0] < b:
+            picked = np.concatenate([picked, self._exploit(b - picked.shape[0])])
+        return picked
+
+    def _exploit(self, b: int) -> np.ndarray:
+        """Top-b observed means among pulled topics below the cap (Alg. 3 line 5)."""
+        return self.hot.top(b, self._score, self._universe)[0]
+
+    def _score(self, topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        counts = self.stats.counts[topics]
+        eligible = counts > 0
+        if self.cap is not None:
+            eligible &= (counts + self.stats.pending[topics]) < self.cap
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scores = self.stats.sums[topics] / counts
+        return scores, eligible
+
+    def _universe(self) -> np.ndarray:
+        return np.flatnonzero(self.stats.counts > 0)
+
+    def _observe(self, topics: np.ndarray) -> None:
+        scores, eligible = self._score(topics)
+        self.hot.offer(topics, scores, eligible)
+
+    def _after_release(self, topics: np.ndarray) -> None:
+        self.fresh.give_back(topics, self.stats)
+
+    def _state_to_dict(self) -> dict[str, Any]:
+        return {"fresh": self.fresh.to_dict()}
+
+    def _state_from_dict(self, data: dict[str, Any]) -> None:
+        self.fresh = FreshArms.from_dict(self.n_topics, data["fresh"])
+        self.hot = HotSet(self.n_topics)
+
+
+class EpsilonGreedy(Greedy):
+    """Seed 000 Alg. 4: explore a never-pulled topic with probability epsilon, else exploit."""
+
+    name = "epsilon_greedy"
+
+    def __init__(
+        self,
+        n_topics: int,
+        k: int,
+        rng: np.random.Generator,
+        *,
+        epsilon: float = 0.7,
+        budget: int | None = None,
+        cap: int | None = 5,
+        recommend: Recommend = "empirical",
+        noise_sd: float | None = None,
+        prior: PriorKind = "grid",
+    ) -> None:
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError("epsilon must be in [0, 1]")
+        super().__init__(
+            n_topics,
+            k,
+            rng,
+            budget=budget,
+            cap=cap,
+            recommend=recommend,
+            noise_sd=noise_sd,
+            prior=prior,
+        )
+        self.epsilon = float(epsilon)
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "epsilon": self.epsilon}
+
+    def _choose(self, b: int) -> np.ndarray:
+        n_explore = int(self.rng.binomial(b, self.epsilon))
+        explored = self.fresh.draw(n_explore, self.stats) if n_explore else _EMPTY
+        exploited = self._exploit(b - explored.shape[0])
+        picked = np.concatenate([explored, exploited])
+        if picked.shape[0] < b:
+            # Nothing (more) to exploit yet: Alg. 4 falls through to exploration.
+            picked = np.concatenate([picked, self.fresh.draw(b - picked.shape[0], self.stats)])
+        return picked
+
+
+def _first_unique(values: np.ndarray) -> np.ndarray:
+    """Unique values in order of first appearance."""
+    _, first = np.unique(values, return_index=True)
+    return values[np.sort(first)]

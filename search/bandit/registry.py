@@ -1,0 +1,52 @@
+"""Policy names, the factory and the restorer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from search.bandit.base import Policy
+from search.bandit.contextual import Contextual
+from search.bandit.ebucb import EmpiricalBayesUcb
+from search.bandit.halving import SequentialHalving
+from search.bandit.paper import Brute, EpsilonGreedy, Greedy
+
+__all__ = ["DEFAULT_POLICY", "POLICIES", "make_policy", "policy_from_dict"]
+
+POLICIES: dict[str, type[Policy]] = {
+    cls.name: cls
+    for cls in (Brute, Greedy, EpsilonGreedy, Contextual, SequentialHalving, EmpiricalBayesUcb)
+}
+
+# The platform's recommended method and its parameters; docs/adr/0002 says why.
+DEFAULT_POLICY: tuple[str, dict[str, Any]] = ("eb_ucb", {})
+
+
+def make_policy(
+    name: str, n_topics: int, k: int, rng: np.random.Generator, **params: Any
+) -> Policy:
+    """Build a policy by name; ``"default"`` is the recommended method.
+
+    Explicit ``params`` override the default's.
+    """
+    if name == "default":
+        name, defaults = DEFAULT_POLICY
+        params = {**defaults, **params}
+    try:
+        cls = POLICIES[name]
+    except KeyError:
+        known = ", ".join(sorted([*POLICIES, "default"]))
+        raise ValueError(f"unknown policy {name!r}; known: {known}") from None
+    return cls(n_topics, k, rng, **params)
+
+
+def policy_from_dict(data: dict[str, Any]) -> Policy:
+    """Restore a policy from ``Policy.to_dict``; future selections are identical."""
+    cls = POLICIES[data["policy"]]
+    policy = cls.__new__(cls)
+    params = dict(data["params"])
+    params.update(cls.restore_params(data))
+    cls.__init__(policy, int(data["n_topics"]), int(data["k"]), np.random.default_rng(0), **params)
+    policy._load(data)
+    return policy

@@ -1,0 +1,143 @@
+"""Per-topic sufficient statistics and the empirical-Bayes prior shared by every policy.
+
+Memory: counts (int32) + sums (float64) + sums of squares (float64) + pending (int32) = 24 bytes
+per topic. Observations are not kept: mean, variance and the posterior need only these sums.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from search.bandit.codec import decode_array, encode_array
+
+__all__ = ["FIRST_KEPT", "ArmStats"]
+
+# First observations kept verbatim for fitting the nonparametric prior (512 KiB at most).
+FIRST_KEPT = 65536
+
+
+@dataclass
+class ArmStats:
+    """Sufficient statistics of the pulls of every topic, plus pulls still awaiting a score.
+
+    ``first_*`` accumulate the first observation of each topic (the first ``FIRST_KEPT`` are also
+    kept verbatim). First pulls are of topics drawn uniformly at random by every policy here, so
+    they are an unbiased sample of the marginal difficulty distribution; later pulls are chosen
+    adaptively and are not.
+    """
+
+    counts: np.ndarray
+    sums: np.ndarray
+    sumsq: np.ndarray
+    pending: np.ndarray
+    n_scored: int = 0
+    n_pending: int = 0
+    first_n: int = 0
+    first_sum: float = 0.0
+    first_sumsq: float = 0.0
+    first_values: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.float64))
+
+    @classmethod
+    def zeros(cls, n_topics: int) -> ArmStats:
+        return cls(
+            counts=np.zeros(n_topics, dtype=np.int32),
+            sums=np.zeros(n_topics, dtype=np.float64),
+            sumsq=np.zeros(n_topics, dtype=np.float64),
+            pending=np.zeros(n_topics, dtype=np.int32),
+        )
+
+    @property
+    def n_topics(self) -> int:
+        return int(self.counts.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.counts.nbytes + self.sums.nbytes + self.sumsq.nbytes + self.pending.nbytes)
+
+    def reserve(self, topics: np.ndarray) -> None:
+        """Mark pulls as selected but not yet scored."""
+        np.add.at(self.pending, topics, 1)
+        self.n_pending += int(topics.shape[0])
+
+    def release(self, topics: np.ndarray) -> np.ndarray:
+        """Forget pending pulls that will never be scored; returns the touched topics."""
+        uniq, occ = np.unique(topics, return_counts=True)
+        dec = np.minimum(self.pending[uniq], occ).astype(np.int32)
+        self.pending[uniq] -= dec
+        self.n_pending -= int(dec.sum())
+        return uniq
+
+    def record(self, topics: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Add scored pulls (duplicates allowed); returns the unique touched topics.
+
+        A score for a topic with no pending pull is accepted as an extra, unsolicited pull: it
+        still counts against the budget.
+        """
+        uniq, first_idx, inv, occ = np.unique(
+            topics, return_index=True, return_inverse=True, return_counts=True
+        )
+        vsum = np.bincount(inv, weights=values, minlength=uniq.shape[0])
+        vsq = np.bincount(inv, weights=values * values, minlength=uniq.shape[0])
+        fresh = self.counts[uniq] == 0
+        if fresh.any():
+            first_values = values[first_idx[fresh]]
+            self.first_n += int(first_values.shape[0])
+            self.first_sum += float(first_values.sum())
+            self.first_sumsq += float((first_values * first_values).sum())
+            room = FIRST_KEPT - self.first_values.shape[0]
+            if room > 0:
+                self.first_values = np.concatenate([self.first_values, first_values[:room]])
+        self.counts[uniq] += occ.astype(np.int32)
+        self.sums[uniq] += vsum
+        self.sumsq[uniq] += vsq
+        dec = np.minimum(self.pending[uniq], occ).astype(np.int32)
+        self.pending[uniq] -= dec
+        self.n_pending -= int(dec.sum())
+        self.n_scored += int(topics.shape[0])
+        return uniq
+
+    def means(self, topics: np.ndarray) -> np.ndarray:
+        """Empirical means; NaN for topics never scored."""
+        counts = self.counts[topics]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(counts > 0, self.sums[topics] / counts, np.nan)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Sparse: only topics with a pull (scored or pending) are written."""
+        touched = np.flatnonzero((self.counts > 0) | (self.pending > 0))
+        # Delta-encoding the sorted ids makes them compress to about a byte each.
+        gaps = np.diff(touched, prepend=0).astype(np.int64)
+        return {
+            "n_topics": self.n_topics,
+            "gaps": encode_array(gaps),
+            "counts": encode_array(self.counts[touched]),
+            "sums": encode_array(self.sums[touched]),
+            "sumsq": encode_array(self.sumsq[touched]),
+            "pending": encode_array(self.pending[touched]),
+            "n_scored": self.n_scored,
+            "n_pending": self.n_pending,
+            "first": [self.first_n, self.first_sum, self.first_sumsq],
+            "first_values": encode_array(self.first_values),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ArmStats:
+        stats = cls.zeros(int(data["n_topics"]))
+        touched = np.cumsum(decode_array(data["gaps"]))
+        stats.counts[touched] = decode_array(data["counts"])
+        stats.sums[touched] = decode_array(data["sums"])
+        stats.sumsq[touched] = decode_array(data["sumsq"])
+        stats.pending[touched] = decode_array(data["pending"])
+        stats.n_scored = int(data["n_scored"])
+        stats.n_pending = int(data["n_pending"])
+        first_n, first_sum, first_sumsq = data["first"]
+        stats.first_n, stats.first_sum, stats.first_sumsq = (
+            int(first_n),
+            float(first_sum),
+            float(first_sumsq),
+        )
+        stats.first_values = decode_array(data["first_values"]).astype(np.float64)
+        return stats
