@@ -244,6 +244,7 @@ def choice_agreement(
     labels_by_item: Mapping[Hashable, Sequence[Choice]],
     *,
     categories: Iterable[Hashable] | None = None,
+    n_categories: int | None = None,
     multi_select: bool = False,
 ) -> ChoiceAgreement:
     """Total agreement, Fleiss' kappa and PABAK for one choice question set.
@@ -252,6 +253,8 @@ def choice_agreement(
     multi-select questions each answer is an iterable of options and the statistics are computed
     on per-option yes/no decisions (:func:`expand_multi_select`). ``categories`` is the full list
     of options offered — it sets q in PABAK; when omitted, the options actually used (at least 2).
+    ``n_categories`` overrides q when items offer different option lists (e.g. each lexical
+    concept its own variations, seed 004 §3): q is then the number of options one item offers.
     Items with fewer than two answers carry no agreement information and are skipped.
     """
     if multi_select:
@@ -264,12 +267,14 @@ def choice_agreement(
         cats = list(categories) if categories is not None else []
         cats += sorted(used - set(cats), key=str)
     counts = _count_table(table, cats)
+    if multi_select:
+        n_categories = 2
     return ChoiceAgreement(
         n_items=int(counts.shape[0]),
-        n_categories=len(cats),
+        n_categories=n_categories or len(cats),
         total_agreement=total_agreement(counts),
         fleiss_kappa=fleiss_kappa(counts),
-        pabak=pabak(counts, len(cats)),
+        pabak=pabak(counts, n_categories or len(cats)),
         multi_select=multi_select,
     )
 

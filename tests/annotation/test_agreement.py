@@ -151,6 +151,9 @@ def test_pabak_uses_the_number_of_offered_options():
     labels = {1: ["x", "x", "x"], 2: ["x", "y", "y"]}
     assert choice_agreement(labels, categories=["x", "y", "z"]).pabak == 0.25
     assert choice_agreement(labels).pabak == 0.0  # q = 2 options used
+    # Items with their own option lists (lexical variations): q given explicitly.
+    result = choice_agreement(labels, n_categories=3)
+    assert (result.pabak, result.n_categories) == (0.25, 3)
 
 
 def test_items_with_one_answer_are_skipped():
