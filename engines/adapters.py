@@ -1,0 +1,368 @@
+"""One adapter class per engine kind, implementing the interfaces of ``engines.interfaces``.
+
+Adapters are built by ``engines.registry`` and hold an :class:`~engines.callpath.CallPath`;
+every method sends its whole batch through it, so caching, the ledger, the concurrency limit
+and retries apply to every call whatever the kind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from engines import heuristics, prompts
+from engines.callpath import CallPath, RemoteJob
+from engines.interfaces import Completion, CrowdResult, EngineError, Message
+from engines.kinds import SAMPLING_PARAMS
+from engines.models import Engine, ReplayEntry
+from engines.synthetic_world import SyntheticWorld
+
+__all__ = [
+    "ArtificialCrowdEngine",
+    "HeuristicEngine",
+    "OpenAIChatEngine",
+    "ReplayEngine",
+    "SyntheticEngine",
+    "parse_synthetic_id",
+    "source_hash",
+    "synthetic_id",
+]
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Adapter:
+    on_0_100_scale = True
+
+    def __init__(self, engine: Engine, path: CallPath) -> None:
+        self.engine = engine
+        self.path = path
+
+    @property
+    def name(self) -> str:
+        return self.engine.name
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.engine.name} scope={self.path.scope!r}>"
+
+
+# --- OpenAI-compatible chat ----------------------------------------------------------------
+
+
+class OpenAIChatEngine(_Adapter):
+    """Chat model, LLM translator, GEMBA-style QE and LLM-judge difficulty estimator."""
+
+    def _params(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        params = {k: v for k, v in self.engine.params.items() if k in SAMPLING_PARAMS}
+        params.update(overrides or {})
+        return params
+
+    def complete(self, messages: Sequence[Message], **params: Any) -> Completion:
+        job = RemoteJob(
+            messages=[dict(m) for m in messages],
+            params=self._params(params),
+            parse=lambda text: text,
+            prompt_version="chat",
+        )
+        (answer,) = self.path.remote("complete", [job])
+        return Completion(answer.text, answer.tokens_in, answer.tokens_out)
+
+    def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]:
+        params = self._params()
+        jobs = []
+        for text in texts:
+            prompt = prompts.translate_prompt(text, src_lang, tgt_lang)
+            jobs.append(
+                RemoteJob(prompt.messages, params, prompts.parse_translation, prompt.version)
+            )
+        return [answer.value for answer in self.path.remote("translate", jobs)]
+
+    def score(self, pairs: Sequence[tuple[str, str]], src_lang: str, tgt_lang: str) -> list[float]:
+        params = self._params()
+        jobs = []
+        for source, translation in pairs:
+            prompt = prompts.qe_prompt(source, translation, src_lang, tgt_lang)
+            jobs.append(RemoteJob(prompt.messages, params, prompts.parse_score, prompt.version))
+        return [float(answer.value) for answer in self.path.remote("score", jobs)]
+
+    def estimate(
+        self, texts: Sequence[str], src_lang: str, tgt_lang: str | None = None
+    ) -> list[float]:
+        """LLM judge (seed 002 §4.3): proficiency 0–120 mapped to quality-like 0–100."""
+        params = self._params()
+        with_target = self.engine.params.get("judge_with_target_language", True)
+        jobs = []
+        for text in texts:
+            prompt = prompts.judge_prompt(text, src_lang, tgt_lang if with_target else None)
+            jobs.append(RemoteJob(prompt.messages, params, prompts.parse_judge, prompt.version))
+        return [
+            prompts.proficiency_to_quality(float(answer.value))
+            for answer in self.path.remote("estimate", jobs)
+        ]
+
+
+# --- Heuristics ----------------------------------------------------------------------------
+
+
+class HeuristicEngine(_Adapter):
+    """Source-only heuristics (seed 002 §4.1), oriented quality-like (higher = easier).
+
+    Length and depth are negated (longer / deeper = harder); mean word frequency is already
+    quality-like. The scores are not on 0–100: only their order is meaningful.
+    """
+
+    on_0_100_scale = False
+
+    def estimate(
+        self, texts: Sequence[str], src_lang: str, tgt_lang: str | None = None
+    ) -> list[float]:
+        feature = self.engine.params["feature"]
+        pipeline = self.engine.params.get("spacy_pipeline")
+
+        def run() -> list[float]:
+            if feature == "tokens":
+                return [-float(heuristics.token_count(t, src_lang)) for t in texts]
+            if feature == "chars":
+                return [-float(heuristics.char_count(t)) for t in texts]
+            if feature == "rarity":
+                return [heuristics.word_rarity(t, src_lang) for t in texts]
+            return [-float(heuristics.syntax_depth(t, src_lang, pipeline)) for t in texts]
+
+        return self.path.local("estimate", len(texts), run)
+
+    def available(self, lang: str) -> bool:
+        if self.engine.params["feature"] != "syntax_depth":
+            return True
+        return heuristics.syntax_available(lang, self.engine.params.get("spacy_pipeline"))
+
+
+# --- Synthetic -----------------------------------------------------------------------------
+
+_SYNTHETIC_ID = re.compile(r"^synthetic:(\d+):(\d+)$")
+
+
+def synthetic_id(topic: int, draw: int) -> str:
+    """The text id of draw number ``draw`` from synthetic topic ``topic``."""
+    return f"synthetic:{topic}:{draw}"
+
+
+def parse_synthetic_id(text: str) -> tuple[int, int]:
+    match = _SYNTHETIC_ID.match(text.strip())
+    if not match:
+        raise EngineError(
+            f"{_short(text)!r} is not a synthetic text id ('synthetic:<topic>:<draw>')",
+            permanent=True,
+        )
+    return int(match.group(1)), int(match.group(2))
+
+
+class SyntheticEngine(_Adapter):
+    """SYNTHETIC difficulty of seed 000 §3.3: quality = 100 − d(topic, draw), replayable."""
+
+    def __init__(self, engine: Engine, path: CallPath, world: SyntheticWorld) -> None:
+        super().__init__(engine, path)
+        self.world = world
+
+    def estimate(
+        self, texts: Sequence[str], src_lang: str = "", tgt_lang: str | None = None
+    ) -> list[float]:
+        def run() -> list[float]:
+            ids = [parse_synthetic_id(text) for text in texts]
+            if not ids:
+                return []
+            topics = np.fromiter((t for t, _ in ids), dtype=np.int64, count=len(ids))
+            draws = np.fromiter((d for _, d in ids), dtype=np.int64, count=len(ids))
+            bad = np.flatnonzero((topics >= self.world.n_topics) | (draws >= 2**32))
+            if bad.size:
+                raise EngineError(
+                    f"synthetic text id {texts[int(bad[0])]!r} is outside this world "
+                    f"({self.world.n_topics} topics)",
+                    permanent=True,
+                )
+            difficulty = self.world.difficulty_of(topics, draws)
+            return (100.0 - difficulty).tolist()
+
+        return self.path.local("estimate", len(texts), run)
+
+
+# --- Replay --------------------------------------------------------------------------------
+
+
+def source_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ReplayEngine(_Adapter):
+    """Answers from translations/scores registered with ``engines.services.register_replay``.
+
+    ``params.system`` picks the system whose translations ``translate`` returns (needed when the
+    data holds several); ``params.systems`` restricts which systems ``estimate`` averages
+    (default: all). A text with no entry is a permanent error naming it.
+    """
+
+    def _entries(self, texts: Sequence[str], src_lang: str, tgt_lang: str | None) -> Any:
+        qs = ReplayEntry.objects.filter(
+            engine=self.engine,
+            src_lang=src_lang,
+            source_hash__in={source_hash(text) for text in texts},
+        )
+        if tgt_lang is not None:
+            qs = qs.filter(tgt_lang=tgt_lang)
+        return qs
+
+    def _missing(self, text: str, what: str, src_lang: str, tgt_lang: str | None) -> EngineError:
+        pair = f"{src_lang}-{tgt_lang}" if tgt_lang else src_lang
+        return EngineError(
+            f"replay engine {self.engine.name} has no {what} for {pair} text {_short(text)!r}",
+            permanent=True,
+        )
+
+    def _translation_system(self, src_lang: str, tgt_lang: str) -> str:
+        params = self.engine.params
+        if params.get("system"):
+            return str(params["system"])
+        if len(params.get("systems", [])) == 1:
+            return str(params["systems"][0])
+        systems = sorted(
+            ReplayEntry.objects.filter(engine=self.engine, src_lang=src_lang, tgt_lang=tgt_lang)
+            .exclude(translation="")
+            .values_list("system", flat=True)
+            .distinct()
+        )
+        if len(systems) == 1:
+            return systems[0]
+        raise EngineError(
+            f"replay engine {self.engine.name} holds translations of {len(systems)} systems for "
+            f"{src_lang}-{tgt_lang}; set params.system to the one it should replay",
+            permanent=True,
+        )
+
+    def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]:
+        def run() -> list[str]:
+            system = self._translation_system(src_lang, tgt_lang)
+            found = dict(
+                self._entries(texts, src_lang, tgt_lang)
+                .filter(system=system)
+                .exclude(translation="")
+                .values_list("source_hash", "translation")
+            )
+            out = []
+            for text in texts:
+                if source_hash(text) not in found:
+                    raise self._missing(text, f"translation by {system}", src_lang, tgt_lang)
+                out.append(found[source_hash(text)])
+            return out
+
+        return self.path.local("translate", len(texts), run)
+
+    def score(self, pairs: Sequence[tuple[str, str]], src_lang: str, tgt_lang: str) -> list[float]:
+        def run() -> list[float]:
+            scored: dict[tuple[str, str], list[float]] = {}
+            rows = (
+                self._entries([s for s, _ in pairs], src_lang, tgt_lang)
+                .exclude(score=None)
+                .values_list("source_hash", "translation", "score")
+            )
+            for digest, translation, value in rows:
+                scored.setdefault((digest, translation), []).append(value)
+            out = []
+            for source, translation in pairs:
+                values = scored.get((source_hash(source), translation))
+                if not values:
+                    raise self._missing(source, "score for that translation", src_lang, tgt_lang)
+                out.append(float(sum(values) / len(values)))
+            return out
+
+        return self.path.local("score", len(pairs), run)
+
+    def estimate(
+        self, texts: Sequence[str], src_lang: str, tgt_lang: str | None = None
+    ) -> list[float]:
+        """Mean registered score over systems (a "true crowd", seed 002 §4.4)."""
+
+        def run() -> list[float]:
+            qs = self._entries(texts, src_lang, tgt_lang).exclude(score=None)
+            systems = self.engine.params.get("systems") or (
+                [self.engine.params["system"]] if self.engine.params.get("system") else None
+            )
+            if systems:
+                qs = qs.filter(system__in=systems)
+            scores: dict[str, list[float]] = {}
+            for digest, value in qs.values_list("source_hash", "score"):
+                scores.setdefault(digest, []).append(value)
+            out = []
+            for text in texts:
+                values = scores.get(source_hash(text))
+                if not values:
+                    raise self._missing(text, "scores", src_lang, tgt_lang)
+                out.append(float(sum(values) / len(values)))
+            return out
+
+        return self.path.local("estimate", len(texts), run)
+
+
+# --- Artificial crowd ----------------------------------------------------------------------
+
+
+class ArtificialCrowdEngine(_Adapter):
+    """N translators × M quality estimators, averaged (seed 002 §4.4).
+
+    Each component is called through its own call path with this crowd's scope and cache
+    setting, so the components' ledgers carry the cost; the crowd's own row costs nothing.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        path: CallPath,
+        translators: dict[str, Any],
+        estimators: dict[str, Any],
+    ) -> None:
+        super().__init__(engine, path)
+        self.translators = translators
+        self.estimators = estimators
+
+    def estimate_detailed(
+        self, texts: Sequence[str], src_lang: str, tgt_lang: str | None = None
+    ) -> list[CrowdResult]:
+        if not tgt_lang:
+            raise EngineError(
+                f"artificial crowd {self.engine.name} needs the target language", permanent=True
+            )
+        texts = list(texts)
+
+        def run() -> list[CrowdResult]:
+            translations = {
+                name: translator.translate(texts, src_lang, tgt_lang)
+                for name, translator in self.translators.items()
+            }
+            scores: dict[tuple[str, str], list[float]] = {}
+            for t_name, outputs in translations.items():
+                pairs = list(zip(texts, outputs, strict=True))
+                for q_name, estimator in self.estimators.items():
+                    scores[(t_name, q_name)] = estimator.score(pairs, src_lang, tgt_lang)
+            results = []
+            for i in range(len(texts)):
+                cell = {key: values[i] for key, values in scores.items()}
+                results.append(
+                    CrowdResult(
+                        translations={name: out[i] for name, out in translations.items()},
+                        scores=cell,
+                        quality=float(sum(cell.values()) / len(cell)),
+                    )
+                )
+            return results
+
+        return self.path.local("estimate", len(texts), run)
+
+    def estimate(
+        self, texts: Sequence[str], src_lang: str, tgt_lang: str | None = None
+    ) -> list[float]:
+        return [result.quality for result in self.estimate_detailed(texts, src_lang, tgt_lang)]

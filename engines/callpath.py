@@ -1,0 +1,366 @@
+"""The one call path: every engine call goes through here.
+
+For remote kinds (``openai_chat``) a batch of requests is handled as:
+
+1. look every request up in the response cache (one query; identical requests in the batch are
+   sent once);
+2. send the misses on a thread pool, at most ``max_concurrency`` in flight per engine across
+   threads, processes and machines (``engines.limiter``); each request has an explicit timeout,
+   and transient failures are retried with exponential backoff and full jitter, honouring
+   ``Retry-After`` on 429; answers in the wrong format are re-asked a bounded number of times;
+3. write one ledger row per request sent (tokens, cost, latency, attempts, error) and one row
+   for the batch's cache hits (zero cost), then store the new answers in the cache;
+4. raise :class:`EngineError` if any request failed, after the ledger and the cache are written,
+   so a retried batch pays only for what failed.
+
+Worker threads only do HTTP and parsing; every database read and write happens on the calling
+thread, so the call path works inside Django's per-thread connection model (and the test
+suite's transactions).
+
+Local kinds (heuristic, synthetic, replay, artificial crowd) go through :meth:`CallPath.local`:
+one ledger row per batch, no cache (they are deterministic and cheaper than a lookup).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, TypeVar
+
+from django.conf import settings
+
+from engines.interfaces import EngineError, Message
+from engines.limiter import SlotTimeout, limiter
+from engines.models import CachedResponse, Engine, EngineCall
+from engines.openai_client import ChatClient, MalformedResponse, TransientError
+from engines.prompts import UnparseableOutput
+
+__all__ = ["Answer", "CallPath", "RemoteJob", "cache_key"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+_CACHE_QUERY_CHUNK = 500
+_COST_QUANTUM = Decimal("0.00000001")
+
+
+def _setting(name: str, default: float) -> float:
+    return float(getattr(settings, name, default))
+
+
+def cache_key(
+    engine: Engine, operation: str, prompt_version: str, messages: Sequence[Message], params: dict
+) -> str:
+    """SHA-256 of everything that determines a remote answer (not name, price or limits)."""
+    material = {
+        "kind": engine.kind,
+        "base_url": engine.base_url.rstrip("/"),
+        "model": engine.model,
+        "operation": operation,
+        "prompt_version": prompt_version,
+        "params": params,
+        "messages": list(messages),
+    }
+    blob = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class RemoteJob:
+    """One request: the messages to send and how to read the answer."""
+
+    messages: list[Message]
+    params: dict[str, Any]
+    parse: Callable[[str], Any]
+    prompt_version: str
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    value: Any
+    text: str
+    tokens_in: int
+    tokens_out: int
+    cache_hit: bool
+
+
+@dataclass
+class _Outcome:
+    value: Any = None
+    text: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_ms: float = 0.0
+    attempts: int = 0
+    error: EngineError | None = None
+
+
+@dataclass
+class CallPath:
+    """Calls of one engine on behalf of one ``scope`` (e.g. ``"search_run:12"``)."""
+
+    engine: Engine
+    scope: str = ""
+    use_cache: bool = True
+
+    # --- costs -------------------------------------------------------------------------------
+
+    def cost_of(self, tokens_in: int, tokens_out: int) -> Decimal:
+        cost = (
+            Decimal(tokens_in) * self.engine.price_in_per_1k
+            + Decimal(tokens_out) * self.engine.price_out_per_1k
+        ) / 1000
+        return cost.quantize(_COST_QUANTUM)
+
+    def _row(self, operation: str, **fields: Any) -> EngineCall:
+        return EngineCall(engine=self.engine, scope=self.scope, operation=operation, **fields)
+
+    # --- local kinds ---------------------------------------------------------------------------
+
+    def local(self, operation: str, n_items: int, fn: Callable[[], T]) -> T:
+        """Run ``fn`` (a whole batch answered in-process) and record one ledger row."""
+        start = time.perf_counter()
+        try:
+            result = fn()
+        except EngineError as exc:
+            self._write(
+                [self._row(operation, items=n_items, latency_ms=_ms(start), error=exc.message)]
+            )
+            raise
+        self._write([self._row(operation, items=n_items, latency_ms=_ms(start))])
+        return result
+
+    # --- remote kinds --------------------------------------------------------------------------
+
+    def _api_key(self) -> str | None:
+        """Read the key from the environment now, in the process making the call."""
+        name = self.engine.api_key_env
+        if not name:
+            return None
+        value = os.environ.get(name)
+        if not value:
+            raise EngineError(
+                f"engine {self.engine.name}: the environment variable {name} (its API key) "
+                "is not set in this process",
+                permanent=True,
+            )
+        return value
+
+    def remote(self, operation: str, jobs: Sequence[RemoteJob]) -> list[Answer]:
+        """Answer every job, in order, through cache, limit, retries and ledger."""
+        if not jobs:
+            return []
+        keyed = [
+            job
+            if job.key
+            else RemoteJob(
+                job.messages,
+                job.params,
+                job.parse,
+                job.prompt_version,
+                cache_key(self.engine, operation, job.prompt_version, job.messages, job.params),
+            )
+            for job in jobs
+        ]
+        answers: dict[str, Answer] = {}
+        if self.use_cache:
+            answers.update(self._cached(keyed))
+        pending: dict[str, RemoteJob] = {}
+        for job in keyed:
+            if job.key not in answers:
+                pending.setdefault(job.key, job)
+        hits = sum(1 for job in keyed if job.key in answers)
+        outcomes: dict[str, _Outcome] = {}
+        if pending:
+            api_key = self._api_key()
+            outcomes = self._send(operation, list(pending.values()), api_key)
+        # Items served by another request of the same batch count as cache hits too.
+        hits += len(keyed) - hits - len(pending)
+        rows = []
+        if hits:
+            rows.append(self._row(operation, items=hits, cache_hit=True, attempts=0))
+        for outcome in outcomes.values():
+            rows.append(
+                self._row(
+                    operation,
+                    tokens_in=outcome.tokens_in,
+                    tokens_out=outcome.tokens_out,
+                    cost=self.cost_of(outcome.tokens_in, outcome.tokens_out),
+                    latency_ms=outcome.latency_ms,
+                    attempts=outcome.attempts,
+                    error=outcome.error.message if outcome.error else "",
+                )
+            )
+        self._write(rows)
+        fresh = {
+            key: outcome
+            for key, outcome in outcomes.items()
+            if outcome.error is None and self.use_cache
+        }
+        if fresh:
+            CachedResponse.objects.bulk_create(
+                [
+                    CachedResponse(
+                        key=key,
+                        kind=self.engine.kind,
+                        model=self.engine.model,
+                        operation=operation,
+                        prompt_version=pending[key].prompt_version,
+                        response_text=outcome.text,
+                        value=outcome.value,
+                        tokens_in=outcome.tokens_in,
+                        tokens_out=outcome.tokens_out,
+                    )
+                    for key, outcome in fresh.items()
+                ],
+                ignore_conflicts=True,
+            )
+        failed = [outcome.error for outcome in outcomes.values() if outcome.error]
+        if failed:
+            raise EngineError(
+                f"engine {self.engine.name}: {len(failed)} of {len(pending)} {operation} "
+                f"request(s) failed; first: {failed[0].message}",
+                permanent=any(error.permanent for error in failed),
+            )
+        for key, outcome in outcomes.items():
+            answers[key] = Answer(
+                outcome.value, outcome.text, outcome.tokens_in, outcome.tokens_out, False
+            )
+        first_use: set[str] = set()
+        result = []
+        for job in keyed:
+            answer = answers[job.key]
+            if job.key in outcomes and job.key not in first_use:
+                first_use.add(job.key)
+            elif not answer.cache_hit:
+                answer = Answer(answer.value, answer.text, 0, 0, True)
+            result.append(answer)
+        return result
+
+    def _cached(self, jobs: Sequence[RemoteJob]) -> dict[str, Answer]:
+        keys = list({job.key for job in jobs})
+        found: dict[str, Answer] = {}
+        for start in range(0, len(keys), _CACHE_QUERY_CHUNK):
+            chunk = keys[start : start + _CACHE_QUERY_CHUNK]
+            for key, text, value in CachedResponse.objects.filter(key__in=chunk).values_list(
+                "key", "response_text", "value"
+            ):
+                found[key] = Answer(value, text, 0, 0, True)
+        return found
+
+    def _send(
+        self, operation: str, jobs: list[RemoteJob], api_key: str | None
+    ) -> dict[str, _Outcome]:
+        engine = self.engine
+        slots = limiter()
+        workers = max(1, min(engine.max_concurrency, len(jobs)))
+        with ChatClient(
+            engine.base_url,
+            engine.model,
+            api_key=api_key,
+            timeout_s=engine.timeout_s,
+            max_connections=engine.max_concurrency,
+        ) as client:
+
+            def run(job: RemoteJob) -> _Outcome:
+                return self._attempts(client, slots, job)
+
+            if workers == 1:
+                results = [run(job) for job in jobs]
+            else:
+                with ThreadPoolExecutor(
+                    max_workers=workers, thread_name_prefix=f"engine-{engine.pk}"
+                ) as pool:
+                    results = list(pool.map(run, jobs))
+        return {job.key: outcome for job, outcome in zip(jobs, results, strict=True)}
+
+    def _attempts(self, client: ChatClient, slots: Any, job: RemoteJob) -> _Outcome:
+        engine = self.engine
+        max_parse = int(engine.params.get("max_parse_attempts", 3))
+        wait_s = _setting("ENGINE_SLOT_WAIT_S", 600.0)
+        outcome = _Outcome()
+        retries = garbage = 0
+        start = time.perf_counter()
+        while True:
+            outcome.attempts += 1
+            try:
+                with slots.slot(engine.pk, engine.max_concurrency, wait_s):
+                    completion = client.complete(job.messages, job.params)
+            except SlotTimeout as exc:
+                outcome.error = exc
+                break
+            except TransientError as exc:
+                if retries >= engine.max_retries:
+                    outcome.error = EngineError(
+                        f"{exc.message} (gave up after {outcome.attempts} attempts)",
+                        permanent=False,
+                    )
+                    break
+                retries += 1
+                time.sleep(self._backoff(retries, exc.retry_after))
+                continue
+            except MalformedResponse as exc:
+                garbage += 1
+                if garbage >= max_parse:
+                    outcome.error = EngineError(
+                        f"{exc.message} ({garbage} malformed responses)", permanent=True
+                    )
+                    break
+                continue
+            except EngineError as exc:
+                outcome.error = exc
+                break
+            outcome.tokens_in += completion.tokens_in
+            outcome.tokens_out += completion.tokens_out
+            try:
+                outcome.value = job.parse(completion.text)
+            except UnparseableOutput as exc:
+                garbage += 1
+                if garbage >= max_parse:
+                    outcome.error = EngineError(
+                        f"{exc.message} ({garbage} answers in a row); last answer: "
+                        f"{completion.text[:200]!r}",
+                        permanent=True,
+                    )
+                    break
+                continue
+            outcome.text = completion.text
+            break
+        outcome.latency_ms = _ms(start)
+        if outcome.error:
+            logger.warning("engine %s: %s", engine.name, outcome.error.message)
+        return outcome
+
+    @staticmethod
+    def _backoff(retry: int, retry_after: float | None) -> float:
+        """Seconds to sleep before retry number ``retry`` (1-based).
+
+        Full jitter (AWS architecture blog, "Exponential Backoff and Jitter") spreads retries of
+        many threads; a server's ``Retry-After`` is a floor, capped so a hostile value cannot
+        park a worker for hours.
+        """
+        base = _setting("ENGINE_BACKOFF_BASE_S", 0.5)
+        cap = _setting("ENGINE_BACKOFF_MAX_S", 30.0)
+        delay = random.uniform(0, min(cap, base * 2 ** (retry - 1)))
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, _setting("ENGINE_RETRY_AFTER_MAX_S", 120.0)))
+        return delay
+
+    # --- ledger ----------------------------------------------------------------------------------
+
+    def _write(self, rows: list[EngineCall]) -> None:
+        if rows:
+            EngineCall.objects.bulk_create(rows)
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0

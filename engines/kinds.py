@@ -1,0 +1,196 @@
+"""What each engine kind can do and which parameters it accepts.
+
+Pure Python (no Django): used by the model's ``clean()``, the forms, the API serializer and the
+importer, so an engine is validated the same way whichever door it comes in by.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from engines.synthetic_world import SyntheticWorld
+
+__all__ = [
+    "CAPABILITIES",
+    "HEURISTIC_FEATURES",
+    "KIND_CAPABILITIES",
+    "KIND_LABELS",
+    "REMOTE_KINDS",
+    "SAMPLING_PARAMS",
+    "ParamsError",
+    "validate_params",
+    "world_from_params",
+]
+
+CAPABILITIES = ("chat", "translate", "quality", "difficulty")
+
+KIND_LABELS = {
+    "openai_chat": "OpenAI-compatible chat API",
+    "heuristic": "Heuristic",
+    "replay": "Replay (imported data)",
+    "synthetic": "Synthetic (seed 000 §3.3)",
+    "artificial_crowd": "Artificial crowd (translators × QE)",
+}
+
+KIND_CAPABILITIES: dict[str, tuple[str, ...]] = {
+    "openai_chat": ("chat", "translate", "quality", "difficulty"),
+    "heuristic": ("difficulty",),
+    "replay": ("translate", "quality", "difficulty"),
+    "synthetic": ("difficulty",),
+    "artificial_crowd": ("difficulty",),
+}
+
+# Kinds whose calls leave the process: they get the response cache and the concurrency limit.
+REMOTE_KINDS = frozenset({"openai_chat"})
+
+HEURISTIC_FEATURES = ("tokens", "chars", "rarity", "syntax_depth")
+
+# Request parameters forwarded to /v1/chat/completions (and therefore part of the cache key).
+SAMPLING_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "stop", "extra_body")
+
+
+class ParamsError(ValueError):
+    """Invalid parameters; ``messages`` lists every problem, each naming the parameter."""
+
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__("; ".join(messages))
+        self.messages = messages
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _names(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(item, str) and item.strip() for item in value)
+        and len(set(value)) == len(value)
+    )
+
+
+def _check_openai(params: Mapping[str, Any], errors: list[str]) -> None:
+    if "temperature" in params and not (
+        _number(params["temperature"]) and 0 <= params["temperature"] <= 2
+    ):
+        errors.append("temperature must be a number from 0 to 2")
+    if "top_p" in params and not (_number(params["top_p"]) and 0 < params["top_p"] <= 1):
+        errors.append("top_p must be a number in (0, 1]")
+    if "max_tokens" in params and not (_int(params["max_tokens"]) and params["max_tokens"] >= 1):
+        errors.append("max_tokens must be a positive integer")
+    if "seed" in params and not _int(params["seed"]):
+        errors.append("seed must be an integer")
+    if "stop" in params and not (
+        isinstance(params["stop"], list) and all(isinstance(s, str) for s in params["stop"])
+    ):
+        errors.append("stop must be a list of strings")
+    if "extra_body" in params and not isinstance(params["extra_body"], dict):
+        errors.append("extra_body must be an object (fields added to the request body)")
+    if "judge_with_target_language" in params and not isinstance(
+        params["judge_with_target_language"], bool
+    ):
+        errors.append("judge_with_target_language must be true or false")
+    if "max_parse_attempts" in params and not (
+        _int(params["max_parse_attempts"]) and 1 <= params["max_parse_attempts"] <= 10
+    ):
+        errors.append("max_parse_attempts must be an integer from 1 to 10")
+
+
+def _check_heuristic(params: Mapping[str, Any], errors: list[str]) -> None:
+    feature = params.get("feature")
+    if feature not in HEURISTIC_FEATURES:
+        errors.append(f"feature is required, one of {', '.join(HEURISTIC_FEATURES)}")
+    if "spacy_pipeline" in params and not (
+        isinstance(params["spacy_pipeline"], str) and params["spacy_pipeline"].strip()
+    ):
+        errors.append("spacy_pipeline must be the name of an installed spaCy package")
+    if "spacy_pipeline" in params and feature != "syntax_depth":
+        errors.append("spacy_pipeline only applies to feature syntax_depth")
+
+
+def _check_synthetic(params: Mapping[str, Any], errors: list[str]) -> None:
+    if not (_int(params.get("n_topics")) and params["n_topics"] >= 1):
+        errors.append("n_topics is required: a positive integer")
+        return
+    if "seed" in params and not (_int(params["seed"]) and params["seed"] >= 0):
+        errors.append("seed must be a non-negative integer")
+    if "noise_sd" in params and not _number(params["noise_sd"]):
+        errors.append("noise_sd must be a number")
+    for key in ("weights", "locs", "scales"):
+        if key in params and not (
+            isinstance(params[key], list) and params[key] and all(_number(v) for v in params[key])
+        ):
+            errors.append(f"{key} must be a non-empty list of numbers")
+    if errors:
+        return
+    try:
+        world_from_params(params)
+    except ValueError as exc:
+        errors.append(str(exc))
+
+
+def _check_replay(params: Mapping[str, Any], errors: list[str]) -> None:
+    if "system" in params and not (isinstance(params["system"], str) and params["system"]):
+        errors.append("system must be a non-empty system name")
+    if "systems" in params and not _names(params["systems"]):
+        errors.append("systems must be a non-empty list of distinct system names")
+
+
+def _check_crowd(params: Mapping[str, Any], errors: list[str]) -> None:
+    if not _names(params.get("translators")):
+        errors.append("translators is required: a list of distinct translator engine names")
+    if not _names(params.get("quality_estimators")):
+        errors.append(
+            "quality_estimators is required: a list of distinct quality-estimator engine names"
+        )
+
+
+_ALLOWED = {
+    "openai_chat": set(SAMPLING_PARAMS) | {"judge_with_target_language", "max_parse_attempts"},
+    "heuristic": {"feature", "spacy_pipeline"},
+    "synthetic": {"n_topics", "seed", "noise_sd", "weights", "locs", "scales"},
+    "replay": {"system", "systems"},
+    "artificial_crowd": {"translators", "quality_estimators"},
+}
+_CHECKS = {
+    "openai_chat": _check_openai,
+    "heuristic": _check_heuristic,
+    "synthetic": _check_synthetic,
+    "replay": _check_replay,
+    "artificial_crowd": _check_crowd,
+}
+
+
+def validate_params(kind: str, params: Any) -> None:
+    """Raise :class:`ParamsError` listing every problem with ``params`` for ``kind``."""
+    if kind not in _CHECKS:
+        raise ParamsError([f"unknown kind {kind!r}"])
+    if not isinstance(params, dict):
+        raise ParamsError(["parameters must be a JSON object"])
+    errors = [
+        f"unknown parameter {key!r} for kind {kind} (allowed: {', '.join(sorted(_ALLOWED[kind]))})"
+        for key in sorted(set(params) - _ALLOWED[kind])
+    ]
+    _CHECKS[kind](params, errors)
+    if errors:
+        raise ParamsError(errors)
+
+
+def world_from_params(params: Mapping[str, Any]) -> SyntheticWorld:
+    """The :class:`SyntheticWorld` that a synthetic engine's parameters describe."""
+    kwargs: dict[str, Any] = {"n_topics": int(params["n_topics"])}
+    if "seed" in params:
+        kwargs["seed"] = int(params["seed"])
+    if "noise_sd" in params:
+        kwargs["noise_sd"] = float(params["noise_sd"])
+    for key in ("weights", "locs", "scales"):
+        if key in params:
+            kwargs[key] = tuple(float(v) for v in params[key])
+    return SyntheticWorld(**kwargs)

@@ -1,0 +1,184 @@
+"""A per-engine concurrency limit that holds across threads, worker processes and machines.
+
+``max_concurrency`` slots per engine; a caller holds one slot for the duration of one remote
+request (not while it sleeps between retries). Two backends, chosen by the
+``ENGINE_LIMITER`` setting (``auto`` by default):
+
+* ``postgres`` (auto on PostgreSQL): session-level advisory locks, one lock id per (engine,
+  slot), taken with ``pg_try_advisory_lock`` on a small pool of dedicated autocommit
+  connections. Locks are scoped to the database, so every worker on every machine that shares
+  the database shares the limit, and a crashed worker's locks vanish with its connection.
+* ``file`` (auto elsewhere, i.e. the embedded SQLite default): ``flock`` on one file per slot
+  under ``ENGINE_LOCK_DIR`` (default ``VAR_DIR/locks``). ``flock`` locks belong to an open file
+  description, so threads of one process exclude each other as well as separate processes do,
+  and the kernel releases them when a process dies. Holds across every process on one machine,
+  which is what the embedded default runs on.
+
+Redis is deliberately not required: the embedded default has none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import queue
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+
+from engines.interfaces import EngineError
+
+__all__ = ["FileSlots", "PostgresSlots", "SlotTimeout", "limiter"]
+
+# First key of the two-int advisory lock id: "HS" for Hardset, so our locks never collide with
+# another application's advisory locks in the same database.
+_PG_NAMESPACE = 0x4853
+_SLOTS_PER_ENGINE = 1024
+
+
+class SlotTimeout(EngineError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, permanent=False)
+
+
+def _pause(waited: float) -> None:
+    # Short randomized polls: a slot frees within one request latency, and jitter keeps
+    # waiting threads from stampeding the same slot.
+    time.sleep(random.uniform(0.002, 0.01 if waited < 1 else 0.05))
+
+
+class FileSlots:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _path(self, engine_id: int, index: int) -> Path:
+        return self.directory / f"engine-{engine_id}-slot-{index}.lock"
+
+    @contextlib.contextmanager
+    def slot(self, engine_id: int, limit: int, wait_s: float) -> Iterator[int]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        start = time.monotonic()
+        offset = random.randrange(limit)
+        while True:
+            for step in range(limit):
+                index = (offset + step) % limit
+                fd = os.open(self._path(engine_id, index), os.O_RDWR | os.O_CREAT, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    continue
+                try:
+                    yield index
+                finally:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                    os.close(fd)
+                return
+            waited = time.monotonic() - start
+            if waited > wait_s:
+                raise SlotTimeout(
+                    f"no free slot of engine {engine_id} (limit {limit}) within {wait_s:.0f}s"
+                )
+            _pause(waited)
+
+
+class PostgresSlots:
+    def __init__(self, conninfo: dict[str, Any]) -> None:
+        self.conninfo = conninfo
+        self._pool: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def _connection(self) -> Any:
+        import psycopg
+
+        try:
+            return self._pool.get_nowait()
+        except queue.Empty:
+            return psycopg.connect(**self.conninfo, autocommit=True)
+
+    def _acquire(self, engine_id: int, limit: int, wait_s: float) -> tuple[Any, int, int]:
+        conn = self._connection()
+        start = time.monotonic()
+        offset = random.randrange(limit)
+        try:
+            while True:
+                for step in range(limit):
+                    index = (offset + step) % limit
+                    key = engine_id * _SLOTS_PER_ENGINE + index
+                    row = conn.execute(
+                        "SELECT pg_try_advisory_lock(%s, %s)", (_PG_NAMESPACE, key)
+                    ).fetchone()
+                    if row[0]:
+                        return conn, key, index
+                waited = time.monotonic() - start
+                if waited > wait_s:
+                    self._pool.put(conn)
+                    raise SlotTimeout(
+                        f"no free slot of engine {engine_id} (limit {limit}) within {wait_s:.0f}s"
+                    )
+                _pause(waited)
+        except SlotTimeout:
+            raise
+        except BaseException:
+            # A connection in an unknown state (e.g. interrupted mid-query) is not reused.
+            conn.close()
+            raise
+
+    @contextlib.contextmanager
+    def slot(self, engine_id: int, limit: int, wait_s: float) -> Iterator[int]:
+        conn, key, index = self._acquire(engine_id, limit, wait_s)
+        try:
+            yield index
+        finally:
+            try:
+                conn.execute("SELECT pg_advisory_unlock(%s, %s)", (_PG_NAMESPACE, key))
+            except Exception:
+                # Closing the session releases its advisory locks too.
+                conn.close()
+            else:
+                self._pool.put(conn)
+
+
+_limiters: dict[tuple, FileSlots | PostgresSlots] = {}
+
+
+def _pg_conninfo() -> dict[str, Any]:
+    conf = connection.settings_dict
+    info = {
+        "dbname": conf["NAME"],
+        "user": conf.get("USER") or None,
+        "password": conf.get("PASSWORD") or None,
+        "host": conf.get("HOST") or None,
+        "port": conf.get("PORT") or None,
+    }
+    return {key: value for key, value in info.items() if value is not None}
+
+
+def limiter() -> FileSlots | PostgresSlots:
+    """The slots backend for the current database (one instance per process and database)."""
+    choice = getattr(settings, "ENGINE_LIMITER", "auto")
+    if choice == "auto":
+        choice = "postgres" if connection.vendor == "postgresql" else "file"
+    if choice == "postgres":
+        info = _pg_conninfo()
+        key: tuple = ("postgres", tuple(sorted(info.items())))
+        if key not in _limiters:
+            _limiters[key] = PostgresSlots(info)
+        return _limiters[key]
+    if choice != "file":
+        raise EngineError(f"ENGINE_LIMITER={choice!r} is not one of auto, file, postgres", True)
+    base = Path(getattr(settings, "ENGINE_LOCK_DIR", "") or Path(settings.VAR_DIR) / "locks")
+    # Engine ids restart in every database (each test run has its own), so the database's
+    # identity is part of the lock path: two databases never share an engine's slots.
+    db_id = hashlib.sha256(str(connection.settings_dict["NAME"]).encode()).hexdigest()[:12]
+    directory = base / db_id
+    key = ("file", str(directory))
+    if key not in _limiters:
+        _limiters[key] = FileSlots(directory)
+    return _limiters[key]

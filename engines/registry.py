@@ -1,0 +1,157 @@
+"""Build engine objects that implement the interfaces, by engine name or record.
+
+This is the public entry point for other apps::
+
+    from engines.registry import translator_for, difficulty_estimator_for
+
+    translator = translator_for("gpt-4o-mini", scope=f"search_run:{run.pk}")
+    outputs = translator.translate(texts, "en", "cs")
+
+``scope`` is a free label written on every ledger row (``"search_run:12"``,
+``"dataset_eval:3"``) so costs can be summed per run with ``engines.selectors.cost_by_scope``
+without engines knowing other apps. ``use_cache=False`` bypasses the response cache (the
+benchmark and the admin "Test" button use it).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import import_module
+from typing import Any
+
+from engines.adapters import (
+    ArtificialCrowdEngine,
+    OpenAIChatEngine,
+    ReplayEngine,
+    SyntheticEngine,
+)
+from engines.callpath import CallPath
+from engines.interfaces import (
+    ChatModel,
+    DifficultyEstimator,
+    EngineError,
+    QualityEstimator,
+    Translator,
+)
+from engines.kinds import world_from_params
+from engines.models import Engine
+from engines.synthetic_world import SyntheticWorld
+
+__all__ = [
+    "adapter_for",
+    "chat_model_for",
+    "difficulty_estimator_for",
+    "get_engine",
+    "quality_estimator_for",
+    "synthetic_world_for",
+    "translator_for",
+]
+
+# Kind → adapter class, by dotted path (as healthchecks names its transports), so a new kind is
+# one class plus one line here.
+ADAPTERS = {
+    "openai_chat": "engines.adapters.OpenAIChatEngine",
+    "heuristic": "engines.adapters.HeuristicEngine",
+    "replay": "engines.adapters.ReplayEngine",
+    "synthetic": "engines.adapters.SyntheticEngine",
+    "artificial_crowd": "engines.adapters.ArtificialCrowdEngine",
+}
+
+_ROLE_OF = {
+    "chat": "a chat model",
+    "translate": "a translator",
+    "quality": "a quality estimator",
+    "difficulty": "a difficulty estimator",
+}
+
+
+def get_engine(engine: Engine | str) -> Engine:
+    """The engine record for a record or a name; a permanent EngineError if there is none."""
+    if isinstance(engine, Engine):
+        return engine
+    try:
+        return Engine.objects.get(name=engine)
+    except Engine.DoesNotExist:
+        raise EngineError(f"there is no engine named {engine!r}", permanent=True) from None
+
+
+def _class(kind: str) -> type:
+    module, _, name = ADAPTERS[kind].rpartition(".")
+    return getattr(import_module(module), name)
+
+
+@lru_cache(maxsize=16)
+def _world(params_json: str) -> SyntheticWorld:
+    return world_from_params(json.loads(params_json))
+
+
+def synthetic_world_for(engine: Engine | str) -> SyntheticWorld:
+    """The :class:`SyntheticWorld` of a synthetic engine, for oracles and benchmarks.
+
+    Cached per parameter set, so its topic means are drawn once per process.
+    """
+    record = get_engine(engine)
+    if record.kind != Engine.Kind.SYNTHETIC:
+        raise EngineError(f"engine {record.name} is not synthetic", permanent=True)
+    return _world(json.dumps(record.params, sort_keys=True))
+
+
+def adapter_for(
+    engine: Engine | str, capability: str, scope: str = "", *, use_cache: bool = True
+) -> Any:
+    """The adapter of ``engine`` checked for ``capability`` (one of chat, translate, quality,
+    difficulty)."""
+    record = get_engine(engine)
+    if not record.enabled:
+        raise EngineError(f"engine {record.name} is disabled", permanent=True)
+    if not record.has_capability(capability):
+        raise EngineError(
+            f"engine {record.name} is not configured as {_ROLE_OF[capability]} "
+            f"(capabilities: {', '.join(record.capabilities) or 'none'})",
+            permanent=True,
+        )
+    path = CallPath(record, scope=scope, use_cache=use_cache)
+    cls = _class(record.kind)
+    if cls is SyntheticEngine:
+        return cls(record, path, synthetic_world_for(record))
+    if cls is ArtificialCrowdEngine:
+        translators = {
+            name: adapter_for(name, "translate", scope, use_cache=use_cache)
+            for name in record.params["translators"]
+        }
+        estimators = {
+            name: adapter_for(name, "quality", scope, use_cache=use_cache)
+            for name in record.params["quality_estimators"]
+        }
+        return cls(record, path, translators, estimators)
+    return cls(record, path)
+
+
+def chat_model_for(engine: Engine | str, scope: str = "", *, use_cache: bool = True) -> ChatModel:
+    adapter: OpenAIChatEngine = adapter_for(engine, "chat", scope, use_cache=use_cache)
+    return adapter
+
+
+def translator_for(engine: Engine | str, scope: str = "", *, use_cache: bool = True) -> Translator:
+    adapter: OpenAIChatEngine | ReplayEngine = adapter_for(
+        engine, "translate", scope, use_cache=use_cache
+    )
+    return adapter
+
+
+def quality_estimator_for(
+    engine: Engine | str, scope: str = "", *, use_cache: bool = True
+) -> QualityEstimator:
+    adapter: OpenAIChatEngine | ReplayEngine = adapter_for(
+        engine, "quality", scope, use_cache=use_cache
+    )
+    return adapter
+
+
+def difficulty_estimator_for(
+    engine: Engine | str, scope: str = "", *, use_cache: bool = True
+) -> DifficultyEstimator:
+    """A difficulty estimator; for an artificial crowd it also has ``estimate_detailed``."""
+    adapter: DifficultyEstimator = adapter_for(engine, "difficulty", scope, use_cache=use_cache)
+    return adapter

@@ -1,0 +1,97 @@
+"""Read queries: engines, ledger totals per engine and per scope."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, Max, Q, QuerySet, Sum
+
+from engines.models import Engine, EngineCall
+
+__all__ = [
+    "cost_by_scope",
+    "engine_totals",
+    "engines_with_totals",
+    "recent_calls",
+    "scopes_of_engine",
+    "totals_by_engine",
+]
+
+_TOTALS = {
+    "calls": Sum("items"),
+    "requests": Count("id", filter=Q(cache_hit=False)),
+    "cache_hits": Sum("items", filter=Q(cache_hit=True)),
+    "errors": Count("id", filter=~Q(error="")),
+    "tokens_in": Sum("tokens_in"),
+    "tokens_out": Sum("tokens_out"),
+    "cost": Sum("cost"),
+}
+_ZERO = {
+    "calls": 0,
+    "requests": 0,
+    "cache_hits": 0,
+    "errors": 0,
+    "tokens_in": 0,
+    "tokens_out": 0,
+    "cost": Decimal(0),
+}
+
+
+def _fill(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: (row.get(key) if row.get(key) is not None else zero) for key, zero in _ZERO.items()
+    }
+
+
+def cost_by_scope(scope: str) -> dict[str, Any]:
+    """Totals of every engine call made for ``scope`` (e.g. ``"search_run:12"``).
+
+    Keys: calls (items answered), requests (remote requests and local batches), cache_hits,
+    errors, tokens_in, tokens_out, cost (Decimal), and ``engines``: the same per engine name.
+    """
+    rows = EngineCall.objects.filter(scope=scope)
+    total = _fill(rows.aggregate(**_TOTALS))
+    total["engines"] = {
+        row["engine__name"]: _fill(row)
+        for row in rows.values("engine__name").annotate(**_TOTALS).order_by("engine__name")
+    }
+    return total
+
+
+def totals_by_engine(scope: str | None = None) -> dict[str, dict[str, Any]]:
+    """Totals per engine name, optionally within one scope."""
+    rows = EngineCall.objects.all()
+    if scope is not None:
+        rows = rows.filter(scope=scope)
+    return {
+        row["engine__name"]: _fill(row)
+        for row in rows.values("engine__name").annotate(**_TOTALS).order_by("engine__name")
+    }
+
+
+def engine_totals(engine: Engine) -> dict[str, Any]:
+    return _fill(EngineCall.objects.filter(engine=engine).aggregate(**_TOTALS))
+
+
+def engines_with_totals() -> QuerySet[Engine]:
+    """Every engine with its call count, cost and last use (one query for the list page)."""
+    return Engine.objects.annotate(
+        total_calls=Sum("calls__items"),
+        total_cost=Sum("calls__cost"),
+        last_used_at=Max("calls__created_at"),
+    ).order_by("name")
+
+
+def recent_calls(engine: Engine, limit: int = 20) -> list[EngineCall]:
+    return list(EngineCall.objects.filter(engine=engine).order_by("-created_at", "-id")[:limit])
+
+
+def scopes_of_engine(engine: Engine, limit: int = 20) -> list[dict[str, Any]]:
+    """The engine's costs per scope, most expensive first."""
+    return list(
+        EngineCall.objects.filter(engine=engine)
+        .values("scope")
+        .annotate(calls=Sum("items"), cost=Sum("cost"), last=Max("created_at"))
+        .order_by("-cost", "scope")[:limit]
+    )
