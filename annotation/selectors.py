@@ -1,0 +1,155 @@
+"""Read queries of the annotation app (pages, API and other apps read through these)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Count, Q, QuerySet
+
+from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
+
+CONTEXT_SEGMENTS = 2
+
+
+def document_context(item: Item, size: int = CONTEXT_SEGMENTS) -> tuple[list[Item], list[Item]]:
+    """Up to ``size`` regular segments of the same document before and after ``item``."""
+    if not item.doc_id:
+        return [], []
+    same_doc = Item.objects.filter(
+        campaign_id=item.campaign_id, doc_id=item.doc_id, kind=Item.Kind.REGULAR
+    ).exclude(pk=item.pk)
+    before = list(
+        same_doc.filter(Q(position__lt=item.position) | Q(position=item.position, id__lt=item.pk))
+        .order_by("-position", "-id")
+        .only("source", "target", "seg_id")[:size]
+    )
+    after = list(
+        same_doc.filter(Q(position__gt=item.position) | Q(position=item.position, id__gt=item.pk))
+        .order_by("position", "id")
+        .only("source", "target", "seg_id")[:size]
+    )
+    return before[::-1], after
+
+
+def my_history(annotator: Annotator, campaign: Campaign) -> list[int]:
+    """Item ids the annotator has claimed in a campaign, in the order they got them."""
+    return list(
+        Assignment.objects.filter(annotator=annotator, campaign=campaign)
+        .exclude(status=Assignment.Status.EXPIRED)
+        .order_by("claimed_at", "id")
+        .values_list("item_id", flat=True)
+    )
+
+
+def neighbours_in_history(annotator: Annotator, item: Item) -> tuple[int | None, int | None]:
+    """(previous, next) item ids in the annotator's own history of the item's campaign."""
+    history = my_history(annotator, item.campaign)
+    if item.pk not in history:
+        return None, None
+    index = history.index(item.pk)
+    previous = history[index - 1] if index > 0 else None
+    following = history[index + 1] if index + 1 < len(history) else None
+    return previous, following
+
+
+@dataclass
+class TaskRow:
+    campaign: Campaign
+    enrollment: Enrollment
+    submitted: int
+    drafts: int
+    quota: int | None
+
+    @property
+    def can_annotate(self) -> bool:
+        return self.enrollment.can_annotate and self.campaign.is_open
+
+    @property
+    def percent(self) -> int | None:
+        if not self.quota:
+            return None
+        return min(100, round(100 * self.submitted / self.quota))
+
+
+def task_rows(annotator: Annotator) -> list[TaskRow]:
+    """The annotator's campaigns with their own progress (one query for the counts)."""
+    enrollments = list(
+        Enrollment.objects.filter(annotator=annotator)
+        .select_related("campaign")
+        .order_by("-created_at")
+    )
+    counts = {
+        row["campaign_id"]: row
+        for row in Annotation.objects.filter(annotator=annotator)
+        .exclude(item__kind=Item.Kind.TUTORIAL)
+        .values("campaign_id")
+        .annotate(
+            submitted=Count("id", filter=Q(status=Annotation.Status.SUBMITTED)),
+            drafts=Count("id", filter=Q(status=Annotation.Status.DRAFT)),
+        )
+    }
+    rows = []
+    for enrollment in enrollments:
+        campaign = enrollment.campaign
+        row = counts.get(campaign.pk, {})
+        quota = campaign.max_items_per_annotator or campaign_item_count(campaign)
+        rows.append(
+            TaskRow(campaign, enrollment, row.get("submitted", 0), row.get("drafts", 0), quota)
+        )
+    return rows
+
+
+def campaign_item_count(campaign: Campaign) -> int:
+    """Items an annotator can get at most: regular ones plus attention checks."""
+    return campaign.items.exclude(kind=Item.Kind.TUTORIAL).count()
+
+
+def campaign_rows() -> QuerySet[Campaign]:
+    """Campaigns with item, annotator and submission counts for the admin list."""
+    return Campaign.objects.annotate(
+        n_items=Count("items", filter=Q(items__kind=Item.Kind.REGULAR), distinct=True),
+        n_enrollments=Count("enrollments", distinct=True),
+        n_pending=Count(
+            "enrollments",
+            filter=Q(enrollments__status=Enrollment.Status.PENDING),
+            distinct=True,
+        ),
+    ).order_by("-created_at")
+
+
+def enrollment_rows(campaign: Campaign) -> list[dict]:
+    """Annotators of a campaign with their counts, for the admin's campaign page."""
+    enrollments = list(campaign.enrollments.select_related("annotator").order_by("created_at"))
+    counts = {
+        row["annotator_id"]: row
+        for row in Annotation.objects.filter(campaign=campaign)
+        .values("annotator_id")
+        .annotate(
+            submitted=Count("id", filter=Q(status=Annotation.Status.SUBMITTED)),
+            drafts=Count("id", filter=Q(status=Annotation.Status.DRAFT)),
+        )
+    }
+    return [
+        {
+            "enrollment": e,
+            "submitted": counts.get(e.annotator_id, {}).get("submitted", 0),
+            "drafts": counts.get(e.annotator_id, {}).get("drafts", 0),
+        }
+        for e in enrollments
+    ]
+
+
+def campaign_progress(campaign: Campaign) -> dict[str, int]:
+    """Regular items done (reached overlap) and annotation slots filled."""
+    regular = campaign.items.filter(kind=Item.Kind.REGULAR)
+    total = regular.count()
+    done = regular.filter(completed_count__gte=campaign.overlap).count()
+    submitted = Annotation.objects.filter(
+        campaign=campaign, status=Annotation.Status.SUBMITTED, item__kind=Item.Kind.REGULAR
+    ).count()
+    return {
+        "items": total,
+        "items_done": done,
+        "slots": total * campaign.overlap,
+        "slots_done": min(submitted, total * campaign.overlap),
+    }

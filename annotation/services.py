@@ -1,0 +1,833 @@
+"""Write use-cases of the annotation app: import, sign-up, claiming, drafts, submission, reset.
+
+Everything that changes annotation rows goes through here, from pages, the API, management
+commands and other apps (which create campaigns with :func:`create_campaign` and listen to
+``annotation.signals.item_completed``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import IO, Any
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, F, OuterRef, Q
+from django.utils import timezone
+
+from annotation import corruption, protocols, scoring
+from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
+from annotation.signals import item_completed
+
+IDLE_GAP_CAP_SECONDS = 60.0
+"""Time between two signs of activity on an item counts at most this much (idle breaks)."""
+
+_CANDIDATE_BATCH = 50
+_MAX_REPORTED_ERRORS = 20
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+class CampaignImportError(ValueError):
+    """Items that cannot be imported; ``errors`` lists ``(line number, reason)``."""
+
+    def __init__(self, errors: list[tuple[int, str]], *, unit: str = "line"):
+        self.errors = errors
+        self.unit = unit
+        shown = "; ".join(f"{unit} {number}: {reason}" for number, reason in errors)
+        super().__init__(f"nothing imported — {shown}")
+
+
+class NotAllowed(Exception):
+    """The annotator may not do this now; the message says why, in words for them."""
+
+
+class AnswerInvalid(ValueError):
+    """A submission that is not complete or not valid; nothing was saved."""
+
+    def __init__(self, errors: list[str], missing: list[str]):
+        self.errors = errors
+        self.missing = missing
+        super().__init__("; ".join(errors + missing))
+
+
+# --- campaigns and items --------------------------------------------------------------------
+
+
+def _decode_lines(source: str | bytes | IO | Iterable) -> Iterable[tuple[int, Any]]:
+    if isinstance(source, str | bytes):
+        source = source.splitlines()
+    yield from enumerate(source, start=1)
+
+
+def parse_jsonl(source: str | bytes | IO | Iterable, protocol: str, defaults=None) -> list[dict]:
+    """Parse and validate JSONL items; raise :class:`CampaignImportError` listing bad lines.
+
+    Blank lines are skipped (their numbers still count). Every line is checked so the admin sees
+    all problems at once (the first 20).
+    """
+    items: list[dict] = []
+    errors: list[tuple[int, str]] = []
+    for number, raw in _decode_lines(source):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                errors.append((number, "not valid UTF-8"))
+                continue
+        if number == 1:
+            raw = raw.lstrip("\ufeff")
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            errors.append((number, f"invalid JSON ({exc.msg} at column {exc.colno})"))
+            continue
+        try:
+            items.append(protocols.normalize_item(protocol, data, defaults))
+        except protocols.ItemError as exc:
+            errors.append((number, str(exc)))
+        if len(errors) >= _MAX_REPORTED_ERRORS:
+            break
+    if errors:
+        raise CampaignImportError(errors)
+    if not items:
+        raise CampaignImportError([(0, "the file has no items")])
+    return items
+
+
+def _normalize_dicts(protocol: str, items: Iterable[Mapping], defaults) -> list[dict]:
+    normalized, errors = [], []
+    for number, raw in enumerate(items, start=1):
+        try:
+            normalized.append(protocols.normalize_item(protocol, raw, defaults))
+        except protocols.ItemError as exc:
+            errors.append((number, str(exc)))
+    if errors:
+        raise CampaignImportError(errors[:_MAX_REPORTED_ERRORS], unit="item")
+    if not normalized:
+        raise CampaignImportError([(0, "no items given")], unit="item")
+    return normalized
+
+
+def _new_campaign(name: str, protocol: str, settings: dict[str, Any], first: dict) -> Campaign:
+    settings = dict(settings)
+    settings.setdefault("src_lang", first.get("src_lang", ""))
+    settings.setdefault("tgt_lang", first.get("tgt_lang", ""))
+    unknown = sorted(set(settings) - {f.name for f in Campaign._meta.get_fields()})
+    if unknown:
+        raise ValueError(f"unknown campaign setting(s): {', '.join(unknown)}")
+    campaign = Campaign(name=name, protocol=protocol, **settings)
+    campaign.full_clean(exclude=["slug", "created_by"])
+    campaign.save()
+    return campaign
+
+
+def _create_items(campaign: Campaign, items: list[dict]) -> list[Item]:
+    last = campaign.items.order_by("-position").values_list("position", flat=True).first()
+    start = 0 if last is None else last + 1
+    rows = [Item(campaign=campaign, position=start + i, **item) for i, item in enumerate(items)]
+    return Item.objects.bulk_create(rows, batch_size=1000)
+
+
+def create_campaign(name: str, protocol: str, items: Iterable[Mapping], **settings) -> Campaign:
+    """Create a campaign with its items, all or nothing.
+
+    ``items`` are dicts with the JSONL fields (``doc_id``, ``seg_id``, ``source``, ``target``,
+    ``choices``, ``origin``, ``origin_ref``, ``meta``, ...); ``settings`` are ``Campaign``
+    fields (``overlap=3``, ``multi_select=True``, ``instructions="..."``). Raises
+    :class:`CampaignImportError` (``unit="item"``, 1-based numbers) or Django's
+    ``ValidationError`` for bad settings; nothing is written then.
+    """
+    defaults = {k: settings[k] for k in ("src_lang", "tgt_lang") if settings.get(k)}
+    normalized = _normalize_dicts(protocol, items, defaults)
+    with transaction.atomic():
+        campaign = _new_campaign(name, protocol, settings, normalized[0])
+        _create_items(campaign, normalized)
+    return campaign
+
+
+def add_items(campaign: Campaign, items: Iterable[Mapping]) -> list[Item]:
+    """Append validated items to a campaign, all or nothing (same checks as the import)."""
+    defaults = {"src_lang": campaign.src_lang, "tgt_lang": campaign.tgt_lang}
+    normalized = _normalize_dicts(campaign.protocol, items, defaults)
+    with transaction.atomic():
+        return _create_items(campaign, normalized)
+
+
+def import_campaign(
+    source: str | bytes | IO | Iterable, *, name: str, protocol: str, **settings
+) -> Campaign:
+    """Create a campaign from JSONL (text, bytes, a file or an iterable of lines); atomic.
+
+    Raises :class:`CampaignImportError` with every bad line's number and reason, or Django's
+    ``ValidationError`` for bad settings (e.g. a name already taken); nothing is written then.
+    """
+    if protocol not in protocols.PROTOCOLS:
+        raise ValidationError({"protocol": f"unknown protocol {protocol!r}"})
+    if Campaign.objects.filter(name=name).exists():
+        raise ValidationError({"name": f"a campaign named {name!r} already exists"})
+    defaults = {k: settings[k] for k in ("src_lang", "tgt_lang") if settings.get(k)}
+    items = parse_jsonl(source, protocol, defaults)
+    with transaction.atomic():
+        campaign = _new_campaign(name, protocol, settings, items[0])
+        _create_items(campaign, items)
+    return campaign
+
+
+def import_items(campaign: Campaign, source: str | bytes | IO | Iterable) -> list[Item]:
+    """Append JSONL items to an existing campaign; atomic, errors as :func:`import_campaign`."""
+    defaults = {"src_lang": campaign.src_lang, "tgt_lang": campaign.tgt_lang}
+    items = parse_jsonl(source, campaign.protocol, defaults)
+    with transaction.atomic():
+        return _create_items(campaign, items)
+
+
+def generate_attention_checks(
+    campaign: Campaign, count: int, rng: np.random.Generator
+) -> list[Item]:
+    """Create up to ``count`` attention checks by corrupting a phrase of regular items.
+
+    Each check copies a regular item, replaces one phrase of its target (see
+    ``annotation/corruption.py``) and expects a span overlapping it and a score lower than the
+    original's (``qc.check_result``). Checks are spread over the campaign's positions so that
+    annotators who do only part of the campaign still meet them.
+    """
+    if campaign.protocol not in ("esa", "mqm"):
+        raise ValueError("attention checks are generated for esa and mqm campaigns only")
+    regular = list(campaign.items.filter(kind=Item.Kind.REGULAR).order_by("position", "id"))
+    if not regular:
+        return []
+    donors = [item.target for item in regular]
+    order = rng.permutation(len(regular))
+    positions = [item.position for item in regular]
+    created: list[Item] = []
+    with transaction.atomic():
+        for index in order:
+            if len(created) >= count:
+                break
+            original = regular[int(index)]
+            result = corruption.corrupt(original.target, donors, rng)
+            if result is None:
+                continue
+            created.append(
+                Item(
+                    campaign=campaign,
+                    doc_id=original.doc_id,
+                    seg_id=original.seg_id,
+                    src_lang=original.src_lang,
+                    tgt_lang=original.tgt_lang,
+                    source=original.source,
+                    target=result.text,
+                    system=original.system,
+                    kind=Item.Kind.ATTENTION_CHECK,
+                    expected={
+                        "type": "corrupted",
+                        "original_item_id": original.pk,
+                        "spans": [{"start": result.start, "end": result.end}],
+                    },
+                    origin="attention_check",
+                    origin_ref=str(original.pk),
+                    meta={"corrupted_phrase": result.original_phrase},
+                    position=int(positions[int(rng.integers(0, len(positions)))]),
+                )
+            )
+        Item.objects.bulk_create(created)
+    return created
+
+
+# --- annotators and enrollment --------------------------------------------------------------
+
+
+def enroll(annotator: Annotator, campaign: Campaign) -> Enrollment:
+    """Enrol an annotator (idempotent); pending when the campaign requires approval."""
+    status = Enrollment.Status.PENDING if campaign.require_approval else Enrollment.Status.APPROVED
+    enrollment, _ = Enrollment.objects.get_or_create(
+        campaign=campaign, annotator=annotator, defaults={"status": status}
+    )
+    return enrollment
+
+
+def _check_signup(campaign: Campaign, invite_token: str) -> None:
+    if not campaign.signup_open or campaign.status == Campaign.Status.CLOSED:
+        raise NotAllowed("Sign-up for this campaign is closed.")
+    if campaign.invite_token and invite_token != campaign.invite_token:
+        raise NotAllowed("This sign-up link needs a valid invitation.")
+
+
+@transaction.atomic
+def sign_up(
+    campaign: Campaign,
+    *,
+    username: str,
+    password: str,
+    email: str = "",
+    display_name: str = "",
+    native_language: str,
+    working_languages: list[str],
+    consent: bool,
+    invite_token: str = "",
+) -> tuple[Any, Annotator, Enrollment]:
+    """Create an account and annotator profile through a campaign's public sign-up link."""
+    _check_signup(campaign, invite_token)
+    if not consent:
+        raise NotAllowed("Consent is required to take part.")
+    user_model = get_user_model()
+    if user_model.objects.filter(username__iexact=username).exists():
+        raise NotAllowed("That name is taken; choose another.")
+    user = user_model.objects.create_user(username=username, email=email, password=password)
+    annotator = Annotator.objects.create(
+        user=user,
+        display_name=display_name or username,
+        native_language=native_language,
+        working_languages=working_languages,
+        source=Annotator.Source.INVITE if campaign.invite_token else Annotator.Source.OPEN,
+        consent_at=timezone.now(),
+    )
+    return user, annotator, enroll(annotator, campaign)
+
+
+@transaction.atomic
+def join_campaign(
+    user, campaign: Campaign, *, native_language: str = "", working_languages=None,
+    consent: bool, invite_token: str = "",
+) -> tuple[Annotator, Enrollment]:  # fmt: skip
+    """An already logged-in user joins a campaign (creating their annotator profile if needed)."""
+    _check_signup(campaign, invite_token)
+    annotator = Annotator.objects.filter(user=user).first()
+    if annotator is None:
+        if not consent:
+            raise NotAllowed("Consent is required to take part.")
+        annotator = Annotator.objects.create(
+            user=user,
+            display_name=user.get_username(),
+            native_language=native_language,
+            working_languages=list(working_languages or []),
+            source=Annotator.Source.INVITE if campaign.invite_token else Annotator.Source.OPEN,
+            consent_at=timezone.now(),
+        )
+    return annotator, enroll(annotator, campaign)
+
+
+def find_prolific_annotator(prolific_pid: str) -> Annotator | None:
+    return (
+        Annotator.objects.select_related("user")
+        .filter(prolific_pid=prolific_pid, source=Annotator.Source.PROLIFIC)
+        .first()
+    )
+
+
+@transaction.atomic
+def prolific_sign_in(
+    campaign: Campaign,
+    *,
+    prolific_pid: str,
+    study_id: str = "",
+    session_id: str = "",
+    invite_token: str = "",
+    native_language: str = "",
+    working_languages=None,
+    consent: bool = False,
+) -> tuple[Any, Annotator, Enrollment]:
+    """Create or resume the annotator of a Prolific participant (no password).
+
+    A returning PROLIFIC_PID resumes the same annotator (and so the same drafts); a new one
+    needs ``consent``. Only annotators created this way can be signed in by PID, never a staff
+    or password account.
+    """
+    prolific_pid = prolific_pid.strip()
+    if not prolific_pid or len(prolific_pid) > 64:
+        raise NotAllowed("The Prolific link is missing a valid PROLIFIC_PID.")
+    annotator = find_prolific_annotator(prolific_pid)
+    if annotator is None:
+        _check_signup(campaign, invite_token)
+        if not consent:
+            raise NotAllowed("Consent is required to take part.")
+        user_model = get_user_model()
+        user = user_model(username=f"prolific-{prolific_pid}"[:150])
+        user.set_unusable_password()
+        try:
+            with transaction.atomic():
+                user.save()
+        except IntegrityError:
+            raise NotAllowed("This Prolific ID cannot be used here.") from None
+        annotator = Annotator.objects.create(
+            user=user,
+            display_name="",
+            native_language=native_language,
+            working_languages=list(working_languages or []),
+            source=Annotator.Source.PROLIFIC,
+            prolific_pid=prolific_pid,
+            consent_at=timezone.now(),
+        )
+    elif annotator.user.is_staff or annotator.user.has_usable_password():
+        raise NotAllowed("This Prolific ID cannot be used here.")
+    elif not Enrollment.objects.filter(campaign=campaign, annotator=annotator).exists():
+        _check_signup(campaign, invite_token)
+    annotator.study_id = study_id[:64]
+    annotator.session_id = session_id[:64]
+    annotator.save(update_fields=["study_id", "session_id", "updated_at"])
+    return annotator.user, annotator, enroll(annotator, campaign)
+
+
+def set_enrollment_status(enrollment: Enrollment, status: str) -> Enrollment:
+    """Approve, pause, resume (approve) or reject one annotator in one campaign."""
+    if status not in Enrollment.Status.values:
+        raise ValueError(f"unknown enrollment status {status!r}")
+    enrollment.status = status
+    enrollment.save(update_fields=["status", "updated_at"])
+    return enrollment
+
+
+def set_qualified(enrollment: Enrollment, qualified: bool = True) -> Enrollment:
+    enrollment.qualified = qualified
+    enrollment.save(update_fields=["qualified", "updated_at"])
+    return enrollment
+
+
+@dataclass
+class ResetResult:
+    annotations: int = 0
+    assignments: int = 0
+    items_decremented: list[int] = field(default_factory=list)
+
+
+@transaction.atomic
+def reset_annotator_work(enrollment: Enrollment) -> ResetResult:
+    """Delete one annotator's claims, drafts and annotations in one campaign, nobody else's.
+
+    Item counters go down for the items they had submitted; the enrollment keeps its status but
+    loses its qualification and finished mark, so the annotator starts again from scratch.
+    Receivers of ``item_completed`` are not told (the signal is a one-way notification).
+    """
+    campaign, annotator = enrollment.campaign, enrollment.annotator
+    mine = Annotation.objects.filter(campaign=campaign, annotator=annotator)
+    submitted_items = list(
+        mine.filter(status=Annotation.Status.SUBMITTED).values_list("item_id", flat=True)
+    )
+    result = ResetResult(items_decremented=submitted_items)
+    # Lock the rows whose counters change so a concurrent submit cannot interleave.
+    list(Item.objects.select_for_update().filter(pk__in=submitted_items).values_list("pk"))
+    Item.objects.filter(pk__in=submitted_items, completed_count__gt=0).update(
+        completed_count=F("completed_count") - 1
+    )
+    result.annotations = mine.delete()[1].get("annotation.Annotation", 0)
+    result.assignments = (
+        Assignment.objects.filter(campaign=campaign, annotator=annotator)
+        .delete()[1]
+        .get("annotation.Assignment", 0)
+    )
+    enrollment.qualified = False
+    enrollment.finished_at = None
+    enrollment.save(update_fields=["qualified", "finished_at", "updated_at"])
+    return result
+
+
+# --- claiming the next item -----------------------------------------------------------------
+
+
+def _lock(queryset):
+    """Row locks that skip rows another transaction holds (PostgreSQL); SQLite serializes
+    writers with BEGIN IMMEDIATE instead, so the plain query is already safe there."""
+    if connection.features.has_select_for_update_skip_locked:
+        return queryset.select_for_update(skip_locked=True)
+    return queryset
+
+
+def _live_slots(item: Item, now: datetime, exclude: Annotator) -> int:
+    return (
+        Assignment.objects.filter(item=item)
+        .exclude(annotator=exclude)
+        .filter(
+            Q(status=Assignment.Status.SUBMITTED)
+            | Q(status=Assignment.Status.ACTIVE, expires_at__gt=now)
+        )
+        .count()
+    )
+
+
+def _initial_draft(item: Item) -> dict[str, Any]:
+    if item.prefill_spans:
+        return {"spans": [dict(span) for span in item.prefill_spans], "prefilled": True}
+    return {}
+
+
+def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) -> Item:
+    expires = now + timedelta(seconds=campaign.claim_ttl_seconds)
+    Assignment.objects.update_or_create(
+        item=item,
+        annotator=annotator,
+        defaults={
+            "campaign": campaign,
+            "status": Assignment.Status.ACTIVE,
+            "claimed_at": now,
+            "expires_at": expires,
+        },
+    )
+    option_order: list[int] = []
+    if campaign.protocol == Campaign.Protocol.CHOICE:
+        # Seeded by (annotator, item) so a reset annotator sees the same order again.
+        option_order = list(range(len(item.choices)))
+        random.Random(f"{annotator.pk}:{item.pk}").shuffle(option_order)
+    Annotation.objects.get_or_create(
+        item=item,
+        annotator=annotator,
+        defaults={
+            "campaign": campaign,
+            "draft": _initial_draft(item),
+            "option_order": option_order,
+            "last_activity_at": now,
+        },
+    )
+    return item
+
+
+def _approved_enrollment(annotator: Annotator, campaign: Campaign) -> Enrollment:
+    enrollment = (
+        Enrollment.objects.select_for_update()
+        .filter(campaign=campaign, annotator=annotator)
+        .first()
+    )
+    if enrollment is None:
+        raise NotAllowed("You are not enrolled in this campaign.")
+    if enrollment.status == Enrollment.Status.PENDING:
+        raise NotAllowed("Your sign-up is waiting for approval.")
+    if enrollment.status == Enrollment.Status.PAUSED:
+        raise NotAllowed("Your work on this campaign is paused by the organisers.")
+    if enrollment.status == Enrollment.Status.REJECTED:
+        raise NotAllowed("You cannot take part in this campaign.")
+    if campaign.status != Campaign.Status.OPEN:
+        raise NotAllowed("This campaign is not open for annotation.")
+    return enrollment
+
+
+def _resume(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
+    open_claims = Assignment.objects.filter(
+        campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE
+    ).select_related("item")
+    for assignment in open_claims.order_by("claimed_at", "id"):
+        item = assignment.item
+        if assignment.expires_at > now or item.is_per_annotator:
+            Assignment.objects.filter(pk=assignment.pk).update(
+                expires_at=now + timedelta(seconds=campaign.claim_ttl_seconds)
+            )
+            return item
+        # The claim lapsed: keep it only if the slot is still free.
+        locked = _lock(Item.objects.filter(pk=item.pk)).first()
+        if locked is not None and _live_slots(locked, now, annotator) < campaign.overlap:
+            Assignment.objects.filter(pk=assignment.pk).update(
+                expires_at=now + timedelta(seconds=campaign.claim_ttl_seconds)
+            )
+            return item
+        Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.EXPIRED)
+    return None
+
+
+def _tutorial_phase(
+    annotator: Annotator, campaign: Campaign, enrollment: Enrollment, now: datetime
+) -> tuple[bool, Item | None]:
+    """(still in tutorial phase, item). Tutorials come first; passing them may be required."""
+    from annotation import qc
+
+    mine = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator)
+    pending = (
+        campaign.items.filter(kind=Item.Kind.TUTORIAL)
+        .exclude(Exists(mine))
+        .order_by("position", "id")
+        .first()
+    )
+    if pending is not None:
+        return True, _claim(annotator, pending, campaign, now)
+    if campaign.require_qualification and not enrollment.qualified:
+        outcome = qc.qualification_result(enrollment)
+        if outcome is None:
+            raise NotAllowed(
+                "This campaign needs a qualification; the organisers will review your work."
+            )
+        enrollment.qualified = outcome
+        if not outcome:
+            enrollment.status = Enrollment.Status.REJECTED
+        enrollment.save(update_fields=["qualified", "status", "updated_at"])
+        if not outcome:
+            raise NotAllowed("You did not pass the qualification for this campaign.")
+    return False, None
+
+
+def _reached_quota(annotator: Annotator, campaign: Campaign) -> bool:
+    if not campaign.max_items_per_annotator:
+        return False
+    taken = (
+        Assignment.objects.filter(campaign=campaign, annotator=annotator)
+        .exclude(item__kind=Item.Kind.TUTORIAL)
+        .filter(status__in=[Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED])
+        .count()
+    )
+    return taken >= campaign.max_items_per_annotator
+
+
+def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item | None:
+    """Claim (or resume) the annotator's next item in a campaign; ``None`` when they are done.
+
+    Concurrency-safe (STYLE 10):
+
+    1. The annotator's enrollment row is locked, so one annotator's parallel requests queue.
+    2. An open claim of theirs is resumed first (renewed if it lapsed and the slot is free).
+    3. Tutorials come first; with ``require_qualification`` they must be passed.
+    4. Candidates are items they have no live claim on, in position order; regular items need
+       ``completed_count < overlap``. Each candidate row is locked with
+       ``SELECT ... FOR UPDATE SKIP LOCKED`` and its live slots (submitted + unexpired claims)
+       are recounted under the lock, so two annotators never take the last slot twice; a row
+       another annotator is claiming is skipped, not waited for.
+    5. The claim is an ``Assignment`` (unique per item and annotator) expiring after the
+       campaign's ``claim_ttl_seconds`` unless activity renews it; the annotation row (the draft)
+       is created with it, choice options shuffled and the order recorded.
+
+    Raises :class:`NotAllowed` when the enrollment or campaign does not allow annotating.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        enrollment = _approved_enrollment(annotator, campaign)
+        item = _resume(annotator, campaign, now)
+        if item is not None:
+            return item
+        in_tutorial, item = _tutorial_phase(annotator, campaign, enrollment, now)
+        if in_tutorial:
+            return item
+        if not _reached_quota(annotator, campaign):
+            item = _claim_new(annotator, campaign, now)
+            if item is not None:
+                return item
+        if enrollment.finished_at is None:
+            Enrollment.objects.filter(pk=enrollment.pk).update(finished_at=now)
+        return None
+
+
+def _claim_new(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
+    taken = Assignment.objects.filter(
+        item=OuterRef("pk"),
+        annotator=annotator,
+        status__in=[Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED],
+    )
+    candidates = (
+        Item.objects.filter(campaign=campaign)
+        .filter(
+            Q(kind=Item.Kind.REGULAR, completed_count__lt=campaign.overlap)
+            | Q(kind=Item.Kind.ATTENTION_CHECK)
+        )
+        .exclude(Exists(taken))
+        .order_by("position", "id")
+    )
+    after: tuple[int, int] | None = None
+    while True:
+        page = candidates
+        if after is not None:
+            page = page.filter(Q(position__gt=after[0]) | Q(position=after[0], id__gt=after[1]))
+        batch = list(page.values_list("id", "position")[:_CANDIDATE_BATCH])
+        if not batch:
+            return None
+        for item_id, _position in batch:
+            item = _lock(Item.objects.filter(pk=item_id)).first()
+            if item is None:  # another annotator holds the row right now
+                continue
+            if item.is_per_annotator or _live_slots(item, now, annotator) < campaign.overlap:
+                return _claim(annotator, item, campaign, now)
+        after = (batch[-1][1], batch[-1][0])
+
+
+# --- drafts, activity and submission --------------------------------------------------------
+
+
+def _severities(campaign: Campaign) -> list[str]:
+    return campaign.severities()
+
+
+def clean_answer(campaign: Campaign, item: Item, answer: Any):
+    """``protocols.clean_answer`` with the campaign's and item's settings."""
+    return protocols.clean_answer(
+        campaign.protocol,
+        answer,
+        target=item.target,
+        n_choices=len(item.choices),
+        multi_select=campaign.multi_select,
+        severities=_severities(campaign),
+        ask_confidence=campaign.ask_confidence,
+    )
+
+
+def _add_activity(annotation: Annotation, now: datetime) -> float:
+    gap = (now - annotation.last_activity_at).total_seconds()
+    return round(annotation.time_spent_seconds + min(max(gap, 0.0), IDLE_GAP_CAP_SECONDS), 3)
+
+
+def _locked_annotation(annotator: Annotator, item: Item) -> Annotation:
+    annotation = (
+        Annotation.objects.select_for_update()
+        .select_related("campaign")
+        .filter(item=item, annotator=annotator)
+        .first()
+    )
+    if annotation is None:
+        raise NotAllowed("This item is not assigned to you.")
+    return annotation
+
+
+def _renew_claim(annotation: Annotation, now: datetime) -> None:
+    Assignment.objects.filter(
+        item_id=annotation.item_id,
+        annotator_id=annotation.annotator_id,
+        status__in=[Assignment.Status.ACTIVE, Assignment.Status.EXPIRED],
+    ).update(
+        status=Assignment.Status.ACTIVE,
+        expires_at=now + timedelta(seconds=annotation.campaign.claim_ttl_seconds),
+    )
+
+
+def start_viewing(annotator: Annotator, item: Item, *, now=None) -> Annotation:
+    """The annotator opened the item: activity starts now (time before this is not counted)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        annotation = _locked_annotation(annotator, item)
+        annotation.last_activity_at = now
+        annotation.save(update_fields=["last_activity_at"])
+    return annotation
+
+
+def record_activity(annotator: Annotator, item: Item, *, now=None) -> Annotation:
+    """A heartbeat while the annotator works: adds the gap since the last one, capped."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        annotation = _locked_annotation(annotator, item)
+        annotation.time_spent_seconds = _add_activity(annotation, now)
+        annotation.last_activity_at = now
+        annotation.save(update_fields=["time_spent_seconds", "last_activity_at"])
+        if not annotation.is_submitted:
+            _renew_claim(annotation, now)
+    return annotation
+
+
+def save_draft(
+    annotator: Annotator, item: Item, draft: Any, *, now=None
+) -> tuple[Annotation, list[str]]:
+    """Autosave the annotator's working copy of their answer; returns (annotation, missing).
+
+    Incomplete drafts are fine (``missing`` says what a submission still needs); invalid values
+    raise :class:`AnswerInvalid` and save nothing. Saving counts as activity and renews the
+    claim. On a submitted annotation the draft holds a revision in progress; the submitted
+    ``answer`` changes only when it is submitted again.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        annotation = _locked_annotation(annotator, item)
+        campaign = annotation.campaign
+        if annotation.is_submitted and not campaign.is_open:
+            raise NotAllowed("This campaign is closed; submissions can no longer change.")
+        cleaned, errors, missing = clean_answer(campaign, item, draft)
+        if errors:
+            raise AnswerInvalid(errors, [])
+        annotation.draft = cleaned
+        annotation.time_spent_seconds = _add_activity(annotation, now)
+        annotation.last_activity_at = now
+        annotation.save(
+            update_fields=["draft", "time_spent_seconds", "last_activity_at", "updated_at"]
+        )
+        if not annotation.is_submitted:
+            _renew_claim(annotation, now)
+    return annotation, missing
+
+
+def compute_scores(
+    campaign: Campaign, answer: Mapping[str, Any]
+) -> tuple[float | None, float | None]:
+    """(score on 0–100, raw MQM penalty) of a cleaned answer."""
+    if campaign.protocol == Campaign.Protocol.ESA:
+        return float(answer["score"]), None
+    if campaign.protocol == Campaign.Protocol.MQM:
+        penalty = scoring.mqm_score(answer["spans"], campaign.weights())
+        return scoring.mqm_to_100(penalty), penalty
+    return None, None
+
+
+@dataclass
+class SubmitResult:
+    annotation: Annotation
+    created: bool
+    """True for the first submission of this annotation, False for revisions and replays."""
+    replayed: bool = False
+    """True when the idempotency key was seen before: nothing changed."""
+
+
+def submit_annotation(
+    annotator: Annotator,
+    item: Item,
+    answer: Any,
+    *,
+    idempotency_key: str = "",
+    now=None,
+) -> SubmitResult:
+    """Submit (or revise) the annotator's answer for an item they claimed; idempotent.
+
+    1. A request whose ``idempotency_key`` was already used by this annotator returns the
+       annotation it produced and changes nothing (retries, double clicks, replayed API calls).
+    2. The (item, annotator) annotation row is locked; it exists since the claim, so a double
+       submit with different keys can only update it, never create a second annotation.
+    3. The answer must be complete and valid (:class:`AnswerInvalid` lists what is wrong or
+       missing); the score is computed (``annotation/scoring.py`` for MQM).
+    4. The first submission marks the claim submitted and adds one to ``item.completed_count``
+       with an ``F()`` update; when a regular item reaches the overlap, ``item_completed`` is
+       sent after commit. Later submissions are revisions (allowed while the campaign is open).
+    """
+    now = now or timezone.now()
+    key = (idempotency_key or "").strip()[:64]
+    with transaction.atomic():
+        if key:
+            seen = Annotation.objects.filter(annotator=annotator, idempotency_key=key).first()
+            if seen is not None:
+                if seen.item_id != item.pk:
+                    raise NotAllowed("This idempotency key was used for another item.")
+                return SubmitResult(seen, created=False, replayed=True)
+        annotation = _locked_annotation(annotator, item)
+        campaign = annotation.campaign
+        if key and annotation.idempotency_key == key:
+            return SubmitResult(annotation, created=False, replayed=True)
+        if not campaign.is_open:
+            raise NotAllowed("This campaign is not open; nothing was submitted.")
+        cleaned, errors, missing = clean_answer(campaign, item, answer)
+        if errors or missing:
+            raise AnswerInvalid(errors, missing)
+        score, penalty = compute_scores(campaign, cleaned)
+        first = not annotation.is_submitted
+        annotation.answer = cleaned
+        annotation.draft = cleaned
+        annotation.score = score
+        annotation.mqm_score = penalty
+        annotation.time_spent_seconds = _add_activity(annotation, now)
+        annotation.last_activity_at = now
+        annotation.revision += 1
+        # The first key stays: a late retry of the first submission must replay, not revert a
+        # later revision. A retried revision re-applies the same answer, which is harmless.
+        if key and not annotation.idempotency_key:
+            annotation.idempotency_key = key
+        if first:
+            annotation.status = Annotation.Status.SUBMITTED
+            annotation.submitted_at = now
+        annotation.save()
+        if first:
+            Assignment.objects.filter(item=item, annotator=annotator).update(
+                status=Assignment.Status.SUBMITTED
+            )
+            Item.objects.filter(pk=item.pk).update(completed_count=F("completed_count") + 1)
+            count = Item.objects.values_list("completed_count", flat=True).get(pk=item.pk)
+            if item.kind == Item.Kind.REGULAR and count == campaign.overlap:
+                item_id = item.pk
+                transaction.on_commit(
+                    lambda: item_completed.send(sender=Item, item=Item.objects.get(pk=item_id))
+                )
+    return SubmitResult(annotation, created=first)
