@@ -22,6 +22,8 @@ from search.bandit.prior import PriorKind
 __all__ = ["Contextual", "Neighbours", "jaccard"]
 
 NeighbourLists = Sequence[Sequence[tuple[int, float]]]
+# (indptr, indices, similarities), the CSR triple of ``search.topic_trees.neighbour_lists``.
+NeighbourCsr = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
@@ -66,6 +68,13 @@ class Neighbours:
         indptr = np.zeros(n_topics + 1, dtype=np.int64)
         np.cumsum(np.bincount(r, minlength=n_topics), out=indptr[1:])
         return cls(indptr, c.astype(np.int32), s.astype(np.float32))
+
+    @classmethod
+    def from_csr(cls, indptr: np.ndarray, indices: np.ndarray, sims: np.ndarray) -> Neighbours:
+        """From possibly one-directional CSR arrays (symmetrized here)."""
+        indptr = np.asarray(indptr, dtype=np.int64)
+        rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
+        return cls.from_edges(indptr.shape[0] - 1, rows, np.asarray(indices), np.asarray(sims))
 
     @classmethod
     def from_lists(cls, lists: NeighbourLists) -> Neighbours:
@@ -158,7 +167,7 @@ class Contextual(Policy):
         k: int,
         rng: np.random.Generator,
         *,
-        neighbours: Neighbours | NeighbourLists | None = None,
+        neighbours: Neighbours | NeighbourCsr | NeighbourLists | None = None,
         keywords: Sequence[Iterable[str]] | None = None,
         temperature: float = 1.0,
         budget: int | None = None,
@@ -284,13 +293,19 @@ _EMPTY = np.empty(0, dtype=np.int64)
 
 
 def _as_graph(
-    neighbours: Neighbours | NeighbourLists | None, keywords: Sequence[Iterable[str]] | None
+    neighbours: Neighbours | NeighbourCsr | NeighbourLists | None,
+    keywords: Sequence[Iterable[str]] | None,
 ) -> Neighbours:
+    """Accept a graph, a CSR triple, per-topic (neighbour, similarity) lists, or keywords."""
     if (neighbours is None) == (keywords is None):
         raise ValueError("contextual needs exactly one of neighbours or keywords")
     if keywords is not None:
         return Neighbours.from_keywords(keywords)
     if isinstance(neighbours, Neighbours):
         return neighbours
+    is_csr = isinstance(neighbours, tuple) and len(neighbours) == 3
+    if is_csr and all(isinstance(part, np.ndarray) for part in neighbours):  # type: ignore[union-attr]
+        indptr, indices, sims = neighbours  # type: ignore[misc]
+        return Neighbours.from_csr(indptr, indices, sims)
     assert neighbours is not None
-    return Neighbours.from_lists(neighbours)
+    return Neighbours.from_lists(neighbours)  # type: ignore[arg-type]

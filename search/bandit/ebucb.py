@@ -91,7 +91,7 @@ class EmpiricalBayesUcb(Policy):
 
     def _choose(self, b: int) -> np.ndarray:
         self._maybe_refit()
-        probes = self.probes.due(b, self.stats)
+        probes = self.probes.due(b, self.stats, self.cap)
         b -= probes.shape[0]
         if self.fitted is None:
             picked = self._draw_fresh(b)

@@ -49,9 +49,9 @@ class NoiseProbes:
             self.topics = np.concatenate([self.topics, fresh[:room]])
         return fresh
 
-    def due(self, b: int, stats: ArmStats) -> np.ndarray:
-        """Probes ready for their second pull (first scored, nothing pending)."""
-        if self.waiting.shape[0] == 0 or b <= 0:
+    def due(self, b: int, stats: ArmStats, cap: int | None = None) -> np.ndarray:
+        """Probes ready for their second pull (first scored, nothing pending, cap allows)."""
+        if self.waiting.shape[0] == 0 or b <= 0 or (cap is not None and cap < 2):
             return _EMPTY
         ready = self.waiting[(stats.counts[self.waiting] == 1) & (stats.pending[self.waiting] == 0)]
         picked = ready[:b]
