@@ -19,6 +19,7 @@ ENV_NAME_VALIDATOR = RegexValidator(
     "The name of an environment variable (letters, digits and '_'), not the key itself.",
 )
 MAX_CONCURRENCY = 256
+RESERVED_NAMES = {"new"}  # "/engines/new/" is the create page
 
 
 class Engine(models.Model):
@@ -90,6 +91,8 @@ class Engine(models.Model):
 
     def clean(self) -> None:
         errors: dict[str, list[str]] = {}
+        if self.name in RESERVED_NAMES:
+            errors["name"] = [f"{self.name!r} is reserved by the engine pages; choose another."]
         supported = KIND_CAPABILITIES.get(self.kind, ())
         caps = self.capabilities
         if not isinstance(caps, list) or not caps or not all(isinstance(c, str) for c in caps):

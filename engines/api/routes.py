@@ -2,6 +2,8 @@
 
 from rest_framework.routers import DefaultRouter
 
+from engines.api.views import EngineViewSet
+
 
 def register(router: DefaultRouter) -> None:
-    """Register this app's viewsets (none yet)."""
+    router.register("engines", EngineViewSet, basename="engine")

@@ -1,0 +1,21 @@
+import json
+
+from django.core.management.base import BaseCommand
+
+from engines.services import export_engines
+
+
+class Command(BaseCommand):
+    help = "Write every engine as a JSON list (the shape import_engines reads); never a key."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--output", "-o", help="file to write (default: standard output)")
+
+    def handle(self, *args, **options):
+        text = json.dumps(export_engines(), indent=2, ensure_ascii=False) + "\n"
+        if options["output"]:
+            with open(options["output"], "w", encoding="utf-8") as handle:
+                handle.write(text)
+            self.stdout.write(self.style.SUCCESS(f"wrote {options['output']}"))
+        else:
+            self.stdout.write(text, ending="")
