@@ -1,10 +1,12 @@
 from django.contrib import admin
 
+from engines.forms import EngineForm
 from engines.models import CachedResponse, Engine, EngineCall, ReplayEntry
 
 
 @admin.register(Engine)
 class EngineAdmin(admin.ModelAdmin):
+    form = EngineForm
     list_display = ["name", "kind", "model", "max_concurrency", "enabled", "updated_at"]
     list_filter = ["kind", "enabled"]
     search_fields = ["name", "model", "description"]

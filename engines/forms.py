@@ -12,6 +12,12 @@ class EngineForm(forms.ModelForm):
     capabilities = forms.MultipleChoiceField(
         choices=[(c, c) for c in CAPABILITIES], widget=forms.CheckboxSelectMultiple
     )
+    base_url = forms.URLField(
+        required=False,
+        max_length=500,
+        assume_scheme="https",
+        help_text="e.g. https://api.openai.com/v1 or http://127.0.0.1:8080/v1",
+    )
     params = forms.JSONField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
