@@ -167,7 +167,7 @@ def mqm_score(spans: Iterable[Mapping[str, Any]], weights: MqmWeights = DEFAULT_
     Higher is worse, as in Google's published MQM scores. Rounded to 6 decimals so that sums of
     0.1 weights compare exactly (0.1 + 0.1 + 0.1 == 0.3).
     """
-    return round(sum(span_penalty(span, weights) for span in spans), 6)
+    return round(float(sum(span_penalty(span, weights) for span in spans)), 6)
 
 
 def mqm_to_100(score: float, *, cap: float = MQM_CAP) -> float:

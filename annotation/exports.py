@@ -1,0 +1,467 @@
+"""Campaign exports: JSONL, CSV and Google-MQM TSV, per annotation or aggregated per item.
+
+Every export is a generator of text chunks, so the command writes a file and the view streams an
+HTTP response without ever holding the campaign in memory: rows come from the database through
+``QuerySet.iterator(chunk_size=...)`` (a server-side cursor on PostgreSQL) and the number of
+queries does not depend on the number of annotations (aggregates: one query per chunk of items).
+
+Identity: annotators appear only as their stable pseudonym (``Annotator.pseudonym``); names,
+usernames and emails never leave the platform. Provenance: every row carries the campaign name,
+the item's ``origin``/``origin_ref`` and its free ``meta``.
+
+Shapes:
+
+* ``jsonl`` per annotation — the WMT ESA release's keys (``langs``, ``doc_id``, ``system``,
+  ``src``, ``tgt``, ``annotator``, ``esa_score``, ``esa_spans`` with ``start_i``/``end_i``/
+  ``severity`` and ``"missing"`` for omissions) plus the protocol's answer, the computed score,
+  time and QC flags;
+* ``csv`` per annotation — the same fields, flat, with JSON in the ``spans``/``meta`` cells;
+* ``mqm-tsv`` — the columns of Google's public MQM data (``system doc doc_id seg_id rater source
+  target category severity``), one row per error span with the span wrapped in ``<v>…</v>`` in the
+  target, and a ``No-error`` row for an annotation without spans; MQM campaigns only;
+* ``--aggregate`` (jsonl or csv) — one row per regular item: number of annotations, mean / std /
+  min / max score, the majority answer (ties written ``tie``, see ``agreement.majority``) and the
+  item's pairwise agreement for choices.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Min, Prefetch
+
+from annotation import agreement, qc, scoring
+from annotation.models import Annotation, Campaign, Enrollment, Item
+
+FORMATS = ("jsonl", "csv", "mqm-tsv")
+CONTENT_TYPES = {
+    "jsonl": "application/jsonl; charset=utf-8",
+    "csv": "text/csv; charset=utf-8",
+    "mqm-tsv": "text/tab-separated-values; charset=utf-8",
+}
+MQM_TSV_COLUMNS = (
+    "system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity",
+)  # fmt: skip
+CSV_COLUMNS = (
+    "campaign", "protocol", "item_id", "kind", "doc_id", "seg_id", "src_lang", "tgt_lang",
+    "system", "source", "target", "question", "annotator", "score", "mqm_score", "n_spans",
+    "spans", "selected", "confidence", "comment", "time_spent_seconds", "submitted_at",
+    "revision", "qc_verdict", "qc_too_fast", "qc_check", "origin", "origin_ref", "meta",
+)  # fmt: skip
+AGGREGATE_COLUMNS = (
+    "campaign", "protocol", "item_id", "kind", "doc_id", "seg_id", "src_lang", "tgt_lang",
+    "system", "source", "target", "question", "n_annotations", "annotators", "mean_score",
+    "score_std", "min_score", "max_score", "mean_mqm_score", "majority", "majority_votes",
+    "tie", "item_agreement", "origin", "origin_ref", "meta",
+)  # fmt: skip
+DEFAULT_CHUNK_SIZE = 2000
+
+
+class ExportError(ValueError):
+    """An export that cannot be produced as asked (unknown format, wrong protocol)."""
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    campaign: Campaign
+    format: str
+    aggregate: bool = False
+
+    def validate(self) -> None:
+        if self.format not in FORMATS:
+            raise ExportError(f"unknown format {self.format!r}; use one of {', '.join(FORMATS)}")
+        if self.format == "mqm-tsv":
+            if self.aggregate:
+                raise ExportError("mqm-tsv has one row per error span; it cannot be aggregated")
+            if self.campaign.protocol != Campaign.Protocol.MQM:
+                raise ExportError("mqm-tsv is for MQM campaigns only")
+
+    @property
+    def filename(self) -> str:
+        suffix = {"jsonl": "jsonl", "csv": "csv", "mqm-tsv": "tsv"}[self.format]
+        kind = "items" if self.aggregate else "annotations"
+        return f"{self.campaign.slug}-{kind}.{suffix}"
+
+    @property
+    def content_type(self) -> str:
+        return CONTENT_TYPES[self.format]
+
+
+def stream_export(
+    campaign: Campaign,
+    fmt: str,
+    *,
+    aggregate: bool = False,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> Iterator[str]:
+    """Text chunks of one export; raises :class:`ExportError` before yielding if it cannot run."""
+    request = ExportRequest(campaign, fmt, aggregate)
+    request.validate()
+    if fmt == "mqm-tsv":
+        return _mqm_tsv(campaign, chunk_size)
+    rows = (
+        aggregate_rows(campaign, chunk_size) if aggregate else annotation_rows(campaign, chunk_size)
+    )
+    if fmt == "jsonl":
+        return (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return _csv(rows, AGGREGATE_COLUMNS if aggregate else CSV_COLUMNS)
+
+
+# --- rows ------------------------------------------------------------------------------------
+
+
+def _submitted(campaign: Campaign):
+    return Annotation.objects.filter(campaign=campaign, status=Annotation.Status.SUBMITTED)
+
+
+def _langs(item: Item) -> str:
+    return f"{item.src_lang}-{item.tgt_lang}" if item.src_lang or item.tgt_lang else ""
+
+
+def annotator_verdicts(campaign: Campaign) -> dict[int, str]:
+    """QC verdict per annotator id, computed once per export (not once per row).
+
+    One annotator's submissions are loaded at a time (``qc.verdict_for``), never the campaign.
+    """
+    return {
+        enrollment.annotator_id: qc.verdict_for(enrollment)
+        for enrollment in Enrollment.objects.filter(campaign=campaign).select_related(
+            "campaign", "annotator"
+        )
+    }
+
+
+def _choice_labels(item: Item, indices: Iterable[int]) -> list[str]:
+    return [item.choices[i] for i in indices if 0 <= i < len(item.choices)]
+
+
+def _score(
+    protocol: str | None, answer: dict, weights: scoring.MqmWeights, stored: float | None
+) -> float | None:
+    if protocol == Campaign.Protocol.MQM:
+        return scoring.mqm_score_100(answer.get("spans", []), weights)
+    if protocol == Campaign.Protocol.ESA:
+        value = answer.get("score")
+        return float(value) if value is not None else stored
+    return None
+
+
+def _esa_spans(spans: list[dict]) -> list[dict]:
+    """Spans in the WMT ESA release's shape: an omission has start_i = end_i = "missing"."""
+    out = []
+    for span in spans:
+        missing = bool(span.get("missing"))
+        entry: dict[str, Any] = {
+            "start_i": "missing" if missing else span["start"],
+            "end_i": "missing" if missing else span["end"],
+            "severity": span.get("severity"),
+        }
+        if span.get("category"):
+            entry["category"] = _mqm_label(span)
+        if span.get("comment"):
+            entry["comment"] = span["comment"]
+        out.append(entry)
+    return out
+
+
+def _mqm_label(span: dict) -> str:
+    """Google's category label: ``Category/Subcategory``, ``Non-translation!``, ``Other``."""
+    category = span.get("category") or ""
+    if scoring.canonical_category(category) == scoring.NON_TRANSLATION:
+        return "Non-translation!"
+    subcategory = span.get("subcategory") or ""
+    return f"{category}/{subcategory}" if subcategory else category
+
+
+def _qc_flags(annotation: Annotation, verdicts: dict[int, str]) -> dict[str, Any]:
+    flags = qc.annotation_flags(annotation)
+    return {
+        "verdict": verdicts.get(annotation.annotator_id, ""),
+        "too_fast": flags["too_fast"],
+        "check": flags["check"],
+    }
+
+
+def annotation_rows(
+    campaign: Campaign, chunk_size: int = DEFAULT_CHUNK_SIZE
+) -> Iterator[dict[str, Any]]:
+    """One dict per submitted annotation, in submission-id order."""
+    weights = campaign.weights()
+    verdicts = annotator_verdicts(campaign)
+    queryset = (
+        _submitted(campaign)
+        .select_related("item", "annotator")
+        .only(*_ANNOTATION_FIELDS)
+        .order_by("id")
+    )
+    for annotation in queryset.iterator(chunk_size=chunk_size):
+        annotation.campaign = campaign  # the one instance, not a query per row
+        yield _annotation_row(annotation, campaign, weights, verdicts)
+
+
+_ANNOTATION_FIELDS = (
+    "id", "answer", "score", "mqm_score", "option_order", "time_spent_seconds", "submitted_at",
+    "revision", "status", "campaign_id", "annotator_id", "item_id",
+    "annotator__pseudonym",
+    "item__doc_id", "item__seg_id", "item__src_lang", "item__tgt_lang", "item__source",
+    "item__target", "item__system", "item__kind", "item__expected", "item__question",
+    "item__choices", "item__origin", "item__origin_ref", "item__meta",
+)  # fmt: skip
+
+
+def _annotation_row(
+    annotation: Annotation,
+    campaign: Campaign,
+    weights: scoring.MqmWeights,
+    verdicts: dict[int, str],
+) -> dict[str, Any]:
+    item = annotation.item
+    answer = annotation.answer or {}
+    protocol = campaign.protocol
+    row: dict[str, Any] = {
+        "campaign": campaign.name,
+        "protocol": protocol,
+        "item_id": item.pk,
+        "kind": item.kind,
+        "langs": _langs(item),
+        "src_lang": item.src_lang,
+        "tgt_lang": item.tgt_lang,
+        "doc_id": item.doc_id,
+        "seg_id": item.seg_id,
+        "system": item.system,
+        "src": item.source,
+        "tgt": item.target,
+        "annotator": annotation.annotator.pseudonym,
+    }
+    if protocol == Campaign.Protocol.CHOICE:
+        selected = answer.get("selected", [])
+        row |= {
+            "question": item.question,
+            "choices": item.choices,
+            "selected": _choice_labels(item, selected),
+            "selected_indices": selected,
+            "option_order": _choice_labels(item, annotation.option_order or []),
+            "confidence": answer.get("confidence"),
+            "comment": answer.get("comment", ""),
+            "score": None,
+        }
+    else:
+        spans = answer.get("spans", [])
+        score = _score(protocol, answer, weights, annotation.score)
+        if protocol == Campaign.Protocol.ESA:
+            row |= {"esa_score": score, "esa_spans": _esa_spans(spans)}
+        else:
+            row |= {
+                "mqm_spans": _esa_spans(spans),
+                "mqm_score": scoring.mqm_score(spans, weights),
+                "no_errors": bool(answer.get("no_errors")),
+            }
+        row["score"] = score
+    row |= {
+        "time_spent_seconds": round(annotation.time_spent_seconds, 3),
+        "submitted_at": annotation.submitted_at.isoformat() if annotation.submitted_at else None,
+        "revision": annotation.revision,
+        "qc": _qc_flags(annotation, verdicts),
+        "origin": item.origin,
+        "origin_ref": item.origin_ref,
+        "meta": item.meta,
+    }
+    return row
+
+
+def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    mean = sum(values) / len(values)
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    return round(mean, 6), round(std, 6)
+
+
+def aggregate_rows(
+    campaign: Campaign, chunk_size: int = DEFAULT_CHUNK_SIZE
+) -> Iterator[dict[str, Any]]:
+    """One dict per regular item (attention checks and tutorials are QC, not data).
+
+    Items stream in chunks; each chunk's submitted annotations come in one prefetch query.
+    """
+    weights = campaign.weights()
+    protocol = campaign.protocol
+    items = (
+        Item.objects.filter(campaign=campaign, kind=Item.Kind.REGULAR)
+        .order_by("position", "id")
+        .prefetch_related(
+            Prefetch(
+                "annotations",
+                queryset=Annotation.objects.filter(status=Annotation.Status.SUBMITTED)
+                .select_related("annotator")
+                .only("id", "item_id", "answer", "score", "annotator__pseudonym")
+                .order_by("id"),
+                to_attr="submitted",
+            )
+        )
+    )
+    for item in items.iterator(chunk_size=chunk_size):
+        annotations = item.submitted
+        row: dict[str, Any] = {
+            "campaign": campaign.name,
+            "protocol": protocol,
+            "item_id": item.pk,
+            "kind": item.kind,
+            "doc_id": item.doc_id,
+            "seg_id": item.seg_id,
+            "src_lang": item.src_lang,
+            "tgt_lang": item.tgt_lang,
+            "system": item.system,
+            "source": item.source,
+            "target": item.target,
+            "question": item.question,
+            "n_annotations": len(annotations),
+            "annotators": [a.annotator.pseudonym for a in annotations],
+        }
+        scores = [
+            s
+            for a in annotations
+            if (s := _score(protocol, a.answer or {}, weights, a.score)) is not None
+        ]
+        mean, std = _mean_std(scores)
+        row |= {
+            "mean_score": mean,
+            "score_std": std,
+            "min_score": min(scores) if scores else None,
+            "max_score": max(scores) if scores else None,
+            "mean_mqm_score": None,
+            "majority": None,
+            "majority_votes": None,
+            "tie": None,
+            "item_agreement": None,
+        }
+        if protocol == Campaign.Protocol.MQM and annotations:
+            penalties = [scoring.mqm_score(a.answer.get("spans", []), weights) for a in annotations]
+            row["mean_mqm_score"] = round(sum(penalties) / len(penalties), 6)
+        if protocol == Campaign.Protocol.CHOICE and annotations:
+            answers = [_choice_labels(item, a.answer.get("selected", [])) for a in annotations]
+            if campaign.multi_select:
+                vote = agreement.majority_multi(answers)
+                keys = ["|".join(sorted(a)) for a in answers]
+            else:
+                keys = [a[0] if a else "" for a in answers]
+                vote = agreement.majority(keys)
+            row |= {
+                "majority": vote.display() if vote.n else None,
+                "majority_votes": vote.votes,
+                "tie": vote.tie,
+                "item_agreement": agreement.item_agreement(keys),
+            }
+        row |= {"origin": item.origin, "origin_ref": item.origin_ref, "meta": item.meta}
+        yield row
+
+
+# --- writers ---------------------------------------------------------------------------------
+
+
+class _Line(io.StringIO):
+    """A csv.writer target that hands back each written line (Django's streaming-CSV recipe)."""
+
+    def write_row(self, writer, values) -> str:
+        self.seek(0)
+        self.truncate()
+        writer.writerow(values)
+        return self.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def _flatten(row: dict[str, Any]) -> dict[str, Any]:
+    """CSV view of an annotation row: spans and answers as JSON cells, QC flags as columns."""
+    flat = dict(row)
+    flags = flat.pop("qc", None)
+    if flags is not None:
+        flat["qc_verdict"] = flags["verdict"]
+        flat["qc_too_fast"] = flags["too_fast"]
+        flat["qc_check"] = flags["check"]
+    spans = flat.get("esa_spans", flat.get("mqm_spans"))
+    if spans is not None:
+        flat["spans"] = spans
+        flat["n_spans"] = len(spans)
+    if "selected" in flat:
+        flat["selected"] = "|".join(flat["selected"])
+    flat.setdefault("source", flat.get("src"))
+    flat.setdefault("target", flat.get("tgt"))
+    return flat
+
+
+def _csv(rows: Iterable[dict[str, Any]], columns: tuple[str, ...]) -> Iterator[str]:
+    line = _Line()
+    writer = csv.writer(line, lineterminator="\n")
+    yield line.write_row(writer, columns)
+    for row in rows:
+        flat = _flatten(row)
+        yield line.write_row(writer, [_cell(flat.get(c)) for c in columns])
+
+
+def _tsv_field(value: Any) -> str:
+    """Google's MQM files are unquoted TSV: tabs and line breaks inside a text become spaces."""
+    text = "" if value is None else str(value)
+    return text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+
+
+def _mark(target: str, span: dict) -> str:
+    if span.get("missing"):
+        return target
+    start, end = span["start"], span["end"]
+    return f"{target[:start]}<v>{target[start:end]}</v>{target[end:]}"
+
+
+def document_numbers(campaign: Campaign) -> dict[str, int]:
+    """Google's numeric ``doc_id``: documents numbered 1.. in the campaign's item order."""
+    first = (
+        Item.objects.filter(campaign=campaign)
+        .values("doc_id")
+        .annotate(first=Min("position"), first_id=Min("id"))
+        .order_by("first", "first_id")
+    )
+    return {row["doc_id"]: number for number, row in enumerate(first, start=1)}
+
+
+_TSV_FIELDS = (
+    "id", "answer", "item__doc_id", "item__seg_id", "item__source", "item__target",
+    "item__system", "annotator__pseudonym",
+)  # fmt: skip
+
+
+def _mqm_tsv(campaign: Campaign, chunk_size: int) -> Iterator[str]:
+    numbers = document_numbers(campaign)
+    queryset = (
+        _submitted(campaign)
+        .filter(item__kind=Item.Kind.REGULAR)
+        .select_related("item", "annotator")
+        .only(*_TSV_FIELDS)
+        .order_by("item__position", "item_id", "id")
+    )
+    yield "\t".join(MQM_TSV_COLUMNS) + "\n"
+    for annotation in queryset.iterator(chunk_size=chunk_size):
+        item = annotation.item
+        base = [item.system, item.doc_id, numbers.get(item.doc_id, ""), item.seg_id,
+                annotation.annotator.pseudonym, item.source]  # fmt: skip
+        spans = (annotation.answer or {}).get("spans", [])
+        if not spans:
+            yield "\t".join(map(_tsv_field, [*base, item.target, "No-error", "No-error"])) + "\n"
+            continue
+        for span in spans:
+            severity = str(span.get("severity") or "").capitalize()
+            fields = [*base, _mark(item.target, span), _mqm_label(span), severity]
+            yield "\t".join(map(_tsv_field, fields)) + "\n"
