@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation import progress
+from annotation import progress, services
 from annotation.models import Campaign
 from tests.annotation.campaign_builders import (
     choice_answer,
@@ -130,13 +130,11 @@ def test_score_bins_and_annotator_stats_by_hand():
 def test_dashboard_queries_do_not_grow_with_items(admin_client):
     small = esa_with_two_annotators("small")
     url_small = reverse("annotation:dashboard_campaign", args=[small.pk])
-    from annotation import services
 
-    big = services.create_campaign(
-        "big", "esa",
-        [{"doc_id": "d", "seg_id": str(n), "source": f"s{n}", "target": f"t{n}"} for n in range(12)],
-        overlap=2,
-    )  # fmt: skip
+    items = [
+        {"doc_id": "d", "seg_id": str(n), "source": f"s{n}", "target": f"t{n}"} for n in range(12)
+    ]
+    big = services.create_campaign("big", "esa", items, overlap=2)
     for annotator in ("alice", "bob"):
         work(make_annotator(annotator), big, lambda item: esa_answer(70))
     url_big = reverse("annotation:dashboard_campaign", args=[big.pk])
