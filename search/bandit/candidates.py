@@ -108,30 +108,43 @@ class HotSet:
 
     Invariant while valid: every eligible topic whose score is >= ``threshold`` is a member.
     Scores may only rise through ``offer`` (the owner re-offers every topic it touched) or
-    globally, in which case the owner calls ``invalidate``. Members whose score fell below the
-    threshold or that became ineligible are dropped lazily in ``top``. The size of a rebuilt set,
-    sqrt(|universe| * b), balances the per-call scan of the set against how often the O(n)
+    globally, in which case the owner calls ``invalidate``. Members' scores are cached; a member
+    is rescored only when marked dirty (offered again, or ``touch``-ed after a selection), and
+    dropped once ineligible or below the threshold. The size of a rebuilt set,
+    2 * sqrt(|universe| * b), balances the per-call scan of the set against how often the O(n)
     rebuild runs.
     """
 
+    _OUT, _CLEAN, _DIRTY = 0, 1, 2
+
     def __init__(self, n_topics: int) -> None:
-        self.in_set = np.zeros(n_topics, dtype=bool)
+        # One byte per topic: out of the set, member with a valid cached score, or dirty member.
+        self.state = np.zeros(n_topics, dtype=np.int8)
         self.threshold = np.inf
         self.valid = False
         self._size = 0
-        self._chunks: list[np.ndarray] = []
+        self._members = _EMPTY
+        self._scores = np.empty(0)
+        self._new: list[tuple[np.ndarray, np.ndarray]] = []
 
     def invalidate(self) -> None:
         self.valid = False
 
+    def touch(self, topics: np.ndarray) -> None:
+        """Scores of these topics may have changed (e.g. they became pending)."""
+        if self.valid and topics.shape[0]:
+            mark = topics[self.state[topics] == self._CLEAN]
+            self.state[mark] = self._DIRTY
+
     def offer(self, topics: np.ndarray, scores: np.ndarray, eligible: np.ndarray) -> None:
         if not self.valid or topics.shape[0] == 0:
             return
-        ok = eligible & (scores >= self.threshold) & ~self.in_set[topics]
-        new = np.unique(topics[ok])
-        if new.shape[0]:
-            self.in_set[new] = True
-            self._chunks.append(new)
+        self.touch(topics)
+        ok = eligible & (scores >= self.threshold) & (self.state[topics] == self._OUT)
+        if ok.any():
+            new, first = np.unique(topics[ok], return_index=True)
+            self.state[new] = self._CLEAN
+            self._new.append((new, scores[ok][first]))
 
     def top(
         self, b: int, score: ScoreFn, universe: Callable[[], np.ndarray]
@@ -139,30 +152,43 @@ class HotSet:
         """Top ``b`` eligible topics and their scores, best first (fewer if fewer exist)."""
         if not self.valid:
             self._rebuild(b, score, universe)
-        members, scores = self._live(score)
+        self._refresh(score)
         # Too few: the threshold was too high. Too many: the universe outgrew the last rebuild.
-        too_few = members.shape[0] < b and self.threshold > -np.inf
-        if too_few or members.shape[0] > 4 * self._size:
+        count = self._members.shape[0]
+        if (count < b and self.threshold > -np.inf) or count > 4 * self._size:
             self._rebuild(b, score, universe)
-            members, scores = self._live(score)
-        return top_by_score(members, scores, b)
+            self._refresh(score)
+        return top_by_score(self._members, self._scores, b)
 
-    def _live(self, score: ScoreFn) -> tuple[np.ndarray, np.ndarray]:
-        members = np.concatenate(self._chunks) if self._chunks else _EMPTY
-        scores, eligible = score(members)
-        keep = eligible & (scores >= self.threshold)
-        self.in_set[members[~keep]] = False
-        members, scores = members[keep], scores[keep]
-        self._chunks = [members]
-        return members, scores
+    def _refresh(self, score: ScoreFn) -> None:
+        """Merge new members, rescore dirty ones, drop the ineligible and those below threshold."""
+        if self._new:
+            self._members = np.concatenate([self._members, *(m for m, _ in self._new)])
+            self._scores = np.concatenate([self._scores, *(s for _, s in self._new)])
+            self._new = []
+        dirty = self.state[self._members] == self._DIRTY
+        if not dirty.any():
+            return
+        topics = self._members[dirty]
+        scores, eligible = score(topics)
+        self._scores[dirty] = scores
+        drop = np.zeros(self._members.shape[0], dtype=bool)
+        drop[dirty] = ~(eligible & (scores >= self.threshold))
+        self.state[topics] = self._CLEAN
+        if drop.any():
+            self.state[self._members[drop]] = self._OUT
+            self._members = self._members[~drop]
+            self._scores = self._scores[~drop]
 
     def _rebuild(self, b: int, score: ScoreFn, universe: Callable[[], np.ndarray]) -> None:
-        for chunk in self._chunks:
-            self.in_set[chunk] = False
+        self.state[self._members] = self._OUT
+        for members, _ in self._new:
+            self.state[members] = self._OUT
+        self._new = []
         topics = universe()
         scores, eligible = score(topics)
         topics, scores = topics[eligible], scores[eligible]
-        size = max(4 * b, int(np.sqrt(float(topics.shape[0]) * max(b, 1))), 64)
+        size = max(4 * b, 2 * int(np.sqrt(float(topics.shape[0]) * max(b, 1))), 64)
         self._size = size
         if topics.shape[0] <= size:
             self.threshold = -np.inf
@@ -170,7 +196,7 @@ class HotSet:
             cut = topics.shape[0] - size
             self.threshold = float(np.partition(scores, cut)[cut])
             keep = scores >= self.threshold
-            topics = topics[keep]
-        self.in_set[topics] = True
-        self._chunks = [topics]
+            topics, scores = topics[keep], scores[keep]
+        self.state[topics] = self._CLEAN
+        self._members, self._scores = topics, scores
         self.valid = True

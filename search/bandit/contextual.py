@@ -268,6 +268,9 @@ class Contextual(Policy):
         np.add.at(self.nb_weight, nbrs[first], weight[first])
         np.add.at(self.nb_weighted_mean, nbrs, weight * delta)
 
+    def _after_reserve(self, topics: np.ndarray) -> None:
+        self.hot.touch(topics)
+
     def _after_release(self, topics: np.ndarray) -> None:
         self.fresh.give_back(topics, self.stats)
 

@@ -47,10 +47,10 @@ class EmpiricalBayesUcb(Policy):
         rng: np.random.Generator,
         *,
         budget: int | None = None,
-        beta: float = 1.0,
+        beta: float = 6.0,
         cap: int | None = None,
         refresh: float = 1.25,
-        explore: float | None = None,
+        explore: float | None = 0.67,
         recommend: Recommend = "posterior",
         noise_sd: float | None = None,
         prior: PriorKind = "grid",
@@ -161,6 +161,9 @@ class EmpiricalBayesUcb(Policy):
         self.probes.after_record(self.stats)
         scores, eligible = self._score(topics)
         self.hot.offer(topics, scores, eligible)
+
+    def _after_reserve(self, topics: np.ndarray) -> None:
+        self.hot.touch(topics)
 
     def _after_release(self, topics: np.ndarray) -> None:
         self.fresh.give_back(topics, self.stats)

@@ -156,7 +156,8 @@ class SequentialHalving(Policy):
         return {
             "round": self.round,
             "n_rounds": self.n_rounds,
-            "survivors": encode_array(self.survivors),
+            # Sorted ids: their gaps compress to about a byte each.
+            "survivor_gaps": encode_array(np.diff(self.survivors, prepend=0)),
             "per_arm": self.per_arm,
             "cursor": self.cursor,
             "scheduled": self.scheduled,
@@ -166,7 +167,7 @@ class SequentialHalving(Policy):
     def _state_from_dict(self, data: dict[str, Any]) -> None:
         self.round = int(data["round"])
         self.n_rounds = int(data["n_rounds"])
-        self.survivors = decode_array(data["survivors"]).astype(np.int64)
+        self.survivors = np.cumsum(decode_array(data["survivor_gaps"])).astype(np.int64)
         self.per_arm = int(data["per_arm"])
         self.cursor = int(data["cursor"])
         self.scheduled = int(data["scheduled"])

@@ -58,9 +58,14 @@ class NoiseProbes:
         self.waiting = np.setdiff1d(self.waiting, picked, assume_unique=True)
         return picked
 
+    @property
+    def active(self) -> bool:
+        """False once every probe place is filled and every pair is closed."""
+        return self.pairs < self.size
+
     def before_record(self, topics: np.ndarray, stats: ArmStats) -> None:
         """Remember x1 of probes whose second score is about to arrive."""
-        if self.topics.shape[0] == 0:
+        if self.topics.shape[0] == 0 or not self.active:
             return
         hits = topics[np.isin(topics, self.topics) & (stats.counts[topics] == 1)]
         self._first = {int(t): float(stats.sums[t]) for t in hits}
@@ -73,7 +78,7 @@ class NoiseProbes:
                 self.sum_half_sq += 0.5 * (x1 - x2) ** 2
                 self.pairs += 1
         self._first = {}
-        if self.topics.shape[0]:
+        if self.topics.shape[0] and self.active:
             fresh = self.topics[
                 (stats.counts[self.topics] == 1) & (stats.pending[self.topics] == 0)
             ]

@@ -65,7 +65,7 @@ class Greedy(Policy):
         rng: np.random.Generator,
         *,
         budget: int | None = None,
-        cap: int | None = 5,
+        cap: int | None = 10,
         recommend: Recommend = "empirical",
         noise_sd: float | None = None,
         prior: PriorKind = "grid",
@@ -109,6 +109,9 @@ class Greedy(Policy):
         scores, eligible = self._score(topics)
         self.hot.offer(topics, scores, eligible)
 
+    def _after_reserve(self, topics: np.ndarray) -> None:
+        self.hot.touch(topics)
+
     def _after_release(self, topics: np.ndarray) -> None:
         self.fresh.give_back(topics, self.stats)
 
@@ -133,7 +136,7 @@ class EpsilonGreedy(Greedy):
         *,
         epsilon: float = 0.7,
         budget: int | None = None,
-        cap: int | None = 5,
+        cap: int | None = 10,
         recommend: Recommend = "empirical",
         noise_sd: float | None = None,
         prior: PriorKind = "grid",

@@ -20,7 +20,7 @@ POLICIES: dict[str, type[Policy]] = {
 }
 
 # The platform's recommended method and its parameters; docs/adr/0002 says why.
-DEFAULT_POLICY: tuple[str, dict[str, Any]] = ("eb_ucb", {})
+DEFAULT_POLICY: tuple[str, dict[str, Any]] = ("sequential_halving", {"explore": 0.5, "eta": 3.0})
 
 
 def make_policy(

@@ -59,7 +59,8 @@ class ArmStats:
 
     def reserve(self, topics: np.ndarray) -> None:
         """Mark pulls as selected but not yet scored."""
-        np.add.at(self.pending, topics, 1)
+        uniq, occ = np.unique(topics, return_counts=True)
+        self.pending[uniq] += occ.astype(np.int32)
         self.n_pending += int(topics.shape[0])
 
     def release(self, topics: np.ndarray) -> np.ndarray:

@@ -156,8 +156,9 @@ def test_serialized_state_has_no_per_topic_python_objects() -> None:
     topics = policy.select(5_000)
     policy.update(topics, np.linspace(0, 30, topics.shape[0]))
     blob = json.dumps(policy.to_dict())
-    # 5k scored topics: a few bytes each once compressed, nothing like a JSON list per topic.
-    assert len(blob) < 200_000
+    # 5k scored topics and a first round of 150k topics: about a byte per scheduled topic once
+    # compressed, nothing like a JSON list per topic.
+    assert len(blob) < 250_000
 
 
 # -- pending pulls ------------------------------------------------------------------------------
