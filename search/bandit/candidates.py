@@ -123,6 +123,7 @@ class HotSet:
         self.threshold = np.inf
         self.valid = False
         self._size = 0
+        self._universe_size = 0
         self._members = _EMPTY
         self._scores = np.empty(0)
         self._new: list[tuple[np.ndarray, np.ndarray]] = []
@@ -153,9 +154,11 @@ class HotSet:
         if not self.valid:
             self._rebuild(b, score, universe)
         self._refresh(score)
-        # Too few: the threshold was too high. Too many: the universe outgrew the last rebuild.
+        # Too few: the threshold was too high. Too many: the universe outgrew the last rebuild,
+        # or the batch size shrank since (the set is sized for the batch).
         count = self._members.shape[0]
-        if (count < b and self.threshold > -np.inf) or count > 4 * self._size:
+        too_many = count > 4 * min(self._size, self._target(self._universe_size, b))
+        if (count < b and self.threshold > -np.inf) or too_many:
             self._rebuild(b, score, universe)
             self._refresh(score)
         return top_by_score(self._members, self._scores, b)
@@ -180,6 +183,10 @@ class HotSet:
             self._members = self._members[~drop]
             self._scores = self._scores[~drop]
 
+    @staticmethod
+    def _target(universe: int, b: int) -> int:
+        return max(4 * b, 2 * int(np.sqrt(float(universe) * max(b, 1))), 64)
+
     def _rebuild(self, b: int, score: ScoreFn, universe: Callable[[], np.ndarray]) -> None:
         self.state[self._members] = self._OUT
         for members, _ in self._new:
@@ -188,8 +195,9 @@ class HotSet:
         topics = universe()
         scores, eligible = score(topics)
         topics, scores = topics[eligible], scores[eligible]
-        size = max(4 * b, 2 * int(np.sqrt(float(topics.shape[0]) * max(b, 1))), 64)
+        size = self._target(topics.shape[0], b)
         self._size = size
+        self._universe_size = topics.shape[0]
         if topics.shape[0] <= size:
             self.threshold = -np.inf
         else:

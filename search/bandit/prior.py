@@ -32,8 +32,11 @@ _MIN_NOISE_DOF = 30
 _N_ATOMS = 96
 _N_BINS = 256
 _EM_ITERATIONS = 150
-# Posterior tables: exact rows for counts 0..32, x-bar on 256 points (linear interpolation).
-_TABLE_COUNTS = 32
+# Posterior tables: rows for counts 0..32, then every ~25 % up to 8192; x-bar on 256 points.
+_TABLE_ROWS = np.unique(
+    np.concatenate([np.arange(33), np.round(32 * 1.25 ** np.arange(1, 33)).astype(np.int64)])
+)
+_TABLE_ROWS = _TABLE_ROWS[_TABLE_ROWS <= 8192]
 _TABLE_POINTS = 256
 
 
@@ -83,8 +86,9 @@ class GridPrior:
     """mu_t takes value atoms[j] with probability weights[j]; noise N(0, noise_var).
 
     The posterior of a topic depends on (count, mean) only, so it is tabulated once per fit
-    (counts 0..32 exactly, means on a 256-point grid, linear interpolation) and looked up in
-    O(1) per topic; counts above 32 are computed exactly.
+    (means on a 256-point grid with linear interpolation; counts 0..32 exactly, then rows 25 %
+    apart up to 8192, a count using the nearest row below it, which slightly overstates its
+    variance) and looked up in O(1) per topic; counts above 8192 are computed exactly.
     """
 
     atoms: np.ndarray
@@ -109,7 +113,7 @@ class GridPrior:
     def _build_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sd = float(np.sqrt(self.noise_var))
         xs = np.linspace(self.atoms[0] - 4 * sd, self.atoms[-1] + 4 * sd, _TABLE_POINTS)
-        counts = np.arange(_TABLE_COUNTS + 1, dtype=np.float64)
+        counts = _TABLE_ROWS.astype(np.float64)
         mean, var = self._exact(counts[:, None], xs[None, :])
         return xs, mean, var
 
@@ -138,10 +142,10 @@ class GridPrior:
         pos = np.clip((xbar - xs[0]) / (xs[1] - xs[0]), 0.0, xs.shape[0] - 1.000001)
         lo = pos.astype(np.int64)
         frac = pos - lo
-        row = np.minimum(n, _TABLE_COUNTS)
+        row = np.where(n <= 32, n, np.searchsorted(_TABLE_ROWS, n, side="right") - 1)
         mean = mean_t[row, lo] * (1 - frac) + mean_t[row, lo + 1] * frac
         var = var_t[row, lo] * (1 - frac) + var_t[row, lo + 1] * frac
-        big = np.flatnonzero(n > _TABLE_COUNTS)
+        big = np.flatnonzero(n > _TABLE_ROWS[-1])
         if big.shape[0]:
             mean[big], var[big] = self._exact(n[big].astype(np.float64), xbar[big])
         return mean, var
