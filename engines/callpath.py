@@ -274,13 +274,16 @@ class CallPath:
             def run(job: RemoteJob) -> _Outcome:
                 return self._attempts(client, slots, job)
 
-            if workers == 1:
-                results = [run(job) for job in jobs]
-            else:
-                with ThreadPoolExecutor(
-                    max_workers=workers, thread_name_prefix=f"engine-{engine.pk}"
-                ) as pool:
-                    results = list(pool.map(run, jobs))
+            try:
+                if workers == 1:
+                    results = [run(job) for job in jobs]
+                else:
+                    with ThreadPoolExecutor(
+                        max_workers=workers, thread_name_prefix=f"engine-{engine.pk}"
+                    ) as pool:
+                        results = list(pool.map(run, jobs))
+            finally:
+                slots.close_idle()
         return {job.key: outcome for job, outcome in zip(jobs, results, strict=True)}
 
     def _attempts(self, client: ChatClient, slots: Any, job: RemoteJob) -> _Outcome:

@@ -58,6 +58,9 @@ class FileSlots:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
+    def close_idle(self) -> None:
+        """Nothing to close: a file lock lives only while its slot is held."""
+
     def _path(self, engine_id: int, index: int) -> Path:
         return self.directory / f"engine-{engine_id}-slot-{index}.lock"
 
@@ -93,6 +96,16 @@ class PostgresSlots:
     def __init__(self, conninfo: dict[str, Any]) -> None:
         self.conninfo = conninfo
         self._pool: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def close_idle(self) -> None:
+        """Close the pooled connections not in use (after a batch), so that no idle session
+        lingers on the database (it would block e.g. dropping a test database)."""
+        while True:
+            try:
+                conn = self._pool.get_nowait()
+            except queue.Empty:
+                return
+            conn.close()
 
     def _connection(self) -> Any:
         import psycopg

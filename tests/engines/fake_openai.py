@@ -170,6 +170,9 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in separate writes; with Nagle's algorithm and the
+            # client's delayed ACK that would add ~40 ms to every answer.
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet test output
                 return

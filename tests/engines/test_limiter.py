@@ -46,6 +46,7 @@ def test_limit_holds_across_processes_and_threads(fake_openai):
     for process in processes:
         process.join(30)
         assert process.exitcode == 0
+    slots.close_idle()
 
     assert len(fake_openai.requests) == 15
     assert fake_openai.max_in_flight == 2
@@ -67,6 +68,7 @@ def test_waiting_for_a_slot_times_out_transiently():
     assert not info.value.permanent
     with slots.slot(777, 1, wait_s=1):  # released again
         pass
+    slots.close_idle()
 
 
 def test_file_slots_are_released_when_a_process_dies(tmp_path):
