@@ -2,6 +2,16 @@
 
 from rest_framework.routers import DefaultRouter
 
+from annotation.api.views import (
+    AnnotationViewSet,
+    AnnotatorViewSet,
+    CampaignViewSet,
+    ItemViewSet,
+)
+
 
 def register(router: DefaultRouter) -> None:
-    """Register this app's viewsets (none yet)."""
+    router.register("campaigns", CampaignViewSet, basename="campaign")
+    router.register("items", ItemViewSet, basename="item")
+    router.register("annotators", AnnotatorViewSet, basename="annotator")
+    router.register("annotations", AnnotationViewSet, basename="annotation")

@@ -1,0 +1,188 @@
+"""Serializers of the annotation API.
+
+Two views of an item: staff see everything; annotators see what the annotating page shows and
+nothing that gives a check away (``kind``, ``expected``, ``origin``, ``meta`` may name the
+corrupted phrase of a generated attention check). Annotators appear by pseudonym only.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from annotation import exports, protocols
+from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Campaign
+        fields = [
+            "id", "name", "slug", "protocol", "src_lang", "tgt_lang", "instructions", "overlap",
+            "status", "multi_select", "ask_confidence", "mqm_allow_critical", "mqm_weights",
+            "created_at", "updated_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class ItemSerializer(serializers.ModelSerializer):
+    """Staff view of an item (all fields, provenance included)."""
+
+    class Meta:
+        model = Item
+        fields = [
+            "id", "campaign", "doc_id", "seg_id", "src_lang", "tgt_lang", "source", "target",
+            "system", "kind", "expected", "question", "choices", "prefill_spans", "origin",
+            "origin_ref", "meta", "position", "completed_count", "created_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class AnnotatorItemSerializer(serializers.ModelSerializer):
+    """Annotator view of an item: what the annotating page shows, no QC giveaways."""
+
+    class Meta:
+        model = Item
+        fields = [
+            "id", "campaign", "doc_id", "seg_id", "src_lang", "tgt_lang", "source", "target",
+            "system", "question", "choices", "prefill_spans",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class EnrollmentSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Enrollment
+        fields = ["campaign", "status", "qualified", "created_at"]
+        read_only_fields = fields
+
+
+class AnnotatorSerializer(serializers.ModelSerializer):
+    """An annotator by pseudonym; never the user's name, username or email."""
+
+    enrollments = EnrollmentSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Annotator
+        fields = [
+            "id", "pseudonym", "native_language", "working_languages", "source", "consent_at",
+            "created_at", "enrollments",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class AnnotationSerializer(serializers.ModelSerializer):
+    annotator = serializers.SlugRelatedField(slug_field="pseudonym", read_only=True)
+
+    class Meta:
+        model = Annotation
+        fields = [
+            "id", "campaign", "item", "annotator", "status", "answer", "draft", "score",
+            "mqm_score", "option_order", "time_spent_seconds", "revision", "submitted_at",
+            "created_at", "updated_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class SubmitAnnotationSerializer(serializers.Serializer):
+    """``POST /api/annotations/``: an answer for an item the caller has claimed.
+
+    Idempotent: send an ``Idempotency-Key`` header (or ``client_id`` in the body); a retry with
+    the same key returns the annotation it created and changes nothing.
+    """
+
+    item = serializers.IntegerField(help_text="id of an item you claimed (next-item)")
+    answer = serializers.JSONField(
+        help_text="the protocol's answer, see annotation/protocols.py (esa: spans + score; "
+        "mqm: spans with category/subcategory/severity or no_errors; choice: selected indices)"
+    )
+    client_id = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=64,
+        help_text="client-generated id used as the idempotency key when no header is sent",
+    )
+
+
+class NextItemSerializer(serializers.Serializer):
+    """The annotator's next item, with their current draft and the options' display order."""
+
+    item = AnnotatorItemSerializer()
+    annotation = serializers.IntegerField(help_text="id of your annotation (draft) of this item")
+    draft = serializers.JSONField()
+    option_order = serializers.ListField(child=serializers.IntegerField())
+    status = serializers.CharField()
+
+
+class ImportCampaignSerializer(serializers.Serializer):
+    """``POST /api/campaigns/import/``: items as a JSON list or as JSONL text, all or nothing."""
+
+    name = serializers.CharField(max_length=200)
+    protocol = serializers.ChoiceField(choices=protocols.PROTOCOLS)
+    items = serializers.ListField(child=serializers.DictField(), required=False)
+    jsonl = serializers.CharField(required=False, trim_whitespace=False)
+    settings = serializers.DictField(
+        required=False,
+        help_text='Campaign fields, e.g. {"overlap": 3, "src_lang": "en", "tgt_lang": '
+        '"cs", "multi_select": true}',
+    )
+
+    def validate(self, attrs):
+        if bool(attrs.get("items")) == bool(attrs.get("jsonl")):
+            raise serializers.ValidationError("send exactly one of items (a list) or jsonl (text)")
+        return attrs
+
+
+class ImportErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = serializers.ListField(child=serializers.DictField(), required=False)
+
+
+class ScoreAgreementSerializer(serializers.Serializer):
+    n_items = serializers.IntegerField()
+    n_annotators = serializers.IntegerField()
+    krippendorff_alpha = serializers.FloatField(allow_null=True)
+    mean_kendall_tau = serializers.FloatField(allow_null=True)
+    mean_pearson = serializers.FloatField(allow_null=True)
+
+
+class ChoiceAgreementSerializer(serializers.Serializer):
+    n_items = serializers.IntegerField()
+    n_categories = serializers.IntegerField()
+    total_agreement = serializers.FloatField(allow_null=True)
+    fleiss_kappa = serializers.FloatField(allow_null=True)
+    pabak = serializers.FloatField(allow_null=True)
+    multi_select = serializers.BooleanField()
+
+
+class AnnotatorProgressSerializer(serializers.Serializer):
+    pseudonym = serializers.CharField()
+    enrollment_status = serializers.CharField(source="enrollment.status")
+    done = serializers.IntegerField()
+    available = serializers.IntegerField()
+    in_progress = serializers.IntegerField()
+    time_seconds = serializers.FloatField()
+    last_active = serializers.DateTimeField(allow_null=True)
+    mean_score = serializers.FloatField(allow_null=True)
+    qc_verdict = serializers.CharField(source="qc.verdict")
+    qc_pass_rate = serializers.FloatField(source="qc.pass_rate", allow_null=True)
+    qc_reasons = serializers.ListField(source="qc.reasons", child=serializers.CharField())
+
+
+class CampaignProgressSerializer(serializers.Serializer):
+    campaign = serializers.IntegerField(source="progress.campaign.pk")
+    status = serializers.CharField(source="progress.campaign.status")
+    n_items = serializers.IntegerField(source="progress.n_items")
+    target = serializers.IntegerField(source="progress.target")
+    submitted = serializers.IntegerField(source="progress.submitted")
+    completed_items = serializers.IntegerField(source="progress.completed_items")
+    percent = serializers.FloatField(source="progress.percent")
+    annotators = AnnotatorProgressSerializer(many=True)
+    score_agreement = ScoreAgreementSerializer(source="agreement.scores", allow_null=True)
+    choice_agreement = ChoiceAgreementSerializer(source="agreement.choices", allow_null=True)
+    majority_items = serializers.IntegerField(source="agreement.majority_items")
+    tied_items = serializers.IntegerField(source="agreement.tied_items")
+
+
+class ExportQuerySerializer(serializers.Serializer):
+    format = serializers.ChoiceField(choices=exports.FORMATS, default="jsonl")
+    aggregate = serializers.BooleanField(default=False)

@@ -1,0 +1,251 @@
+"""REST API of the annotation app: campaigns, items, annotators, annotations and exports.
+
+Same rules as the pages (``annotation/access.py``): every ``get_queryset`` is scoped to what the
+user may see, so another annotator's item or annotation is a 404 exactly like a missing one;
+writes go through ``annotation/services.py``.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation import access, exports, progress, services
+from annotation.api.serializers import (
+    AnnotationSerializer,
+    AnnotatorItemSerializer,
+    AnnotatorSerializer,
+    CampaignProgressSerializer,
+    CampaignSerializer,
+    ExportQuerySerializer,
+    ImportCampaignSerializer,
+    ImportErrorSerializer,
+    ItemSerializer,
+    NextItemSerializer,
+    SubmitAnnotationSerializer,
+)
+from annotation.models import Annotation, Campaign
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="Any unique string per submission (≤ 64 chars); a retry with the same key "
+    "returns the same annotation and changes nothing.",
+)
+
+
+class ExportNegotiation(DefaultContentNegotiation):
+    """``?format=`` names the export file format here, not a DRF renderer: errors stay JSON."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+def _is_staff(request: Request) -> bool:
+    return bool(request.user and request.user.is_staff)
+
+
+class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
+    """Campaigns: all of them for staff, the ones you are enrolled in for annotators."""
+
+    serializer_class = CampaignSerializer
+
+    def get_queryset(self):
+        return access.campaigns_visible_to(self.request.user).order_by("-created_at", "id")
+
+    def _campaign_for_admin(self, pk) -> Campaign:
+        return access.campaign_for_admin(self.request.user, pk)
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: NextItemSerializer,
+            204: OpenApiResponse(description="nothing left for you in this campaign"),
+            403: OpenApiResponse(description="not allowed now (paused, pending, closed)"),
+        },
+    )
+    @action(detail=True, methods=["get"], url_path="next-item")
+    def next_item(self, request: Request, pk=None) -> Response:
+        """Claim (or resume) your next item in this campaign."""
+        enrollment = access.enrollment_for_annotator(request.user, pk)
+        try:
+            item = services.next_item_for(enrollment.annotator, enrollment.campaign)
+        except services.NotAllowed as exc:
+            raise PermissionDenied(str(exc)) from exc
+        if item is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        annotation = Annotation.objects.get(item=item, annotator=enrollment.annotator)
+        data = {
+            "item": item,
+            "annotation": annotation.pk,
+            "draft": annotation.draft,
+            "option_order": annotation.option_order,
+            "status": annotation.status,
+        }
+        return Response(NextItemSerializer(data).data)
+
+    @extend_schema(request=None, responses=CampaignProgressSerializer)
+    @action(detail=True, methods=["get"])
+    def progress(self, request: Request, pk=None) -> Response:
+        """Progress, per-annotator QC and agreement (staff only), as on the dashboard."""
+        campaign = self._campaign_for_admin(pk)
+        data = {
+            "progress": progress.campaign_progress(campaign),
+            "annotators": progress.annotator_progress(campaign),
+            "agreement": progress.campaign_agreement(campaign),
+        }
+        return Response(CampaignProgressSerializer(data).data)
+
+    @extend_schema(
+        parameters=[ExportQuerySerializer],
+        responses={
+            (200, "application/jsonl"): OpenApiTypes.BINARY,
+            (200, "text/csv"): OpenApiTypes.BINARY,
+            (200, "text/tab-separated-values"): OpenApiTypes.BINARY,
+        },
+    )
+    @action(detail=True, methods=["get"], content_negotiation_class=ExportNegotiation)
+    def export(self, request: Request, pk=None):
+        """Stream an export (staff only): ``?format=jsonl|csv|mqm-tsv&aggregate=true``."""
+        campaign = self._campaign_for_admin(pk)
+        query = ExportQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        fmt, aggregate = query.validated_data["format"], query.validated_data["aggregate"]
+        try:
+            chunks = exports.stream_export(campaign, fmt, aggregate=aggregate)
+        except exports.ExportError as exc:
+            raise ValidationError({"format": str(exc)}) from exc
+        spec = exports.ExportRequest(campaign, fmt, aggregate)
+        response = StreamingHttpResponse(chunks, content_type=spec.content_type)
+        response["Content-Disposition"] = f'attachment; filename="{spec.filename}"'
+        return response
+
+    @extend_schema(
+        request=ImportCampaignSerializer,
+        responses={201: CampaignSerializer, 400: ImportErrorSerializer},
+    )
+    @action(detail=False, methods=["post"], url_path="import")
+    def import_campaign(self, request: Request) -> Response:
+        """Create a campaign with its items (staff only); a bad item writes nothing."""
+        if not _is_staff(request):
+            raise PermissionDenied("Only staff can import campaigns.")
+        body = ImportCampaignSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        settings = data.get("settings") or {}
+        try:
+            if data.get("jsonl"):
+                campaign = services.import_campaign(
+                    data["jsonl"], name=data["name"], protocol=data["protocol"], **settings
+                )
+            else:
+                campaign = services.create_campaign(
+                    data["name"], data["protocol"], data["items"], **settings
+                )
+        except services.CampaignImportError as exc:
+            errors = [{exc.unit: number, "reason": reason} for number, reason in exc.errors]
+            return Response({"detail": str(exc), "errors": errors}, status=400)
+        except (DjangoValidationError, ValueError, TypeError) as exc:
+            detail = exc.message_dict if hasattr(exc, "message_dict") else str(exc)
+            return Response({"detail": str(detail)}, status=400)
+        campaign.created_by = request.user
+        campaign.save(update_fields=["created_by"])
+        return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
+
+
+class ItemViewSet(viewsets.ReadOnlyModelViewSet):
+    """Items: all for staff (``?campaign=<id>`` filters), the ones you claimed for annotators."""
+
+    def get_serializer_class(self):
+        return ItemSerializer if _is_staff(self.request) else AnnotatorItemSerializer
+
+    @extend_schema(
+        parameters=[OpenApiParameter("campaign", OpenApiTypes.INT, description="campaign id")]
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    def get_queryset(self):
+        queryset = access.items_visible_to(self.request.user).order_by(
+            "campaign_id", "position", "id"
+        )
+        campaign = self.request.query_params.get("campaign")
+        if campaign:
+            if not campaign.isdigit():
+                raise ValidationError({"campaign": "must be a campaign id"})
+            queryset = queryset.filter(campaign_id=int(campaign))
+        return queryset.distinct()
+
+
+class AnnotatorViewSet(viewsets.ReadOnlyModelViewSet):
+    """Annotators by pseudonym: all for staff, yourself for annotators."""
+
+    serializer_class = AnnotatorSerializer
+
+    def get_queryset(self):
+        return access.annotators_visible_to(self.request.user).prefetch_related("enrollments")
+
+
+class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Annotations: all for staff (``?campaign=<id>``), your own for annotators.
+
+    ``POST`` submits (or revises) your answer for an item you claimed, through
+    ``services.submit_annotation``; it is idempotent by ``Idempotency-Key`` / ``client_id``.
+    """
+
+    serializer_class = AnnotationSerializer
+
+    def get_queryset(self):
+        queryset = access.annotations_visible_to(self.request.user).select_related("annotator")
+        campaign = self.request.query_params.get("campaign")
+        if campaign:
+            if not campaign.isdigit():
+                raise ValidationError({"campaign": "must be a campaign id"})
+            queryset = queryset.filter(campaign_id=int(campaign))
+        return queryset.order_by("id")
+
+    @extend_schema(
+        parameters=[IDEMPOTENCY_HEADER],
+        request=SubmitAnnotationSerializer,
+        responses={
+            201: AnnotationSerializer,
+            200: OpenApiResponse(AnnotationSerializer, "a replay or a revision"),
+            400: OpenApiResponse(description="answer invalid or incomplete: errors, missing"),
+            403: OpenApiResponse(description="not allowed now (campaign closed, paused)"),
+            404: OpenApiResponse(description="no such item among the items you claimed"),
+        },
+    )
+    def create(self, request: Request, *args, **kwargs) -> Response:
+        body = SubmitAnnotationSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        key = request.headers.get("Idempotency-Key") or data.get("client_id") or ""
+        if len(key) > 64:
+            raise ValidationError({"idempotency_key": "at most 64 characters"})
+        annotator = access.annotator_for_user(request.user)
+        if annotator is None:
+            raise Http404("No such item")
+        item, _assignment = access.item_for_annotator(request.user, data["item"])
+        try:
+            result = services.submit_annotation(
+                annotator, item, data["answer"], idempotency_key=key
+            )
+        except services.AnswerInvalid as exc:
+            return Response({"errors": exc.errors, "missing": exc.missing}, status=400)
+        except services.NotAllowed as exc:
+            raise PermissionDenied(str(exc)) from exc
+        code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
+        response = Response(AnnotationSerializer(result.annotation).data, status=code)
+        if result.replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
