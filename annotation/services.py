@@ -120,8 +120,9 @@ def _normalize_dicts(protocol: str, items: Iterable[Mapping], defaults) -> list[
 
 def _new_campaign(name: str, protocol: str, settings: dict[str, Any], first: dict) -> Campaign:
     settings = dict(settings)
-    settings.setdefault("src_lang", first.get("src_lang", ""))
-    settings.setdefault("tgt_lang", first.get("tgt_lang", ""))
+    for key in ("src_lang", "tgt_lang"):
+        if not settings.get(key):
+            settings[key] = first.get(key, "")
     unknown = sorted(set(settings) - {f.name for f in Campaign._meta.get_fields()})
     if unknown:
         raise ValueError(f"unknown campaign setting(s): {', '.join(unknown)}")
@@ -590,7 +591,10 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
        campaign's ``claim_ttl_seconds`` unless activity renews it; the annotation row (the draft)
        is created with it, choice options shuffled and the order recorded.
 
-    Raises :class:`NotAllowed` when the enrollment or campaign does not allow annotating.
+    Returns ``None`` when nothing is left for the annotator — then ``enrollment.finished_at``
+    is set — or when the remaining slots are all held by other annotators' live claims (then it
+    is not set: try again later). Raises :class:`NotAllowed` when the enrollment or campaign
+    does not allow annotating.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -605,18 +609,21 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
             item = _claim_new(annotator, campaign, now)
             if item is not None:
                 return item
+            if _candidates(annotator, campaign).exists():
+                # Items are left but others hold their last slots: not finished, try later.
+                return None
         if enrollment.finished_at is None:
             Enrollment.objects.filter(pk=enrollment.pk).update(finished_at=now)
         return None
 
 
-def _claim_new(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
+def _candidates(annotator: Annotator, campaign: Campaign):
     taken = Assignment.objects.filter(
         item=OuterRef("pk"),
         annotator=annotator,
         status__in=[Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED],
     )
-    candidates = (
+    return (
         Item.objects.filter(campaign=campaign)
         .filter(
             Q(kind=Item.Kind.REGULAR, completed_count__lt=campaign.overlap)
@@ -625,6 +632,10 @@ def _claim_new(annotator: Annotator, campaign: Campaign, now: datetime) -> Item 
         .exclude(Exists(taken))
         .order_by("position", "id")
     )
+
+
+def _claim_new(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
+    candidates = _candidates(annotator, campaign)
     after: tuple[int, int] | None = None
     while True:
         page = candidates

@@ -1,0 +1,162 @@
+"""Forms of the annotation pages (admin settings, uploads, sign-up)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth.validators import UnicodeUsernameValidator
+
+from annotation import scoring
+from annotation.models import Campaign
+
+MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+
+_WEIGHT_FIELDS = {
+    "weight_minor": ("minor", "Minor"),
+    "weight_major": ("major", "Major"),
+    "weight_critical": ("critical", "Critical"),
+    "weight_minor_punctuation": ("minor_punctuation", "Minor punctuation"),
+    "weight_non_translation": ("non_translation", "Non-translation"),
+}
+
+
+class CampaignForm(forms.ModelForm):
+    """Campaign settings; the MQM weights are edited as numbers and stored as overrides."""
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "name", "protocol", "src_lang", "tgt_lang", "overlap", "status", "instructions",
+            "signup_open", "invite_token", "require_approval", "require_qualification",
+            "qualification_min_accuracy", "max_items_per_annotator",
+            "prolific_completion_url", "prolific_pass_code", "prolific_fail_code",
+            "qc_min_pass_rate", "qc_min_checks", "qc_min_seconds_per_item", "qc_max_fast_fraction",
+            "mqm_allow_critical", "multi_select", "ask_confidence", "claim_ttl_seconds",
+        ]  # fmt: skip
+        widgets = {"instructions": forms.Textarea(attrs={"rows": 4})}
+        labels = {"src_lang": "Source language", "tgt_lang": "Target language"}
+        help_texts = {
+            "overlap": "How many annotators judge each item.",
+            "src_lang": "e.g. en. Empty: taken from the first item.",
+            "tgt_lang": "e.g. de. Empty: taken from the first item.",
+            "invite_token": "If set, the sign-up link only works with ?token=<this value>.",
+            "require_qualification": "Annotators must pass the tutorial items first.",
+            "max_items_per_annotator": "Empty: as many as are left (typical for Prolific: set it).",
+            "prolific_completion_url": "Participants are sent to <url>?cc=<pass or fail code>.",
+            "qc_min_seconds_per_item": "Submissions faster than this count as too fast.",
+            "claim_ttl_seconds": "An idle claim is released after this long.",
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        defaults = scoring.DEFAULT_WEIGHTS.to_dict()
+        current = self.instance.mqm_weights or {}
+        for name, (key, label) in _WEIGHT_FIELDS.items():
+            self.fields[name] = forms.FloatField(
+                label=f"MQM weight: {label}",
+                min_value=0,
+                required=False,
+                initial=current.get(key, defaults[key]),
+                help_text=f"default {defaults[key]:g}",
+            )
+
+    def clean(self):
+        cleaned = super().clean()
+        defaults = scoring.DEFAULT_WEIGHTS.to_dict()
+        overrides = {}
+        for name, (key, _label) in _WEIGHT_FIELDS.items():
+            value = cleaned.get(name)
+            if value is not None and value != defaults[key]:
+                overrides[key] = value
+        self.instance.mqm_weights = overrides
+        return cleaned
+
+
+class CampaignCreateForm(CampaignForm):
+    items_file = forms.FileField(
+        label="Items (JSONL)",
+        help_text="One JSON object per line: doc_id, seg_id, src_lang, tgt_lang, source, target, "
+        "system, kind, expected, question, choices, prefill_spans, origin, origin_ref, meta.",
+    )
+
+    class Meta(CampaignForm.Meta):
+        pass
+
+    def clean_items_file(self):
+        upload = self.cleaned_data["items_file"]
+        if upload.size > MAX_UPLOAD_BYTES:
+            raise forms.ValidationError("The file is larger than 50 MB; use the command line.")
+        return upload
+
+
+class ItemsUploadForm(forms.Form):
+    items_file = forms.FileField(label="More items (JSONL)")
+
+    def clean_items_file(self):
+        upload = self.cleaned_data["items_file"]
+        if upload.size > MAX_UPLOAD_BYTES:
+            raise forms.ValidationError("The file is larger than 50 MB; use the command line.")
+        return upload
+
+
+class GenerateChecksForm(forms.Form):
+    count = forms.IntegerField(min_value=1, max_value=500, initial=5)
+    seed = forms.IntegerField(required=False, help_text="Empty: a random seed (stored in meta).")
+
+
+def _languages(value: str) -> list[str]:
+    return [part.strip() for part in value.replace(";", ",").split(",") if part.strip()]
+
+
+class ProfileFields(forms.Form):
+    native_language = forms.CharField(max_length=64, help_text="e.g. German, de")
+    working_languages = forms.CharField(
+        max_length=300, help_text="Comma-separated, e.g. English, French"
+    )
+    consent = forms.BooleanField(
+        label="I agree to take part and that my answers are stored and published under a "
+        "pseudonym (never my name or email).",
+    )
+
+    def clean_working_languages(self):
+        languages = _languages(self.cleaned_data["working_languages"])
+        if not languages:
+            raise forms.ValidationError("Name at least one language.")
+        if any(len(language) > 64 for language in languages):
+            raise forms.ValidationError("Each language must be at most 64 characters.")
+        return languages
+
+
+class SignUpForm(ProfileFields):
+    username = forms.CharField(
+        label="Name or pseudonym",
+        max_length=150,
+        validators=[UnicodeUsernameValidator()],
+        help_text="You log in with it. Letters, digits and @.+-_ only. Never shown in exports.",
+    )
+    email = forms.EmailField(required=False, help_text="Optional, to reach you about payment.")
+    password = forms.CharField(widget=forms.PasswordInput, strip=False)
+
+    field_order = ["username", "email", "password", "native_language", "working_languages",
+                   "consent"]  # fmt: skip
+
+    def clean_username(self):
+        username = self.cleaned_data["username"]
+        if get_user_model().objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError("That name is taken; choose another.")
+        return username
+
+    def clean(self):
+        cleaned = super().clean()
+        password = cleaned.get("password")
+        if password:
+            user = get_user_model()(username=cleaned.get("username", ""))
+            try:
+                password_validation.validate_password(password, user)
+            except forms.ValidationError as exc:
+                self.add_error("password", exc)
+        return cleaned
+
+
+class JoinForm(ProfileFields):
+    """A logged-in user or a Prolific participant joining a campaign."""

@@ -1,0 +1,620 @@
+/* Hardset annotation page: error spans (ESA, MQM), scores, choices, autosave, submission.
+ *
+ * Plain JavaScript, no framework. Text is only ever inserted with textContent (never HTML).
+ * Offsets: the translation is split into grapheme clusters (Intl.Segmenter) so a span never
+ * cuts a combining sequence, an emoji or a CJK/RTL character; spans are saved as offsets in
+ * Unicode code points (Python str indices), end exclusive. The [MISSING] marker is a span with
+ * start = end = length of the translation and "missing": true.
+ */
+(function () {
+  "use strict";
+
+  const dataEl = document.getElementById("annotate-data");
+  if (!dataEl) return;
+  const data = JSON.parse(dataEl.textContent);
+  const form = document.getElementById("answer-form");
+  const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  const keyInput = form.querySelector("input[name=idempotency_key]");
+  const answerInput = form.querySelector("input[name=answer]");
+  const checklistEl = document.getElementById("checklist");
+  const saveStatus = document.getElementById("save-status");
+  const submitButton = document.getElementById("submit-button");
+  const localKey = "hardset-draft-" + data.itemId;
+  const protocol = data.protocol;
+  const readonly = data.readonly;
+
+  // ----- state ---------------------------------------------------------------------------
+  let state = Object.assign({}, data.draft || {});
+  let restoredFromLocal = false;
+  try {
+    const local = JSON.parse(localStorage.getItem(localKey) || "null");
+    if (local && local.t > data.draftSavedAt && local.draft) {
+      state = local.draft; // newer than the server copy: the last save did not get through
+      restoredFromLocal = true;
+    }
+  } catch (e) { /* private mode: no local copy */ }
+  if (protocol !== "choice") {
+    state.spans = Array.isArray(state.spans) ? state.spans : [];
+  }
+
+  // ----- graphemes -----------------------------------------------------------------------
+  const target = data.target || "";
+  const segmenter = (window.Intl && Intl.Segmenter) ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
+  const units = [];
+  (function split() {
+    let cp = 0;
+    const parts = segmenter ? Array.from(segmenter.segment(target), (s) => s.segment) : Array.from(target);
+    for (const text of parts) {
+      const n = Array.from(text).length; // code points, as Python counts
+      units.push({ text: text, start: cp, end: cp + n, space: /^\s+$/u.test(text) });
+      cp += n;
+    }
+  })();
+  const targetLength = units.length ? units[units.length - 1].end : 0;
+  const MISSING = units.length; // index of the [MISSING] pseudo-unit
+
+  function unitsOf(span) {
+    if (span.missing) return [MISSING];
+    const out = [];
+    units.forEach((u, i) => { if (u.start >= span.start && u.end <= span.end) out.push(i); });
+    return out;
+  }
+  function excerpt(span) {
+    if (span.missing) return "[MISSING]";
+    return Array.from(target).slice(span.start, span.end).join("");
+  }
+
+  // ----- span editor (ESA, MQM) ----------------------------------------------------------
+  const targetEl = document.getElementById("target");
+  const spanList = document.getElementById("span-list");
+  const cursorStatus = document.getElementById("cursor-status");
+  let cursor = 0;
+  let anchor = null;
+  let unitEls = [];
+  const severities = data.severities;
+
+  function currentSeverity() {
+    const checked = document.querySelector("input[name=severity]:checked");
+    return checked ? checked.value : severities[0];
+  }
+
+  function buildTarget() {
+    targetEl.textContent = "";
+    unitEls = units.map((u, i) => {
+      const el = document.createElement("span");
+      el.className = "g" + (u.space ? " space" : "");
+      el.dataset.k = String(i);
+      el.textContent = u.text;
+      targetEl.appendChild(el);
+      return el;
+    });
+    const missing = document.createElement("span");
+    missing.className = "g missing-token";
+    missing.dataset.k = String(MISSING);
+    missing.textContent = "[MISSING]";
+    missing.setAttribute("dir", "ltr");
+    targetEl.appendChild(document.createTextNode(" "));
+    targetEl.appendChild(missing);
+    unitEls.push(missing);
+  }
+
+  function spansAt(k) {
+    return state.spans.filter((s) => unitsOf(s).includes(k));
+  }
+
+  function paint() {
+    unitEls.forEach((el) => { el.className = el.className.replace(/\s?(err-\w+|cursor|selected)/g, ""); });
+    state.spans.forEach((s) => {
+      unitsOf(s).forEach((k) => unitEls[k] && unitEls[k].classList.add("err-" + (s.severity || "minor")));
+    });
+    if (document.activeElement === targetEl || anchor !== null) {
+      const [a, b] = selectionRange();
+      for (let k = a; k <= b; k++) if (anchor !== null) unitEls[k].classList.add("selected");
+      if (unitEls[cursor]) unitEls[cursor].classList.add("cursor");
+    }
+    const here = spansAt(cursor);
+    const what = cursor === MISSING ? "[MISSING] marker" : "“" + (units[cursor] ? units[cursor].text : "") + "”";
+    cursorStatus.textContent = "Cursor on " + what + (here.length ? " — marked " + here.map((s) => s.severity).join(", ") : "");
+  }
+
+  function selectionRange() {
+    if (anchor === null) return [cursor, cursor];
+    return [Math.min(anchor, cursor), Math.max(anchor, cursor)];
+  }
+
+  function wordAround(k) {
+    if (k === MISSING || units[k].space) return [k, k];
+    let a = k, b = k;
+    while (a > 0 && !units[a - 1].space && !/^\p{P}$/u.test(units[a - 1].text)) a--;
+    while (b < units.length - 1 && !units[b + 1].space && !/^\p{P}$/u.test(units[b + 1].text)) b++;
+    // Scripts written without spaces (CJK) would make the "word" the whole sentence.
+    if (b - a > 12) return [k, k];
+    return [a, b];
+  }
+
+  function addSpan(a, b) {
+    if (readonly) return;
+    let span;
+    if (a === MISSING || b === MISSING) {
+      if (a !== b) b = Math.min(a, b) === MISSING ? MISSING : units.length - 1;
+      if (a === MISSING && b === MISSING) {
+        span = { start: targetLength, end: targetLength, missing: true, severity: currentSeverity() };
+      } else {
+        a = Math.min(a, b); b = units.length - 1;
+      }
+    }
+    if (!span) {
+      while (a <= b && units[a].space) a++;
+      while (b >= a && units[b].space) b--;
+      if (a > b) return;
+      span = { start: units[a].start, end: units[b].end, severity: currentSeverity() };
+    }
+    if (protocol === "mqm") { span.category = ""; span.subcategory = ""; }
+    const duplicate = state.spans.find((s) => s.start === span.start && s.end === span.end && !!s.missing === !!span.missing);
+    if (duplicate) { duplicate.severity = span.severity; } else { state.spans.push(span); }
+    state.spans.sort((x, y) => x.start - y.start || x.end - y.end);
+    if (protocol === "mqm") state.no_errors = false;
+    anchor = null;
+    changed();
+    renderSpanList();
+    if (protocol === "mqm") {
+      const idx = state.spans.indexOf(duplicate || span);
+      const select = spanList.querySelector('select[data-role="category"][data-i="' + idx + '"]');
+      if (select && !duplicate) select.focus();
+    }
+  }
+
+  function removeSpan(span) {
+    state.spans = state.spans.filter((s) => s !== span);
+    changed();
+    renderSpanList();
+  }
+
+  function option(value, label, selected) {
+    const o = document.createElement("option");
+    o.value = value;
+    o.textContent = label;
+    if (selected) o.selected = true;
+    return o;
+  }
+
+  function renderSpanList() {
+    spanList.textContent = "";
+    state.spans.forEach((span, i) => {
+      const li = document.createElement("li");
+      li.className = "err-item err-" + span.severity;
+      const quote = document.createElement("span");
+      quote.className = "quote";
+      quote.setAttribute("dir", "auto");
+      quote.textContent = excerpt(span);
+      li.appendChild(quote);
+
+      const sev = document.createElement("select");
+      sev.setAttribute("aria-label", "Severity of error " + (i + 1));
+      severities.forEach((s) => sev.appendChild(option(s, s, s === span.severity)));
+      sev.disabled = readonly;
+      sev.addEventListener("change", () => { span.severity = sev.value; li.className = "err-item err-" + span.severity; changed(); });
+      li.appendChild(sev);
+
+      if (protocol === "mqm") {
+        const cat = document.createElement("select");
+        cat.dataset.role = "category";
+        cat.dataset.i = String(i);
+        cat.setAttribute("aria-label", "Category of error " + (i + 1));
+        cat.appendChild(option("", "Category…", !span.category));
+        data.typology.forEach((t) => cat.appendChild(option(t.category, t.category, t.category === span.category)));
+        const sub = document.createElement("select");
+        sub.setAttribute("aria-label", "Subcategory of error " + (i + 1));
+        const fillSub = () => {
+          sub.textContent = "";
+          const entry = data.typology.find((t) => t.category === span.category);
+          const subs = entry ? entry.subcategories : [];
+          sub.hidden = subs.length === 0;
+          sub.appendChild(option("", "Subcategory…", !span.subcategory));
+          subs.forEach((s) => sub.appendChild(option(s, s, s === span.subcategory)));
+        };
+        fillSub();
+        cat.addEventListener("change", () => { span.category = cat.value; span.subcategory = ""; fillSub(); changed(); if (!sub.hidden) sub.focus(); });
+        sub.addEventListener("change", () => { span.subcategory = sub.value; changed(); });
+        cat.disabled = sub.disabled = readonly;
+        li.appendChild(cat);
+        li.appendChild(sub);
+      }
+
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "small secondary outline";
+      remove.textContent = "Remove";
+      remove.setAttribute("aria-label", "Remove error " + (i + 1));
+      remove.disabled = readonly;
+      remove.addEventListener("click", () => { removeSpan(span); targetEl.focus(); });
+      li.appendChild(remove);
+      spanList.appendChild(li);
+    });
+    paint();
+  }
+
+  function moveBy(step, byWord) {
+    let k = cursor;
+    if (!byWord) { k += step; } else if (step > 0) {
+      while (k < MISSING && !(units[k] && units[k].space)) k++;
+      while (k < MISSING && units[k] && units[k].space) k++;
+    } else {
+      k--;
+      while (k > 0 && units[k] && units[k].space) k--;
+      while (k > 0 && !units[k - 1].space) k--;
+    }
+    cursor = Math.max(0, Math.min(MISSING, k));
+  }
+
+  function setupSpanEditor() {
+    buildTarget();
+    renderSpanList();
+    const isRtl = () => getComputedStyle(targetEl).direction === "rtl";
+    targetEl.addEventListener("focus", paint);
+    targetEl.addEventListener("blur", () => { if (anchor === null) paint(); });
+    targetEl.addEventListener("keydown", (e) => {
+      if (e.ctrlKey && e.key === "Enter") return; // submit, handled globally
+      let step = 0;
+      if (e.key === "ArrowRight") step = isRtl() ? -1 : 1;
+      if (e.key === "ArrowLeft") step = isRtl() ? 1 : -1;
+      if (step) {
+        e.preventDefault();
+        if (e.shiftKey && anchor === null) anchor = cursor;
+        if (!e.shiftKey) anchor = null;
+        moveBy(step, e.ctrlKey || e.altKey || e.metaKey);
+        if (e.shiftKey && cursor === MISSING) cursor = MISSING - 1;
+        paint();
+        return;
+      }
+      if (e.key === "Home" || e.key === "End") {
+        e.preventDefault();
+        if (e.shiftKey && anchor === null) anchor = cursor;
+        if (!e.shiftKey) anchor = null;
+        cursor = e.key === "Home" ? 0 : Math.max(0, MISSING - 1);
+        paint();
+        return;
+      }
+      if (e.key === "Escape") { anchor = null; paint(); return; }
+      if (e.key === "Enter") {
+        e.preventDefault();
+        const [a, b] = anchor === null ? wordAround(cursor) : selectionRange();
+        addSpan(a, b);
+        targetEl.focus();
+        return;
+      }
+      if (e.key === "Delete" || e.key === "Backspace") {
+        e.preventDefault();
+        const here = spansAt(cursor);
+        if (here.length) removeSpan(here[here.length - 1]);
+        return;
+      }
+      const digit = /^[1-9]$/.test(e.key) ? Number(e.key) : 0;
+      if (digit && digit <= severities.length && !e.ctrlKey && !e.altKey) {
+        e.preventDefault();
+        const sev = severities[digit - 1];
+        const radio = document.querySelector('input[name=severity][value="' + sev + '"]');
+        if (radio) radio.checked = true;
+        const here = spansAt(cursor);
+        if (here.length && !readonly) { here.forEach((s) => { s.severity = sev; }); changed(); renderSpanList(); }
+        return;
+      }
+      if (e.key === "m") { e.preventDefault(); anchor = null; cursor = MISSING; paint(); return; }
+      if (e.key === "c" && protocol === "mqm") {
+        const here = spansAt(cursor);
+        const idx = here.length ? state.spans.indexOf(here[0]) : state.spans.length - 1;
+        const select = spanList.querySelector('select[data-role="category"][data-i="' + idx + '"]');
+        if (select) { e.preventDefault(); select.focus(); }
+        return;
+      }
+      if (e.key === "s" && protocol === "esa") { e.preventDefault(); document.getElementById("score-input").focus(); }
+    });
+    targetEl.addEventListener("mouseup", () => {
+      const sel = window.getSelection();
+      const unitOf = (node) => {
+        const el = node && (node.nodeType === 1 ? node : node.parentElement);
+        const g = el && el.closest(".g");
+        return g && targetEl.contains(g) ? Number(g.dataset.k) : null;
+      };
+      if (sel && !sel.isCollapsed) {
+        const a = unitOf(sel.anchorNode), b = unitOf(sel.focusNode);
+        sel.removeAllRanges();
+        if (a !== null && b !== null) { addSpan(Math.min(a, b), Math.max(a, b)); return; }
+      }
+    });
+    targetEl.addEventListener("click", (e) => {
+      const g = e.target.closest && e.target.closest(".g");
+      if (g) { cursor = Number(g.dataset.k); anchor = null; targetEl.focus(); paint(); }
+    });
+    document.getElementById("mark-button").addEventListener("click", () => {
+      const [a, b] = anchor === null ? wordAround(cursor) : selectionRange();
+      addSpan(a, b);
+      targetEl.focus();
+    });
+  }
+
+  // ----- ESA score -----------------------------------------------------------------------
+  function setupScore() {
+    const range = document.getElementById("score-range");
+    const input = document.getElementById("score-input");
+    const confirmLabel = document.getElementById("confirm-low");
+    const confirmInput = document.getElementById("confirm-low-input");
+    const show = () => {
+      const has = Number.isInteger(state.score);
+      range.classList.toggle("unset", !has);
+      if (has) { range.value = String(state.score); input.value = String(state.score); }
+      const low = has && state.score < data.lowScore && state.spans.length === 0;
+      confirmLabel.hidden = !low;
+      confirmInput.checked = !!state.confirmed_low_score;
+    };
+    const set = (value) => {
+      if (value === "" || value === null || Number.isNaN(Number(value))) { state.score = null; }
+      else { state.score = Math.max(0, Math.min(100, Math.round(Number(value)))); }
+      show();
+      changed();
+    };
+    range.tabIndex = 0;
+    range.addEventListener("input", () => set(range.value));
+    // A click on the thumb's default position fires no "input": still counts as choosing it.
+    range.addEventListener("pointerup", () => set(range.value));
+    input.addEventListener("input", () => {
+      if (input.value === "") { set(""); return; }
+      const v = Number(input.value);
+      if (Number.isFinite(v)) set(v);
+    });
+    input.addEventListener("blur", show);
+    confirmInput.addEventListener("change", () => { state.confirmed_low_score = confirmInput.checked; changed(); });
+    range.disabled = input.disabled = confirmInput.disabled = readonly;
+    showScore = show;
+    show();
+  }
+  let showScore = () => {};
+
+  // ----- MQM "no errors" ------------------------------------------------------------------
+  function setupNoErrors() {
+    const box = document.getElementById("no-errors");
+    box.checked = !!state.no_errors;
+    box.disabled = readonly;
+    box.addEventListener("change", () => {
+      if (box.checked && state.spans.length) {
+        if (!window.confirm("Remove the " + state.spans.length + " marked error(s)?")) { box.checked = false; return; }
+        state.spans = [];
+        renderSpanList();
+      }
+      state.no_errors = box.checked;
+      changed();
+    });
+  }
+
+  // ----- choice ---------------------------------------------------------------------------
+  function setupChoice() {
+    const inputs = Array.from(form.querySelectorAll("input[name=selected]"));
+    const confidence = Array.from(form.querySelectorAll("input[name=confidence]"));
+    const comment = form.querySelector("textarea[name=comment]");
+    const read = () => {
+      state.selected = inputs.filter((i) => i.checked).map((i) => Number(i.value));
+      const c = confidence.find((i) => i.checked);
+      state.confidence = c ? Number(c.value) : null;
+      state.comment = comment ? comment.value : "";
+      changed();
+    };
+    const selected = state.selected || [];
+    inputs.forEach((i) => { i.checked = selected.includes(Number(i.value)); i.disabled = readonly; i.addEventListener("change", read); });
+    confidence.forEach((i) => { i.checked = Number(i.value) === state.confidence; i.disabled = readonly; i.addEventListener("change", read); });
+    if (comment) { comment.value = state.comment || ""; comment.disabled = readonly; comment.addEventListener("input", read); }
+    document.addEventListener("keydown", (e) => {
+      if (isTyping(e) || e.ctrlKey || e.altKey || e.metaKey || readonly) return;
+      const m = /^Digit([1-9])$/.exec(e.code);
+      if (!m) return;
+      const n = Number(m[1]);
+      if (e.shiftKey) {
+        const c = confidence[n - 1];
+        if (c) { e.preventDefault(); c.checked = true; c.focus(); read(); }
+        return;
+      }
+      const input = inputs.find((i) => i.dataset.key === String(n));
+      if (!input) return;
+      e.preventDefault();
+      input.checked = data.multiSelect ? !input.checked : true;
+      input.focus();
+      read();
+    });
+  }
+
+  // ----- checklist ------------------------------------------------------------------------
+  function missing() {
+    const out = [];
+    if (protocol === "esa") {
+      if (!Number.isInteger(state.score)) out.push("Give a 0–100 score.");
+      else if (state.score < data.lowScore && state.spans.length === 0 && !state.confirmed_low_score) {
+        out.push("Confirm the score " + state.score + ": no error is marked in the translation.");
+      }
+    } else if (protocol === "mqm") {
+      state.spans.forEach((s, i) => {
+        if (!s.category) out.push("Error " + (i + 1) + " (“" + excerpt(s) + "”): choose a category.");
+        else {
+          const entry = data.typology.find((t) => t.category === s.category);
+          if (entry && entry.subcategories.length && !s.subcategory) out.push("Error " + (i + 1) + ": choose a subcategory of " + s.category + ".");
+        }
+      });
+      if (!state.spans.length && !state.no_errors) out.push("Mark the errors, or tick “This translation has no errors”.");
+    } else {
+      if (!(state.selected && state.selected.length)) out.push(data.multiSelect ? "Choose at least one option." : "Choose an option.");
+      if (data.askConfidence && !state.confidence) out.push("Rate your confidence.");
+    }
+    return out;
+  }
+
+  function renderChecklist() {
+    const list = missing();
+    checklistEl.textContent = "";
+    checklistEl.classList.toggle("ready", list.length === 0);
+    if (readonly) { checklistEl.textContent = "This campaign is closed; answers can no longer change."; return; }
+    if (!list.length) { checklistEl.textContent = "Ready to submit."; return; }
+    const title = document.createElement("strong");
+    title.textContent = "Still missing:";
+    const ul = document.createElement("ul");
+    list.forEach((text) => { const li = document.createElement("li"); li.textContent = text; ul.appendChild(li); });
+    checklistEl.appendChild(title);
+    checklistEl.appendChild(ul);
+  }
+
+  // ----- autosave, activity ---------------------------------------------------------------
+  let saveTimer = null;
+  let lastInteraction = Date.now();
+  let sessionExpired = false;
+
+  function answer() {
+    const a = Object.assign({}, state);
+    delete a.prefilled;
+    return a;
+  }
+
+  function changed() {
+    lastInteraction = Date.now();
+    renderChecklist();
+    if (protocol === "esa") showScore();
+    try { localStorage.setItem(localKey, JSON.stringify({ t: Date.now(), draft: answer() })); } catch (e) { /* ignore */ }
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(saveDraft, 700);
+  }
+
+  function expired() {
+    sessionExpired = true;
+    saveStatus.textContent = "";
+    const text = document.createTextNode("Session expired — your work is kept in this browser. ");
+    const link = document.createElement("a");
+    link.href = "/accounts/login/?next=" + encodeURIComponent(window.location.pathname);
+    link.textContent = "Log in again";
+    link.target = "_blank";
+    saveStatus.appendChild(text);
+    saveStatus.appendChild(link);
+    saveStatus.appendChild(document.createTextNode(" and it is saved."));
+  }
+
+  function post(url, body) {
+    return fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "Accept": "application/json" },
+      body: JSON.stringify(body),
+    });
+  }
+
+  async function saveDraft() {
+    if (readonly) return;
+    const sentAt = Date.now();
+    saveStatus.textContent = "Saving…";
+    try {
+      const response = await post(data.draftUrl, { draft: answer() });
+      if (response.status === 401 || response.status === 403) { expired(); return; }
+      const body = await response.json();
+      if (!response.ok) { saveStatus.textContent = "Not saved: " + (body.errors || []).join("; "); return; }
+      sessionExpired = false;
+      saveStatus.textContent = "Draft saved " + new Date().toLocaleTimeString();
+      try {
+        const local = JSON.parse(localStorage.getItem(localKey) || "null");
+        if (local && local.t <= sentAt) localStorage.removeItem(localKey);
+      } catch (e) { /* ignore */ }
+    } catch (e) {
+      saveStatus.textContent = "Offline — the draft is kept in this browser and saved when the connection is back.";
+      clearTimeout(saveTimer);
+      saveTimer = setTimeout(saveDraft, 5000);
+    }
+  }
+
+  ["keydown", "pointerdown", "scroll", "input"].forEach((type) =>
+    document.addEventListener(type, () => { lastInteraction = Date.now(); }, { passive: true, capture: true }));
+  setInterval(() => {
+    if (readonly || document.visibilityState !== "visible" || Date.now() - lastInteraction > 60000) return;
+    if (sessionExpired) { saveDraft(); return; } // retries after the annotator logged in again
+    post(data.heartbeatUrl, {}).then((r) => { if (r.status === 401) expired(); }).catch(() => {});
+  }, 20000);
+  window.addEventListener("focus", () => { if (sessionExpired) saveDraft(); });
+
+  // ----- submission -----------------------------------------------------------------------
+  let submitting = false;
+  async function submit(event) {
+    event.preventDefault();
+    if (submitting || readonly) return;
+    const list = missing();
+    if (list.length) {
+      renderChecklist();
+      checklistEl.classList.add("shake");
+      setTimeout(() => checklistEl.classList.remove("shake"), 600);
+      checklistEl.setAttribute("tabindex", "-1");
+      checklistEl.focus();
+      return;
+    }
+    submitting = true;
+    clearTimeout(saveTimer);
+    if (submitButton) submitButton.setAttribute("aria-busy", "true");
+    answerInput.disabled = false;
+    answerInput.value = JSON.stringify(answer());
+    const body = new FormData(form);
+    answerInput.disabled = true;
+    // Retries reuse the same Idempotency-Key, so the server never counts the answer twice.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const response = await fetch(data.submitUrl, {
+          method: "POST",
+          credentials: "same-origin",
+          headers: { "X-CSRFToken": csrf, "Accept": "application/json", "Idempotency-Key": keyInput.value },
+          body: body,
+        });
+        if (response.status === 401) { expired(); break; }
+        const result = await response.json();
+        if (response.ok && result.ok) {
+          try { localStorage.removeItem(localKey); } catch (e) { /* ignore */ }
+          window.location.assign(result.next_url);
+          return;
+        }
+        checklistEl.textContent = "";
+        const strong = document.createElement("strong");
+        strong.textContent = "Not submitted: ";
+        checklistEl.appendChild(strong);
+        checklistEl.appendChild(document.createTextNode((result.errors || []).concat(result.missing || []).join("; ")));
+        break;
+      } catch (e) {
+        saveStatus.textContent = "Network problem, retrying…";
+        await new Promise((r) => setTimeout(r, 1000 * (attempt + 1)));
+      }
+    }
+    submitting = false;
+    if (submitButton) submitButton.removeAttribute("aria-busy");
+  }
+  form.addEventListener("submit", submit);
+
+  // ----- global keys ----------------------------------------------------------------------
+  function isTyping(e) {
+    const t = e.target;
+    return t && (t.tagName === "TEXTAREA" || t.tagName === "SELECT" ||
+      (t.tagName === "INPUT" && !["radio", "checkbox", "range", "button", "submit"].includes(t.type)));
+  }
+  document.addEventListener("keydown", (e) => {
+    if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
+      e.preventDefault();
+      form.requestSubmit();
+      return;
+    }
+    if (isTyping(e) || e.ctrlKey || e.altKey || e.metaKey) return;
+    if (e.target === targetEl) return; // the span editor has its own keys
+    if (e.key === "p" && data.previousUrl) { window.location.assign(data.previousUrl); }
+    else if (e.key === "n" && data.nextUrl) { window.location.assign(data.nextUrl); }
+    else if (e.key === "t" && targetEl) { e.preventDefault(); targetEl.focus(); }
+  });
+
+  // ----- start ----------------------------------------------------------------------------
+  if (protocol === "esa" || protocol === "mqm") setupSpanEditor();
+  if (protocol === "esa") setupScore();
+  if (protocol === "mqm") setupNoErrors();
+  if (protocol === "choice") setupChoice();
+  renderChecklist();
+  if (targetEl) {
+    targetEl.addEventListener("keydown", (e) => {
+      if (e.key === "p" && data.previousUrl && !e.ctrlKey) window.location.assign(data.previousUrl);
+      if (e.key === "n" && data.nextUrl && !e.ctrlKey) window.location.assign(data.nextUrl);
+    });
+  }
+  if (restoredFromLocal) saveDraft();
+})();
