@@ -106,7 +106,7 @@ def _check_openai(params: Mapping[str, Any], errors: list[str]) -> None:
 def _check_heuristic(params: Mapping[str, Any], errors: list[str]) -> None:
     feature = params.get("feature")
     if feature not in HEURISTIC_FEATURES:
-        errors.append(f"feature is required, one of {', '.join(HEURISTIC_FEATURES)}")
+        errors.append(f"feature is required and must be one of {', '.join(HEURISTIC_FEATURES)}")
     if "spacy_pipeline" in params and not (
         isinstance(params["spacy_pipeline"], str) and params["spacy_pipeline"].strip()
     ):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -85,6 +86,10 @@ class Engine(models.Model):
     @property
     def is_synthetic(self) -> bool:
         return self.kind == self.Kind.SYNTHETIC
+
+    @property
+    def params_json(self) -> str:
+        return json.dumps(self.params, indent=2, ensure_ascii=False, sort_keys=True)
 
     def has_capability(self, capability: str) -> bool:
         return capability in (self.capabilities or [])
