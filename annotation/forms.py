@@ -23,6 +23,13 @@ _WEIGHT_FIELDS = {
 class CampaignForm(forms.ModelForm):
     """Campaign settings; the MQM weights are edited as numbers and stored as overrides."""
 
+    prolific_completion_url = forms.URLField(
+        required=False,
+        assume_scheme="https",
+        initial="https://app.prolific.com/submissions/complete",
+        help_text="Participants are sent to <url>?cc=<pass or fail code>.",
+    )
+
     class Meta:
         model = Campaign
         fields = [

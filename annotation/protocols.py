@@ -251,7 +251,7 @@ def normalize_item(protocol: str, raw: Any, defaults: Mapping[str, str] | None =
         item["expected"] = None
     else:
         if expected is None:
-            raise ItemError(f"a {kind} item needs expected")
+            raise ItemError(f"{kind} items need expected")
         item["expected"] = _normalize_expected(protocol, expected, item)
     return item
 

@@ -534,8 +534,9 @@ def _resume(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | N
 
 def _tutorial_phase(
     annotator: Annotator, campaign: Campaign, enrollment: Enrollment, now: datetime
-) -> tuple[bool, Item | None]:
-    """(still in tutorial phase, item). Tutorials come first; passing them may be required."""
+) -> tuple[bool, Item | None, str]:
+    """(still in tutorial phase, item, refusal). Tutorials come first; passing them may be
+    required. A refusal is returned, not raised, so that the rejection it records commits."""
     from annotation import qc
 
     mine = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator)
@@ -546,20 +547,22 @@ def _tutorial_phase(
         .first()
     )
     if pending is not None:
-        return True, _claim(annotator, pending, campaign, now)
+        return True, _claim(annotator, pending, campaign, now), ""
     if campaign.require_qualification and not enrollment.qualified:
         outcome = qc.qualification_result(enrollment)
         if outcome is None:
-            raise NotAllowed(
-                "This campaign needs a qualification; the organisers will review your work."
+            return (
+                True,
+                None,
+                ("This campaign needs a qualification; the organisers will review your work."),
             )
         enrollment.qualified = outcome
         if not outcome:
             enrollment.status = Enrollment.Status.REJECTED
         enrollment.save(update_fields=["qualified", "status", "updated_at"])
         if not outcome:
-            raise NotAllowed("You did not pass the qualification for this campaign.")
-    return False, None
+            return True, None, "You did not pass the qualification for this campaign."
+    return False, None, ""
 
 
 def _reached_quota(annotator: Annotator, campaign: Campaign) -> bool:
@@ -602,19 +605,22 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
         item = _resume(annotator, campaign, now)
         if item is not None:
             return item
-        in_tutorial, item = _tutorial_phase(annotator, campaign, enrollment, now)
-        if in_tutorial:
+        in_tutorial, item, refusal = _tutorial_phase(annotator, campaign, enrollment, now)
+        if in_tutorial and not refusal:
             return item
-        if not _reached_quota(annotator, campaign):
-            item = _claim_new(annotator, campaign, now)
-            if item is not None:
-                return item
-            if _candidates(annotator, campaign).exists():
-                # Items are left but others hold their last slots: not finished, try later.
-                return None
-        if enrollment.finished_at is None:
-            Enrollment.objects.filter(pk=enrollment.pk).update(finished_at=now)
-        return None
+        if not refusal:
+            if not _reached_quota(annotator, campaign):
+                item = _claim_new(annotator, campaign, now)
+                if item is not None:
+                    return item
+                if _candidates(annotator, campaign).exists():
+                    # Items are left but others hold their last slots: not finished, try later.
+                    return None
+            if enrollment.finished_at is None:
+                Enrollment.objects.filter(pk=enrollment.pk).update(finished_at=now)
+    if refusal:
+        raise NotAllowed(refusal)
+    return None
 
 
 def _candidates(annotator: Annotator, campaign: Campaign):
