@@ -311,7 +311,7 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "annotation/signup.html",
         {"campaign": campaign, "form": form, "token": token, "closed": closed, "mode": "new"},
-        status=422 if request.method == "POST" else (403 if closed else 200),
+        status=403 if closed else (422 if request.method == "POST" else 200),
     )
 
 
@@ -354,7 +354,7 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
                 "SESSION_ID": ids["session_id"],
             },
         },
-        status=422 if request.method == "POST" else (403 if closed else 200),
+        status=403 if closed else (422 if request.method == "POST" else 200),
     )
 
 
@@ -366,12 +366,9 @@ def _join_signup(request: HttpRequest, campaign: Campaign, token: str) -> HttpRe
     ):
         return redirect("annotation:annotate_next", campaign_id=campaign.pk)
     form = forms.JoinForm(request.POST or None)
-    if annotator is not None:
-        # Profile and consent already exist: joining only needs the button.
-        for name in list(form.fields):
-            form.fields[name].required = False
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
+    # With a profile (and its consent) already there, joining only needs the button.
+    if request.method == "POST" and (annotator is not None or form.is_valid()):
+        data = form.cleaned_data if annotator is None else {}
         try:
             services.join_campaign(
                 request.user,
@@ -396,7 +393,7 @@ def _join_signup(request: HttpRequest, campaign: Campaign, token: str) -> HttpRe
             "closed": closed,
             "mode": "join" if annotator is None else "join_existing",
         },
-        status=422 if request.method == "POST" else (403 if closed else 200),
+        status=403 if closed else (422 if request.method == "POST" else 200),
     )
 
 
