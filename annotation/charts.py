@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -31,7 +32,12 @@ _ORANGE = "#d97706"
 
 def _svg(fig: Figure) -> str:
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    with warnings.catch_warnings():
+        # Text stays text in the SVG (svg.fonttype "none"): the browser draws CJK, Arabic, ...
+        # with its own fonts, so matplotlib's missing-glyph warnings (it measures with DejaVu
+        # Sans) do not matter.
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     return buffer.getvalue()
 
 
@@ -88,14 +94,16 @@ def annotator_progress(
             names = [r[0] for r in rows]
             done = [r[1] for r in rows]
             total = [max(r[2], r[1]) for r in rows]
-            ax.barh(names, total, color=_GREY, label="to do")
+            ax.barh(names, total, color=_GREY, label="available")
             ax.barh(names, done, color=_GREEN, label="done")
             ax.invert_yaxis()
             ax.set_xlabel("items")
-            ax.legend(loc="lower right", frameon=False)
+            ax.legend(
+                loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False, fontsize=8
+            )
         else:
             _empty(ax, "no annotators enrolled yet")
-        ax.set_title(title)
+        ax.set_title(title, pad=24 if rows else 6)  # room for the legend above the axes
         return _svg(fig)
 
 
@@ -144,11 +152,11 @@ def annotator_scores(
             total = sum(r[3] for r in rows)
             overall = sum(r[1] * r[3] for r in rows) / total if total else 0.0
             ax.axvline(overall, color=_ORANGE, linestyle="--", linewidth=1, label="campaign mean")
-            ax.legend(loc="lower left", frameon=False)
+            ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False, fontsize=8)
             ax.invert_yaxis()
             ax.set_xlim(0, 100)
             ax.set_xlabel("score (0–100), mean ± std")
         else:
             _empty(ax, "no submitted scores yet")
-        ax.set_title(title)
+        ax.set_title(title, pad=24 if rows else 6)  # room for the legend above the axes
         return _svg(fig)

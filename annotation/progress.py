@@ -122,6 +122,14 @@ class AnnotatorProgress:
         return round(min(100.0, 100.0 * self.done / self.available), 1) if self.available else 0.0
 
     @property
+    def time_display(self) -> str:
+        """Total time as h:mm:ss (m:ss under an hour)."""
+        seconds = round(self.time_seconds)
+        hours, rest = divmod(seconds, 3600)
+        minutes, seconds = divmod(rest, 60)
+        return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+    @property
     def seconds_per_item(self) -> float | None:
         return round(self.time_seconds / self.done, 1) if self.done else None
 
@@ -320,10 +328,9 @@ def score_bins(campaign: Campaign) -> list[int]:
 
 
 def submission_buckets(campaign: Campaign) -> list[tuple[datetime, int]]:
-    """Submissions per minute (per hour for campaigns longer than two days)."""
-    submitted = Annotation.objects.filter(
-        campaign=campaign, status=SUBMITTED, submitted_at__isnull=False
-    )
+    """Submissions on regular items (what the target counts) per minute, or per hour for
+    campaigns longer than two days."""
+    submitted = _submitted_regular(campaign).filter(submitted_at__isnull=False)
     span = submitted.aggregate(first=Min("submitted_at"), last=Max("submitted_at"))
     if span["first"] is None:
         return []
