@@ -1,7 +1,17 @@
 from django.apps import AppConfig
 
+from config.navigation import Area
+
 
 class SearchConfig(AppConfig):
     name = "search"
     verbose_name = "Search"
-    areas: tuple = ()
+    areas: tuple = (
+        Area(
+            "Difficulty",
+            "search:dataset_list",
+            "Difficulty datasets: compare estimators with DEC and hardest-subset selection.",
+            staff_only=True,
+            order=40,
+        ),
+    )

@@ -33,6 +33,7 @@ pairs with equal weight. Random selection is the baseline drawn with an injected
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Sequence
@@ -155,6 +156,12 @@ def _paired(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x[keep], y[keep]
 
 
+# scipy.stats.kendalltau without its axis/NaN-policy wrapper: on a few hundred segments the
+# wrapper costs more than the statistic itself, and it would only do what we already do (drop
+# NaN pairs, pass 1-D arrays). The test suite checks it equals the public function.
+_kendalltau = getattr(stats.kendalltau, "__wrapped__", stats.kendalltau)
+
+
 def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
     """Kendall's tau_b (seed 002 App. A) over the pairs where neither value is NaN.
 
@@ -163,10 +170,13 @@ def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarr
     x, y = _paired(x, y)
     if x.size < 2:
         return math.nan
+    # Only the statistic is used; the asymptotic p-value is the cheap one, but it divides by
+    # n - 2, so two pairs take scipy's default method.
+    method = "asymptotic" if x.size > 2 else "auto"
     with warnings.catch_warnings():
         # scipy warns about constant input; we report it as undefined (NaN) instead.
         warnings.simplefilter("ignore")
-        result = stats.kendalltau(x, y, variant="b", method="asymptotic")
+        result = _kendalltau(x, y, variant="b", method=method)
     return float(result.statistic)
 
 
@@ -334,43 +344,41 @@ def percentile_interval(samples: np.ndarray, confidence: float = 0.95) -> tuple[
 # --- Reference oracles (seed 002 App. E) -----------------------------------------------------
 
 
-def oracle_source_language(block: LanguagePairBlock) -> np.ndarray:
-    """ "Oracle (source text + target language)": each segment's mean human score over M_l."""
+def oracle_source_language(human: np.ndarray) -> np.ndarray:
+    """Seed 002 App. E "Oracle (source text + target language)": each segment's mean human
+    score over the language pair's systems M_l."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a segment no system scored stays NaN
-        return np.nanmean(block.human, axis=1)
+        return np.nanmean(np.asarray(human, dtype=float), axis=1)
 
 
 def oracle_source(
-    blocks: Sequence[LanguagePairBlock], source_keys: Sequence[np.ndarray]
+    humans: Sequence[np.ndarray], source_keys: Sequence[np.ndarray]
 ) -> list[np.ndarray]:
-    """ "Oracle (source text only)": mean human score over every system and language pair
-    that translated the same source (``source_keys[k][x]`` names segment x's source in block k).
+    """Seed 002 App. E "Oracle (source text only)": the mean human score over every system and
+    language pair that translated the same source.
+
+    ``humans[k]`` is language pair k's (segments × systems) matrix and ``source_keys[k][x]``
+    names the source of its segment x; the mean is over all scored cells of that source.
     """
-    if len(source_keys) != len(blocks):
+    if len(source_keys) != len(humans):
         raise ValueError("one array of source keys per language pair is needed")
+    matrices = [np.asarray(h, dtype=float) for h in humans]
     keys = [np.asarray(k) for k in source_keys]
-    for block, block_keys in zip(blocks, keys, strict=True):
-        if block_keys.shape != (block.n_segments,):
-            raise ValueError(f"{block.code}: one source key per segment is needed")
+    for k, (human, block_keys) in enumerate(zip(matrices, keys, strict=True)):
+        if human.ndim != 2 or block_keys.shape != (human.shape[0],):
+            raise ValueError(f"language pair {k}: one source key per matrix row is needed")
     all_keys, inverse = np.unique(np.concatenate(keys), return_inverse=True)
     sums = np.zeros(all_keys.size)
     counts = np.zeros(all_keys.size)
-    start = 0
-    for block in blocks:
-        rows = inverse[start : start + block.n_segments]
-        start += block.n_segments
-        scored = ~np.isnan(block.human)
-        np.add.at(sums, rows, np.where(scored, block.human, 0.0).sum(axis=1))
-        np.add.at(counts, rows, scored.sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    out = []
-    start = 0
-    for block in blocks:
-        out.append(means[inverse[start : start + block.n_segments]])
-        start += block.n_segments
-    return out
+    starts = np.cumsum([0] + [h.shape[0] for h in matrices])
+    for human, start, stop in zip(matrices, starts[:-1], starts[1:], strict=True):
+        scored = ~np.isnan(human)
+        np.add.at(sums, inverse[start:stop], np.where(scored, human, 0.0).sum(axis=1))
+        np.add.at(counts, inverse[start:stop], scored.sum(axis=1))
+    means = np.full(all_keys.size, np.nan)
+    np.divide(sums, counts, out=means, where=counts > 0)
+    return [means[inverse[start:stop]] for start, stop in itertools.pairwise(starts)]
 
 
 # --- Hardest subset (seed 002 §6, App. C Eq. 3–4) --------------------------------------------
