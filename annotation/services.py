@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -29,6 +30,7 @@ IDLE_GAP_CAP_SECONDS = 60.0
 """Time between two signs of activity on an item counts at most this much (idle breaks)."""
 
 _CANDIDATE_BATCH = 50
+_LOCKED_RETRIES = 12
 _MAX_REPORTED_ERRORS = 20
 
 
@@ -610,7 +612,7 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
             return item
         if not refusal:
             if not _reached_quota(annotator, campaign):
-                item = _claim_new(annotator, campaign, now)
+                item = _claim_new_waiting(annotator, campaign, now)
                 if item is not None:
                     return item
                 if _candidates(annotator, campaign).exists():
@@ -640,8 +642,25 @@ def _candidates(annotator: Annotator, campaign: Campaign):
     )
 
 
-def _claim_new(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
+def _claim_new_waiting(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
+    """:func:`_claim_new`, retried briefly while other annotators' claims hold candidate rows.
+
+    SKIP LOCKED never waits, so under a burst of annotators every candidate may be locked for a
+    few milliseconds by claims that end up taking other slots. Retrying (READ COMMITTED sees
+    their commits) instead of blocking keeps the no-deadlock property of skip-locked.
+    """
+    for attempt in range(_LOCKED_RETRIES + 1):
+        item, skipped = _claim_new(annotator, campaign, now)
+        if item is not None or not skipped:
+            return item
+        time.sleep(0.02 * (attempt + 1))
+    return None
+
+
+def _claim_new(annotator: Annotator, campaign: Campaign, now: datetime) -> tuple[Item | None, bool]:
+    """(claimed item or None, whether a candidate was skipped because another held it)."""
     candidates = _candidates(annotator, campaign)
+    skipped = False
     after: tuple[int, int] | None = None
     while True:
         page = candidates
@@ -649,13 +668,20 @@ def _claim_new(annotator: Annotator, campaign: Campaign, now: datetime) -> Item 
             page = page.filter(Q(position__gt=after[0]) | Q(position=after[0], id__gt=after[1]))
         batch = list(page.values_list("id", "position")[:_CANDIDATE_BATCH])
         if not batch:
-            return None
+            return None, skipped
         for item_id, _position in batch:
+            # A savepoint per candidate: rolling it back releases the row lock of an item that
+            # turned out to be full, so this transaction never sits on rows it does not claim.
+            savepoint = transaction.savepoint()
             item = _lock(Item.objects.filter(pk=item_id)).first()
             if item is None:  # another annotator holds the row right now
+                skipped = True
+                transaction.savepoint_rollback(savepoint)
                 continue
             if item.is_per_annotator or _live_slots(item, now, annotator) < campaign.overlap:
-                return _claim(annotator, item, campaign, now)
+                transaction.savepoint_commit(savepoint)
+                return _claim(annotator, item, campaign, now), skipped
+            transaction.savepoint_rollback(savepoint)
         after = (batch[-1][1], batch[-1][0])
 
 
@@ -686,7 +712,9 @@ def _add_activity(annotation: Annotation, now: datetime) -> float:
 
 def _locked_annotation(annotator: Annotator, item: Item) -> Annotation:
     annotation = (
-        Annotation.objects.select_for_update()
+        # of=("self",): locking the joined campaign row too would serialize (and deadlock)
+        # every submission of the campaign against the claims inserting rows that point to it.
+        Annotation.objects.select_for_update(of=("self",))
         .select_related("campaign")
         .filter(item=item, annotator=annotator)
         .first()
