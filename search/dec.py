@@ -36,7 +36,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -198,36 +198,28 @@ def _mean_defined(values: Sequence[float]) -> float:
     return float(np.mean(defined)) if defined else math.nan
 
 
-def dec(blocks: Sequence[LanguagePairBlock], *, with_pearson: bool = True) -> DecResult:
-    """DEC of seed 002 Eq. 1 over language-pair blocks, plus Pearson in the same grouping."""
-    if not blocks:
-        raise ValueError("DEC needs at least one language pair")
-    codes = [block.code for block in blocks]
-    if len(set(codes)) != len(codes):
-        raise ValueError(f"language pairs must be distinct, got {codes}")
+def _dec_from_groups(
+    groups: Iterable[tuple[str, str, np.ndarray, np.ndarray]], with_pearson: bool
+) -> DecResult:
+    """Eq. 1 from (language pair, system, estimates, human scores) groups, in order."""
     per_system: dict[str, dict[str, float]] = {}
     pearson_per_system: dict[str, dict[str, float]] = {}
     n_pairs: dict[str, dict[str, int]] = {}
     undefined: list[tuple[str, str]] = []
-    for block in blocks:
-        taus: dict[str, float] = {}
-        rs: dict[str, float] = {}
-        counts: dict[str, int] = {}
-        for column, system in enumerate(block.systems):
-            x, y = _paired(block.estimate_for(column), block.human[:, column])
-            counts[system] = int(x.size)
-            taus[system] = kendall_tau_b(x, y)
-            if math.isnan(taus[system]):
-                undefined.append((block.code, system))
-            if with_pearson:
-                rs[system] = pearson_r(x, y)
-        per_system[block.code] = taus
-        pearson_per_system[block.code] = rs
-        n_pairs[block.code] = counts
+    for code, system, estimates, human in groups:
+        x, y = _paired(estimates, human)
+        n_pairs.setdefault(code, {})[system] = int(x.size)
+        tau = per_system.setdefault(code, {})[system] = kendall_tau_b(x, y)
+        if math.isnan(tau):
+            undefined.append((code, system))
+        pearson_per_system.setdefault(code, {})[system] = (
+            pearson_r(x, y) if with_pearson else math.nan
+        )
+    if not per_system:
+        raise ValueError("DEC needs at least one language pair")
     dec_per_lp = {code: _mean_defined(list(taus.values())) for code, taus in per_system.items()}
     pearson_per_lp = {
-        code: _mean_defined(list(rs.values())) if with_pearson else math.nan
-        for code, rs in pearson_per_system.items()
+        code: _mean_defined(list(rs.values())) for code, rs in pearson_per_system.items()
     }
     return DecResult(
         dec=_mean_defined(list(dec_per_lp.values())),
@@ -239,6 +231,21 @@ def dec(blocks: Sequence[LanguagePairBlock], *, with_pearson: bool = True) -> De
         n_pairs=n_pairs,
         undefined=undefined,
     )
+
+
+def dec(blocks: Sequence[LanguagePairBlock], *, with_pearson: bool = True) -> DecResult:
+    """DEC of seed 002 Eq. 1 over language-pair blocks, plus Pearson in the same grouping."""
+    if not blocks:
+        raise ValueError("DEC needs at least one language pair")
+    codes = [block.code for block in blocks]
+    if len(set(codes)) != len(codes):
+        raise ValueError(f"language pairs must be distinct, got {codes}")
+    groups = (
+        (block.code, system, block.estimate_for(column), block.human[:, column])
+        for block in blocks
+        for column, system in enumerate(block.systems)
+    )
+    return _dec_from_groups(groups, with_pearson)
 
 
 def blocks_from_arrays(
@@ -297,16 +304,45 @@ def dec_from_arrays(
     human: Sequence[float] | np.ndarray,
     system_ids: Sequence | np.ndarray,
     lp_ids: Sequence | np.ndarray,
+    *,
+    with_pearson: bool = True,
 ) -> DecResult:
     """DEC (Eq. 1) from flat arrays, one entry per (segment, system, language pair) cell.
 
     For an estimator checked against human scores collected elsewhere (e.g. before and after
     calibrating it on annotators' scores): ``estimates[i]`` is the estimator's quality-like score
     for the source of cell ``i``, ``human[i]`` the human score of system ``system_ids[i]``'s
-    translation of it into language pair ``lp_ids[i]``. With a single system and language pair
-    this is simply Kendall's tau_b.
+    translation of it into language pair ``lp_ids[i]`` (NaN where missing). Each (pair, system)
+    group must hold one cell per segment. With a single system and language pair this is simply
+    Kendall's tau_b. Language pairs and systems come out in sorted order.
     """
-    return dec(blocks_from_arrays(estimates, human, system_ids, lp_ids))
+    estimates = np.asarray(estimates, dtype=float)
+    human = np.asarray(human, dtype=float)
+    system_ids = np.asarray(system_ids)
+    lp_ids = np.asarray(lp_ids)
+    n = estimates.shape[0]
+    for name, array in (("human", human), ("system_ids", system_ids), ("lp_ids", lp_ids)):
+        if array.shape != (n,):
+            raise ValueError(f"{name} has shape {array.shape}; estimates has ({n},)")
+    if n == 0:
+        raise ValueError("no cells given")
+    lps, lp_index = np.unique(lp_ids, return_inverse=True)
+    systems, system_index = np.unique(system_ids, return_inverse=True)
+    # One stable sort puts every (pair, system) group in one contiguous run.
+    order = np.lexsort((system_index, lp_index))
+    key = lp_index[order] * systems.size + system_index[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    stops = np.r_[starts[1:], n]
+    groups = (
+        (
+            str(lps[lp_index[order[a]]]),
+            str(systems[system_index[order[a]]]),
+            estimates[order[a:b]],
+            human[order[a:b]],
+        )
+        for a, b in zip(starts, stops, strict=True)
+    )
+    return _dec_from_groups(groups, with_pearson)
 
 
 def bootstrap_dec(
