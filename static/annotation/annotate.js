@@ -51,6 +51,31 @@
     }
   })();
   const targetLength = units.length ? units[units.length - 1].end : 0;
+  // Word of each unit (dictionary-based for CJK in Intl.Segmenter); -1 outside words.
+  const wordOf = new Array(units.length).fill(-1);
+  (function words() {
+    const lang = (document.getElementById("target") || {}).lang || undefined;
+    if (!(window.Intl && Intl.Segmenter)) {
+      let w = 0;
+      units.forEach((u, i) => {
+        if (u.space || /^\p{P}$/u.test(u.text)) { w++; } else { wordOf[i] = w; }
+      });
+      return;
+    }
+    const byWords = new Intl.Segmenter(lang, { granularity: "word" });
+    let unit = 0, w = 0;
+    const utf16Ends = []; // Intl reports UTF-16 offsets; units are grapheme clusters
+    let acc = 0;
+    units.forEach((u) => { acc += u.text.length; utf16Ends.push(acc); });
+    for (const seg of byWords.segment(target)) {
+      const end = seg.index + seg.segment.length;
+      while (unit < units.length && utf16Ends[unit] <= end) {
+        if (seg.isWordLike) wordOf[unit] = w;
+        unit++;
+      }
+      w++;
+    }
+  })();
   const MISSING = units.length; // index of the [MISSING] pseudo-unit
 
   function unitsOf(span) {
@@ -123,12 +148,10 @@
   }
 
   function wordAround(k) {
-    if (k === MISSING || units[k].space) return [k, k];
+    if (k === MISSING || wordOf[k] < 0) return [k, k];
     let a = k, b = k;
-    while (a > 0 && !units[a - 1].space && !/^\p{P}$/u.test(units[a - 1].text)) a--;
-    while (b < units.length - 1 && !units[b + 1].space && !/^\p{P}$/u.test(units[b + 1].text)) b++;
-    // Scripts written without spaces (CJK) would make the "word" the whole sentence.
-    if (b - a > 12) return [k, k];
+    while (a > 0 && wordOf[a - 1] === wordOf[k]) a--;
+    while (b < units.length - 1 && wordOf[b + 1] === wordOf[k]) b++;
     return [a, b];
   }
 
@@ -236,13 +259,16 @@
 
   function moveBy(step, byWord) {
     let k = cursor;
-    if (!byWord) { k += step; } else if (step > 0) {
-      while (k < MISSING && !(units[k] && units[k].space)) k++;
-      while (k < MISSING && units[k] && units[k].space) k++;
+    if (!byWord) {
+      k += step;
+    } else if (step > 0) {
+      // To the start of the next word (or the [MISSING] marker after the last one).
+      const here = k < MISSING ? wordOf[k] : -2;
+      while (k < MISSING && (wordOf[k] === here || wordOf[k] < 0)) k++;
     } else {
       k--;
-      while (k > 0 && units[k] && units[k].space) k--;
-      while (k > 0 && !units[k - 1].space) k--;
+      while (k > 0 && wordOf[k] < 0) k--;
+      while (k > 0 && wordOf[k - 1] === wordOf[k] && wordOf[k] >= 0) k--;
     }
     cursor = Math.max(0, Math.min(MISSING, k));
   }

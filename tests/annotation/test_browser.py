@@ -1,0 +1,179 @@
+"""End to end in headless Chromium (Debian's ``/usr/bin/chromium``) driven by Playwright.
+
+A Prolific participant signs up through the study link, marks an error span with the keyboard
+only, scores, submits with Ctrl+Enter and lands on Prolific's completion URL with the pass code.
+The navigation to Prolific is intercepted (``page.route``): the browser never leaves 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from urllib.parse import urljoin
+
+import pytest
+
+from annotation import services
+from annotation.models import Annotation, Annotator, Enrollment
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+PROLIFIC_HOST = "https://app.prolific.com"
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test body
+    # happen strictly before or after the browser steps, never concurrently.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def intercept_prolific(page, live_server) -> list[str]:
+    """Record every redirect to Prolific and answer it locally; returns the URLs seen.
+
+    Chromium does not route the later requests of a redirect chain, so the chain that starts
+    at "next item" is followed here hop by hop (with the page's cookies) and stopped at the
+    Prolific host; any direct request to that host is answered locally as well.
+    """
+    seen: list[str] = []
+    completed = {"status": 200, "content_type": "text/html", "body": "<h1>Prolific: completed</h1>"}
+
+    def to_prolific(route):
+        seen.append(route.request.url)
+        route.fulfill(**completed)
+
+    def follow(route):
+        url = route.request.url
+        response = route.fetch(max_redirects=0)
+        for _hop in range(10):
+            if response.status not in (301, 302, 303, 307, 308):
+                break
+            url = urljoin(url, response.headers["location"])
+            if url.startswith(PROLIFIC_HOST):
+                seen.append(url)
+                route.fulfill(**completed)
+                return
+            response = route.fetch(url=url, method="GET", max_redirects=0)
+        route.fulfill(response=response)
+
+    page.route(f"{PROLIFIC_HOST}/**", to_prolific)
+    page.route(f"{live_server.url}/annotation/campaigns/*/next/", follow)
+    return seen
+
+
+def start_as_prolific_participant(page, live_server, campaign, pid: str) -> None:
+    page.goto(
+        f"{live_server.url}/annotation/join/{campaign.slug}/"
+        f"?PROLIFIC_PID={pid}&STUDY_ID=study-1&SESSION_ID=session-1"
+    )
+    page.fill("input[name=native_language]", "German")
+    page.fill("input[name=working_languages]", "English")
+    page.check("input[name=consent]")
+    page.click("button[type=submit]")
+    page.wait_for_selector("#target .g")
+
+
+def test_prolific_participant_annotates_with_the_keyboard(browser, live_server):
+    target = "Der Stadtrat hat den Haushalt genehmigt."
+    campaign = services.create_campaign(
+        "Browser ESA", "esa",
+        [{"doc_id": "d", "seg_id": 1, "src_lang": "en", "tgt_lang": "de",
+          "source": "The city council approved the budget.", "target": target}],
+        prolific_pass_code="C0MPLETE", prolific_fail_code="REJECTED", qc_min_seconds_per_item=0,
+    )  # fmt: skip
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    prolific = intercept_prolific(page, live_server)
+
+    start_as_prolific_participant(page, live_server, campaign, "PID-browser-1")
+    page.keyboard.press("t")  # focus the translation
+    page.keyboard.press("Control+ArrowRight")  # to "Stadtrat"
+    for _ in range(8):
+        page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("2")  # major
+    page.keyboard.press("Enter")
+    assert page.inner_text("#span-list").startswith("Stadtrat")
+    page.keyboard.press("s")
+    page.keyboard.type("45")
+    page.wait_for_selector("#checklist.ready")
+    with page.expect_navigation(url="**/next/"):
+        page.keyboard.press("Control+Enter")
+    assert prolific == [f"{PROLIFIC_HOST}/submissions/complete?cc=C0MPLETE"]
+    assert "Prolific: completed" in page.content()
+    assert errors == []
+    page.close()
+
+    annotator = Annotator.objects.get(prolific_pid="PID-browser-1")
+    annotation = Annotation.objects.get(annotator=annotator)
+    assert annotation.status == "submitted"
+    assert annotation.answer["spans"] == [{"start": 4, "end": 12, "severity": "major"}]
+    assert target[4:12] == "Stadtrat"
+    assert annotation.score == 45.0
+    assert Enrollment.objects.get(annotator=annotator).finished_at is not None
+
+
+def test_cjk_and_rtl_offsets_are_code_points(browser, live_server):
+    cjk = "東京で👩\u200d💻を使います。"
+    arabic = "نسي مظلته في القطار."
+    items = [
+        {"doc_id": "ja", "seg_id": 1, "source": "I use 👩‍💻 in Tokyo.", "target": cjk,
+         "tgt_lang": "ja"},
+        {"doc_id": "ar", "seg_id": 1, "source": "He forgot his umbrella on the train.",
+         "target": arabic, "tgt_lang": "ar"},
+    ]  # fmt: skip
+    campaign = services.create_campaign("Browser scripts", "esa", items, qc_min_seconds_per_item=0)
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.route(f"{PROLIFIC_HOST}/**", lambda route: route.abort())  # never leave 127.0.0.1
+    start_as_prolific_participant(page, live_server, campaign, "PID-browser-2")
+
+    # Japanese: Enter marks the word at the cursor (東京); the emoji is one grapheme of three
+    # code points.
+    page.keyboard.press("t")
+    page.keyboard.press("Enter")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+Enter")  # Shift does not matter: Enter marks the unit's word
+    page.keyboard.press("s")
+    page.keyboard.type("50")
+    page.wait_for_selector("#checklist.ready")
+    with page.expect_navigation(url="**/annotation/items/**"):
+        page.keyboard.press("Control+Enter")
+    page.wait_for_selector("#target .g")
+
+    # Arabic is right-to-left: the left arrow moves forward in reading order.
+    page.keyboard.press("t")
+    page.keyboard.press("Control+ArrowLeft")
+    page.keyboard.press("Enter")
+    page.keyboard.press("s")
+    page.keyboard.type("70")
+    page.wait_for_selector("#checklist.ready")
+    with page.expect_navigation(url="**/finish/"):
+        page.keyboard.press("Control+Enter")
+    assert errors == []
+    page.close()
+
+    answers = {
+        a.item.doc_id: a.answer["spans"]
+        for a in Annotation.objects.select_related("item").filter(status="submitted")
+    }
+    assert answers["ja"] == [
+        {"start": 0, "end": 2, "severity": "minor"},
+        {"start": 3, "end": 6, "severity": "minor"},
+    ]
+    assert cjk[3:6] == "👩\u200d💻"
+    assert answers["ar"] == [{"start": 4, "end": 9, "severity": "minor"}]
+    assert arabic[4:9] == "مظلته"
