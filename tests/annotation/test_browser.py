@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
+from django.db import connections
 
 from annotation import services
 from annotation.models import Annotation, Annotator, Enrollment
@@ -37,6 +38,9 @@ def browser(monkeypatch):
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium
         chromium.close()
+        # While Playwright's loop runs, Django hands this thread a separate connection (asgiref
+        # locals follow the event loop); close it here or PostgreSQL cannot drop the test DB.
+        connections.close_all()
 
 
 def intercept_prolific(page, live_server) -> list[str]:
