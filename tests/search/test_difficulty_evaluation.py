@@ -47,11 +47,16 @@ def evaluate(dataset, names, **options) -> dict:
 
 
 def hand_dec(rows: list[dict], estimate: list[float]) -> tuple[float, float]:
-    """Seed 002 Eq. 1 on one language pair: mean over MT systems of tau_b (and Pearson)."""
+    """Seed 002 Eq. 1 on one language pair: mean over MT systems of tau_b (and Pearson).
+
+    A system whose scores are all equal has no tau_b; like the platform, leave it out.
+    """
     systems = sorted(s for s in rows[0]["scores"] if s != "refA")
     taus, rs = [], []
     for system in systems:
         human = [row["scores"][system] for row in rows]
+        if len(set(human)) == 1:
+            continue
         taus.append(stats.kendalltau(estimate, human, variant="b").statistic)
         rs.append(stats.pearsonr(estimate, human).statistic)
     return float(np.mean(taus)), float(np.mean(rs))
@@ -393,3 +398,34 @@ def test_llm_judge_through_a_local_openai_compatible_server(tmp_path, wmt_rows):
 
     assert cost_by_scope(f"dataset_eval:{first.pk}")["calls"] == 40
     assert Path(path).exists()
+
+
+def test_artificial_crowd_through_a_local_openai_compatible_server(tmp_path, wmt_rows):
+    from engines.models import Engine
+    from tests.engines.factories import EngineFactory
+    from tests.engines.fake_openai import FakeOpenAI
+
+    rows = wmt_rows[:12]
+    path = tmp_path / "twelve.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    with path.open("rb") as lines:
+        dataset = services.import_difficulty_dataset(lines, name="twelve")
+
+    with FakeOpenAI() as server:
+        EngineFactory(name="mt", base_url=server.base_url)
+        EngineFactory(name="qe", base_url=server.base_url)
+        Engine.objects.create(
+            name="crowd",
+            kind="artificial_crowd",
+            capabilities=["difficulty"],
+            params={"translators": ["mt"], "quality_estimators": ["qe"]},
+        )
+        evaluation = services.start_difficulty_evaluation(dataset, ["crowd:crowd"], enqueue=False)
+        results = services.run_difficulty_evaluation(evaluation.pk).results
+
+    # The test server translates x as "[xx] x" and scores a translation 40 + len % 61.
+    quality = [40 + len(f"[xx] {row['src']}") % 61 for row in rows]
+    tau, _r = hand_dec(rows, quality)
+    assert results["estimators"]["crowd:crowd"]["dec"] == pytest.approx(tau, abs=1e-9)
+    with pytest.raises(services.DifficultyDatasetError, match="needs an engine of kind"):
+        services.start_difficulty_evaluation(dataset, ["llm-judge:crowd"], enqueue=False)
