@@ -244,3 +244,13 @@ def test_cancel_from_the_page(admin_client, dataset):
 def test_missing_objects_are_404(admin_client):
     assert admin_client.get("/search/difficulty/999/").status_code == 404
     assert admin_client.get("/search/difficulty/evaluations/999/").status_code == 404
+
+
+def test_django_admin_lists_datasets_and_evaluations_read_only(admin_client, finished):
+    datasets = admin_client.get("/admin/search/difficultydataset/")
+    evaluations = admin_client.get("/admin/search/difficultyevaluation/")
+    detail = admin_client.get(f"/admin/search/difficultyevaluation/{finished.pk}/change/")
+
+    assert datasets.status_code == evaluations.status_code == detail.status_code == 200
+    assert b"tiny" in datasets.content
+    assert admin_client.get("/admin/search/difficultydataset/add/").status_code == 403
