@@ -457,7 +457,8 @@ def _answer_from_post(campaign: Campaign, post) -> dict:
 
 def _item_context(request, item: Item, annotation: Annotation, annotator: Annotator) -> dict:
     campaign = item.campaign
-    before, after = selectors.document_context(item)
+    # Choice items are independent questions: other items of a "document" are no context.
+    before, after = ([], []) if campaign.protocol == "choice" else selectors.document_context(item)
     previous_id, next_id = selectors.neighbours_in_history(annotator, item)
     history = selectors.my_history(annotator, campaign)
     options = [(index, item.choices[index]) for index in annotation.option_order] or list(

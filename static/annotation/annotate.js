@@ -247,7 +247,8 @@
       const remove = document.createElement("button");
       remove.type = "button";
       remove.className = "small secondary outline";
-      remove.textContent = "Remove";
+      remove.textContent = "✕";
+      remove.title = "Remove this error (Delete)";
       remove.setAttribute("aria-label", "Remove error " + (i + 1));
       remove.disabled = readonly;
       remove.addEventListener("click", () => { removeSpan(span); targetEl.focus(); });
@@ -628,6 +629,7 @@
     if (e.key === "p" && data.previousUrl) { window.location.assign(data.previousUrl); }
     else if (e.key === "n" && data.nextUrl) { window.location.assign(data.nextUrl); }
     else if (e.key === "t" && targetEl) { e.preventDefault(); targetEl.focus(); }
+    else if (e.key === "s" && protocol === "esa") { e.preventDefault(); document.getElementById("score-input").focus(); }
   });
 
   // ----- start ----------------------------------------------------------------------------
