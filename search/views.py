@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -34,7 +35,11 @@ from search.difficulty_services import (
 @staff_member_required
 @require_GET
 def dataset_list(request: HttpRequest) -> HttpResponse:
-    datasets = difficulty.datasets_for_user(request.user).select_related("created_by")
+    datasets = (
+        difficulty.datasets_for_user(request.user)
+        .select_related("created_by")
+        .annotate(n_evaluations=Count("evaluations"))
+    )
     return render(request, "search/difficulty/dataset_list.html", {"datasets": datasets})
 
 
