@@ -13,7 +13,13 @@
   if (!dataEl) return;
   const data = JSON.parse(dataEl.textContent);
   const form = document.getElementById("answer-form");
-  const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  const pageCsrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  // Logging in again (e.g. in another tab after the session expired) rotates the CSRF token:
+  // read the current cookie each time so saving works again without reloading the page.
+  function csrf() {
+    const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    return match ? decodeURIComponent(match[1]) : pageCsrf;
+  }
   const keyInput = form.querySelector("input[name=idempotency_key]");
   const answerInput = form.querySelector("input[name=answer]");
   const checklistEl = document.getElementById("checklist");
@@ -523,7 +529,7 @@
     return fetch(url, {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "Accept": "application/json" },
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf(), "Accept": "application/json" },
       body: JSON.stringify(body),
     });
   }
@@ -578,6 +584,7 @@
     if (submitButton) submitButton.setAttribute("aria-busy", "true");
     answerInput.disabled = false;
     answerInput.value = JSON.stringify(answer());
+    form.querySelector("input[name=csrfmiddlewaretoken]").value = csrf();
     const body = new FormData(form);
     answerInput.disabled = true;
     // Retries reuse the same Idempotency-Key, so the server never counts the answer twice.
@@ -586,7 +593,7 @@
         const response = await fetch(data.submitUrl, {
           method: "POST",
           credentials: "same-origin",
-          headers: { "X-CSRFToken": csrf, "Accept": "application/json", "Idempotency-Key": keyInput.value },
+          headers: { "X-CSRFToken": csrf(), "Accept": "application/json", "Idempotency-Key": keyInput.value },
           body: body,
         });
         if (response.status === 401) { expired(); break; }

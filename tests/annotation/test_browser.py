@@ -16,6 +16,7 @@ from django.db import connections
 
 from annotation import services
 from annotation.models import Annotation, Annotator, Enrollment
+from tests.annotation.factories import enrolled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -181,3 +182,45 @@ def test_cjk_and_rtl_offsets_are_code_points(browser, live_server):
     assert cjk[3:6] == "👩\u200d💻"
     assert answers["ar"] == [{"start": 4, "end": 9, "severity": "minor"}]
     assert arabic[4:9] == "مظلته"
+
+
+def test_draft_made_after_the_session_expired_is_saved_after_login(browser, live_server):
+    campaign = services.create_campaign(
+        "Browser drafts", "esa",
+        [{"doc_id": "d", "seg_id": 1, "source": "Good morning.", "target": "Guten Morgen."}],
+    )  # fmt: skip
+    annotator = enrolled(campaign, "drafter")
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{live_server.url}/accounts/login/?next=/annotation/campaigns/{campaign.pk}/next/")
+    page.fill("input[name=username]", "drafter")
+    page.fill("input[name=password]", "correct horse battery")
+    page.click("button[type=submit]")
+    page.wait_for_selector("#target .g")
+    page.keyboard.press("t")
+    page.keyboard.press("Enter")  # marks "Guten"
+    page.wait_for_selector("#save-status:has-text('Draft saved')")
+
+    # The session expires (cookie gone); the annotator keeps working.
+    session = [c for c in context.cookies() if c["name"] == "sessionid"]
+    context.clear_cookies(name="sessionid")
+    page.keyboard.press("s")
+    page.keyboard.type("35")
+    page.wait_for_selector("#save-status:has-text('Session expired')")
+
+    # Logging in again in another tab; back on the annotation tab the draft is saved.
+    login = context.new_page()
+    login.goto(f"{live_server.url}/accounts/login/")
+    login.fill("input[name=username]", "drafter")
+    login.fill("input[name=password]", "correct horse battery")
+    login.click("button[type=submit]")
+    login.close()
+    page.bring_to_front()
+    page.evaluate("window.dispatchEvent(new Event('focus'))")
+    page.wait_for_selector("#save-status:has-text('Draft saved')")
+    context.close()
+
+    assert session  # there was a session to lose
+    draft = Annotation.objects.get(annotator=annotator).draft
+    assert draft["spans"] == [{"start": 0, "end": 5, "severity": "minor"}]
+    assert draft["score"] == 35
