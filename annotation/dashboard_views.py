@@ -51,7 +51,7 @@ def dashboard_campaign(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = access.campaign_for_admin(request.user, pk)
     version = progress.version_key(campaign)
     campaign_progress = progress.campaign_progress(campaign)
-    annotators = progress.annotator_progress(campaign)
+    annotators = progress.annotator_progress(campaign, version=version)
     context = {
         "campaign": campaign,
         "progress": campaign_progress,

@@ -19,9 +19,11 @@ Shapes:
 * ``mqm-tsv`` — the columns of Google's public MQM data (``system doc doc_id seg_id rater source
   target category severity``), one row per error span with the span wrapped in ``<v>…</v>`` in the
   target, and a ``No-error`` row for an annotation without spans; MQM campaigns only;
-* ``--aggregate`` (jsonl or csv) — one row per regular item: number of annotations, mean / std /
-  min / max score, the majority answer (ties written ``tie``, see ``agreement.majority``) and the
-  item's pairwise agreement for choices.
+* ``--aggregate`` (jsonl or csv) — one row per regular item: number of annotations, mean / std
+  (population) / min / max score, the majority answer (ties written ``tie``, see
+  ``agreement.majority``; multi-select: the options chosen by more than half, joined by ``|``)
+  and, for choices, the item's pairwise agreement (share of annotator pairs giving the same
+  answer; for multi-select the same set of options).
 """
 
 from __future__ import annotations

@@ -138,7 +138,9 @@ class AnnotatorProgress:
         return bool(self.last_active and timezone.now() - self.last_active < ACTIVE_WINDOW)
 
 
-def annotator_progress(campaign: Campaign, *, with_qc: bool = True) -> list[AnnotatorProgress]:
+def annotator_progress(
+    campaign: Campaign, *, with_qc: bool = True, version: str | None = None
+) -> list[AnnotatorProgress]:
     """One row per enrolled annotator: done / available, time, last activity, QC summary.
 
     ``available`` is what ``next_item_for`` can give one annotator at most: regular items plus
@@ -183,11 +185,26 @@ def annotator_progress(campaign: Campaign, *, with_qc: bool = True) -> list[Anno
             )
         )
     if with_qc:
-        # One annotator's submissions at a time (qc.summary_for), not the whole campaign at
-        # once, so a very large campaign does not load every annotation into memory.
+        summaries = qc_summaries(campaign, [r.enrollment for r in rows], version)
         for row in rows:
-            row.qc = qc.summary_for(row.enrollment)
+            row.qc = summaries[row.enrollment.pk]
     return rows
+
+
+def qc_summaries(
+    campaign: Campaign, enrollments: list[Enrollment], version: str | None = None
+) -> dict[int, qc.QCSummary]:
+    """QC summary per enrollment id, cached per campaign version (polls do not recompute).
+
+    One annotator's submissions at a time (``qc.summary_for``), not the whole campaign at once,
+    so a very large campaign never has every annotation in memory.
+    """
+    key = f"annotation:qc:{version or version_key(campaign)}"
+    summaries = cache.get(key)
+    if summaries is None or set(summaries) != {e.pk for e in enrollments}:
+        summaries = {e.pk: qc.summary_for(e) for e in enrollments}
+        cache.set(key, summaries, CACHE_SECONDS)
+    return summaries
 
 
 def _round(value: float | None, digits: int = 1) -> float | None:
@@ -198,18 +215,14 @@ def _round(value: float | None, digits: int = 1) -> float | None:
 
 
 def version_key(campaign: Campaign) -> str:
-    """Changes whenever an annotation or enrollment of the campaign changes (cache key part)."""
-    annotations = Annotation.objects.filter(campaign=campaign).aggregate(
-        n=Count("id"), last=Max("updated_at")
-    )
-    enrollments = Enrollment.objects.filter(campaign=campaign).aggregate(
-        n=Count("id"), last=Max("updated_at")
-    )
-    stamp = lambda d: d["last"].timestamp() if d["last"] else 0  # noqa: E731
-    return (
-        f"{campaign.pk}-{campaign.updated_at.timestamp()}-{annotations['n']}-{stamp(annotations)}"
-        f"-{enrollments['n']}-{stamp(enrollments)}"
-    )
+    """Changes whenever the campaign, one of its items, annotations or enrollments changes."""
+    stamps = []
+    for model in (Item, Annotation, Enrollment):
+        found = model.objects.filter(campaign=campaign).aggregate(
+            n=Count("id"), last=Max("updated_at")
+        )
+        stamps.append(f"{found['n']}:{found['last'].timestamp() if found['last'] else 0}")
+    return f"{campaign.pk}-{campaign.updated_at.timestamp()}-{'-'.join(stamps)}"
 
 
 @dataclass

@@ -95,6 +95,8 @@ def start_server(env: dict[str, str], port: int, workers: int, threads: int) -> 
         sys.executable, "-m", "gunicorn", "config.wsgi:application",
         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
         "--worker-class", "gthread", "--log-level", "warning", "--timeout", "120",
+        # Longer than any pause between one client's requests: no idle-close race.
+        "--keep-alive", "30",
     ]  # fmt: skip
     process = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     deadline = time.monotonic() + 60
@@ -266,30 +268,42 @@ def annotator_loop(
     start.wait()
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        t0 = time.perf_counter()
-        response = client.get(f"/api/campaigns/{campaign_id}/next-item/")
-        t1 = time.perf_counter()
-        if response.status_code == 204:
-            return
-        if response.status_code != 200:
+        try:
+            if not one_item(client, campaign_id, samples):
+                return
+        except httpx.TransportError as exc:
+            # Counted, not fatal: the next loop opens a fresh connection.
             with samples.lock:
-                samples.errors.append(f"next-item {response.status_code}")
-            return
-        item = response.json()["item"]
-        answer = {"spans": [{"start": 0, "end": 10, "severity": "minor"}], "score": 70}
-        t2 = time.perf_counter()
-        posted = client.post(
-            "/api/annotations/",
-            json={"item": item["id"], "answer": answer},
-            headers={"Idempotency-Key": uuid.uuid4().hex},
-        )
-        t3 = time.perf_counter()
+                samples.errors.append(f"transport: {exc}")
+
+
+def one_item(client: httpx.Client, campaign_id: int, samples: Samples) -> bool:
+    """next-item then submit; False when the annotator has nothing left or was refused."""
+    t0 = time.perf_counter()
+    response = client.get(f"/api/campaigns/{campaign_id}/next-item/")
+    t1 = time.perf_counter()
+    if response.status_code == 204:
+        return False
+    if response.status_code != 200:
         with samples.lock:
-            samples.next_item.append(t1 - t0)
-            if posted.status_code == 201:
-                samples.submit.append(t3 - t2)
-            else:
-                samples.errors.append(f"submit {posted.status_code}: {posted.text[:200]}")
+            samples.errors.append(f"next-item {response.status_code}")
+        return False
+    item = response.json()["item"]
+    answer = {"spans": [{"start": 0, "end": 10, "severity": "minor"}], "score": 70}
+    t2 = time.perf_counter()
+    posted = client.post(
+        "/api/annotations/",
+        json={"item": item["id"], "answer": answer},
+        headers={"Idempotency-Key": uuid.uuid4().hex},
+    )
+    t3 = time.perf_counter()
+    with samples.lock:
+        samples.next_item.append(t1 - t0)
+        if posted.status_code == 201:
+            samples.submit.append(t3 - t2)
+        else:
+            samples.errors.append(f"submit {posted.status_code}: {posted.text[:200]}")
+    return True
 
 
 def percentile(values: list[float], q: float) -> float | None:

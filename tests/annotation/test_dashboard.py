@@ -179,3 +179,20 @@ def test_unknown_chart_and_campaign_are_404(admin_client):
     assert (
         admin_client.get(reverse("annotation:dashboard_campaign", args=[99999])).status_code == 404
     )
+
+
+@pytest.mark.django_db
+def test_unchanged_campaign_polls_reuse_cached_qc_and_agreement(admin_client):
+    campaign = esa_with_two_annotators()
+    url = reverse("annotation:dashboard_campaign", args=[campaign.pk])
+    counts = []
+    for _ in range(2):
+        with CaptureQueriesContext(connection) as ctx:
+            assert htmx_get(admin_client, url).status_code == 200
+        counts.append(len(ctx.captured_queries))
+    assert counts[1] < counts[0]
+    # A new submission changes the version: figures are recomputed, not served stale.
+    work(make_annotator("carol"), campaign, lambda item: None)
+    services.enroll(make_annotator("dave"), campaign)
+    html = htmx_get(admin_client, url).content.decode()
+    assert "ann-dave" in html and ">pending</span>" in html  # dave has no submission yet
