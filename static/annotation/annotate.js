@@ -342,7 +342,7 @@
       }
       if (e.key === "s" && protocol === "esa") { e.preventDefault(); document.getElementById("score-input").focus(); }
     });
-    targetEl.addEventListener("mouseup", () => {
+    targetEl.addEventListener("mouseup", (event) => {
       const sel = window.getSelection();
       const unitOf = (node) => {
         const el = node && (node.nodeType === 1 ? node : node.parentElement);
@@ -352,7 +352,13 @@
       if (sel && !sel.isCollapsed) {
         const a = unitOf(sel.anchorNode), b = unitOf(sel.focusNode);
         sel.removeAllRanges();
-        if (a !== null && b !== null) { addSpan(Math.min(a, b), Math.max(a, b)); return; }
+        if (a !== null && b !== null) {
+          // A drag snaps to whole words (as in Appraise); with Alt it keeps exact characters.
+          let lo = Math.min(a, b), hi = Math.max(a, b);
+          if (!event.altKey) { lo = wordAround(lo)[0]; hi = wordAround(hi)[1]; }
+          addSpan(lo, hi);
+          return;
+        }
       }
     });
     targetEl.addEventListener("click", (e) => {

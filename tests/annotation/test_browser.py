@@ -224,3 +224,28 @@ def test_draft_made_after_the_session_expired_is_saved_after_login(browser, live
     draft = Annotation.objects.get(annotator=annotator).draft
     assert draft["spans"] == [{"start": 0, "end": 5, "severity": "minor"}]
     assert draft["score"] == 35
+
+
+def test_mouse_selection_snaps_to_words(browser, live_server):
+    target = "Der Bürgermeister versprach mehr Wohnraum."
+    campaign = services.create_campaign(
+        "Browser mouse", "esa", [{"doc_id": "d", "seg_id": 1, "source": "s", "target": target}]
+    )
+    annotator = enrolled(campaign, "mouser")
+    page = browser.new_page()
+    page.goto(f"{live_server.url}/accounts/login/?next=/annotation/campaigns/{campaign.pk}/next/")
+    page.fill("input[name=username]", "mouser")
+    page.fill("input[name=password]", "correct horse battery")
+    page.click("button[type=submit]")
+    units = page.locator("#target .g")
+    units.first.wait_for()
+    start, end = units.nth(1).bounding_box(), units.nth(7).bounding_box()  # "er Bürg"
+    page.mouse.move(start["x"] + 1, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(end["x"] + end["width"] - 1, end["y"] + end["height"] / 2, steps=5)
+    page.mouse.up()
+    page.wait_for_selector("#save-status:has-text('Draft saved')")
+    page.close()
+    draft = Annotation.objects.get(annotator=annotator).draft
+    assert draft["spans"] == [{"start": 0, "end": 17, "severity": "minor"}]
+    assert target[0:17] == "Der Bürgermeister"
