@@ -16,6 +16,7 @@ Writes bench/results/bandit_speed.json (and _quick).
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import platform
@@ -112,14 +113,19 @@ def state_bytes(obj: Any, seen: set[int] | None = None) -> int:
 def measure_policy(name: str, params: dict[str, Any], n: int, batches: list[int], window: int):
     world = SyntheticWorld(n, seed=0)
     _ = world.true_means
+    t0 = time.perf_counter()
+    warmed = build(name, n, params)
+    init_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    warm(warmed, world, int(RHO * n) // 2)
+    warm_pulls = warmed.stats.n_scored
+    warm_us = 1e6 * (time.perf_counter() - t0) / max(warm_pulls, 1)
     rows = []
     for batch in batches:
-        t0 = time.perf_counter()
-        policy = build(name, n, params)
-        init_s = time.perf_counter() - t0
-        warm(policy, world, int(RHO * n) // 2)
-        timing = time_window(policy, world, batch, window)
-        rows.append({"batch": batch, "init_s": init_s, **timing})
+        # Every batch size starts from the same half-spent state.
+        timing = time_window(copy.deepcopy(warmed), world, batch, window)
+        rows.append({"batch": batch, **timing})
+    del warmed
     # Memory: a fresh run to half the budget under tracemalloc (numpy allocations are traced).
     tracemalloc.start()
     policy = build(name, n, params)
@@ -131,6 +137,8 @@ def measure_policy(name: str, params: dict[str, Any], n: int, batches: list[int]
         "policy": name,
         "params": params,
         "n_topics": n,
+        "init_s": init_s,
+        "warmup_us_per_pull_b10000_incl_world": warm_us,
         "timings": rows,
         "state_bytes_per_topic": state_bytes(policy) / n,
         "peak_bytes_per_topic": peak / n,

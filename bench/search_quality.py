@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 
 from engines.synthetic_world import SyntheticWorld  # noqa: E402
-from search.bandit import DEFAULT_POLICY, Neighbours, Policy, make_policy  # noqa: E402
+from search.bandit import DEFAULT_SWITCH, Neighbours, Policy, default_choice, make_policy  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 K = 10
@@ -69,12 +69,11 @@ def seed000_configs(quick: bool) -> list[Config]:
 
 
 def our_configs() -> list[Config]:
-    name, params = DEFAULT_POLICY
     return [
         Config("sequential_halving", "sequential_halving", {}),
         Config("eb_ucb", "eb_ucb", {}),
         Config("eb_ucb_normal", "eb_ucb", {"prior": "normal"}),
-        Config("default", name, dict(params)),
+        Config("default", "default", {}),
     ]
 
 
@@ -352,7 +351,10 @@ def main() -> None:
         "seeds": {str(n): c for n, c in seeds.items()},
         "sizes": sizes,
         "budgets": rhos,
-        "default": {"policy": DEFAULT_POLICY[0], "params": DEFAULT_POLICY[1]},
+        "default": {
+            "switch": DEFAULT_SWITCH,
+            "by_size": {str(n): default_choice(n) for n in sizes},
+        },
         "elapsed_seconds": elapsed,
         "cpu_count": os.cpu_count(),
         "summary": rows,

@@ -7,16 +7,25 @@ one from ``Policy.to_dict()``.
 from search.bandit.base import Estimates, Policy
 from search.bandit.contextual import Neighbours, jaccard
 from search.bandit.prior import GridPrior, NormalPrior, fit_prior
-from search.bandit.registry import DEFAULT_POLICY, POLICIES, make_policy, policy_from_dict
+from search.bandit.registry import (
+    DEFAULT_POLICY,
+    DEFAULT_SWITCH,
+    POLICIES,
+    default_choice,
+    make_policy,
+    policy_from_dict,
+)
 
 __all__ = [
     "DEFAULT_POLICY",
+    "DEFAULT_SWITCH",
     "POLICIES",
     "Estimates",
     "GridPrior",
     "Neighbours",
     "NormalPrior",
     "Policy",
+    "default_choice",
     "fit_prior",
     "jaccard",
     "make_policy",

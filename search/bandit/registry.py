@@ -12,15 +12,32 @@ from search.bandit.ebucb import EmpiricalBayesUcb
 from search.bandit.halving import SequentialHalving
 from search.bandit.paper import Brute, EpsilonGreedy, Greedy
 
-__all__ = ["DEFAULT_POLICY", "POLICIES", "make_policy", "policy_from_dict"]
+__all__ = [
+    "DEFAULT_POLICY",
+    "DEFAULT_SWITCH",
+    "POLICIES",
+    "default_choice",
+    "make_policy",
+    "policy_from_dict",
+]
 
 POLICIES: dict[str, type[Policy]] = {
     cls.name: cls
     for cls in (Brute, Greedy, EpsilonGreedy, Contextual, SequentialHalving, EmpiricalBayesUcb)
 }
 
-# The platform's recommended method and its parameters; docs/adr/0002 says why.
-DEFAULT_POLICY: tuple[str, dict[str, Any]] = ("sequential_halving", {"explore": 0.5, "eta": 3.0})
+# The platform's recommended method depends on the size of the topic set; docs/adr/0002 says
+# why. Below DEFAULT_SWITCH topics: budget-aware Sequential Halving; from it on: EB-UCB.
+DEFAULT_SWITCH = 30_000
+DEFAULT_SMALL: tuple[str, dict[str, Any]] = ("sequential_halving", {"explore": 0.5, "eta": 3.0})
+DEFAULT_LARGE: tuple[str, dict[str, Any]] = ("eb_ucb", {"beta": 6.0, "explore": 0.67})
+DEFAULT_POLICY = DEFAULT_SMALL  # for the typical seed-000 tree (|T| = 3.2k)
+
+
+def default_choice(n_topics: int) -> tuple[str, dict[str, Any]]:
+    """The (policy name, parameters) that ``make_policy("default", ...)`` builds."""
+    name, params = DEFAULT_SMALL if n_topics < DEFAULT_SWITCH else DEFAULT_LARGE
+    return name, dict(params)
 
 
 def make_policy(
@@ -31,7 +48,7 @@ def make_policy(
     Explicit ``params`` override the default's.
     """
     if name == "default":
-        name, defaults = DEFAULT_POLICY
+        name, defaults = default_choice(n_topics)
         params = {**defaults, **params}
     try:
         cls = POLICIES[name]

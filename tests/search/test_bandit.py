@@ -17,11 +17,13 @@ from hypothesis import strategies as st
 
 from search.bandit import (
     DEFAULT_POLICY,
+    DEFAULT_SWITCH,
     POLICIES,
     GridPrior,
     Neighbours,
     NormalPrior,
     Policy,
+    default_choice,
     fit_prior,
     jaccard,
     make_policy,
@@ -266,6 +268,9 @@ def test_make_policy_names_and_default() -> None:
     }
     default = make_policy("default", 10, 2, np.random.default_rng(0), budget=20)
     assert default.name == DEFAULT_POLICY[0]
+    assert default_choice(DEFAULT_SWITCH - 1)[0] == "sequential_halving"
+    large = make_policy("default", DEFAULT_SWITCH, 2, np.random.default_rng(0), budget=9)
+    assert large.name == "eb_ucb"
     with pytest.raises(ValueError, match="unknown policy"):
         make_policy("nope", 10, 2, np.random.default_rng(0))
     with pytest.raises(ValueError, match="budget"):
