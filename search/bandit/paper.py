@@ -23,13 +23,14 @@ __all__ = ["Brute", "EpsilonGreedy", "Greedy"]
 
 _EMPTY = np.empty(0, dtype=np.int64)
 # Rejection sampling for brute gives up after this many rounds and scans instead.
-_BRUTE_TRIES = 4
+_BRUTE_TRIES = 6
 
 
 class Brute(Policy):
     """Seed 000 Alg. 2: BruteChoose(T, c) = Uniform({t : |t*| < c}).
 
-    Sampling is by rejection (O(b) while most topics are eligible) with an O(n) fallback.
+    Sampling is by rejection, sized by the acceptance rate seen (O(b / acceptance)), with an
+    O(n) scan only when under ~1 % of the topics remain eligible.
     """
 
     name = "brute"
@@ -41,10 +42,15 @@ class Brute(Policy):
 
     def _choose(self, b: int) -> np.ndarray:
         picked = _EMPTY
+        acceptance = 1.0
         for _ in range(_BRUTE_TRIES):
-            draw = self.rng.integers(0, self.n_topics, size=2 * b + 16)
-            draw = draw[self._eligible(draw)]
-            picked = _first_unique(np.concatenate([picked, draw]))
+            # Draw enough candidates for the acceptance rate seen so far (capped topics are
+            # rejected), so a late, mostly-capped run still needs about one round.
+            size = int(1.25 * (b - picked.shape[0]) / max(acceptance, 0.01)) + 16
+            draw = self.rng.integers(0, self.n_topics, size=size)
+            ok = self._eligible(draw)
+            acceptance = max(float(ok.mean()), 1e-3)
+            picked = _first_unique(np.concatenate([picked, draw[ok]]))
             if picked.shape[0] >= b:
                 return picked[:b]
         pool = np.flatnonzero(self._eligible(np.arange(self.n_topics)))
