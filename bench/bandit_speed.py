@@ -191,11 +191,46 @@ def ours_on_mabwiser_task(n_arms: int, batches: list[int]) -> list[dict[str, Any
     return out
 
 
+def markdown(report: dict[str, Any]) -> str:
+    """Tables for bench/README.md."""
+    rows = report["policies"]
+    batches = [t["batch"] for t in rows[0]["timings"]]
+    head = ["policy", "|T|", *(f"b={b} us/pull" for b in batches), "state B/topic", "peak B/topic"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [f"{t['us_per_pull']:.2f}" for t in r["timings"]]
+        lines.append(
+            f"| {r['policy']} | {r['n_topics']:,} | "
+            + " | ".join(cells)
+            + f" | {r['state_bytes_per_topic']:.0f} | {r['peak_bytes_per_topic']:.0f} |"
+        )
+    mab = report.get("mabwiser")
+    if mab:
+        lines += [
+            "",
+            f"MABWiser {mab['version']} EpsilonGreedy, {mab['n_arms']:,} arms: "
+            f"{mab['us_per_pull']:,.0f} us/pull.",
+            "",
+            "| our epsilon_greedy, batch | us/pull | speed-up vs MABWiser |",
+            "|---|---|---|",
+        ]
+        for row in report["ours_on_mabwiser_task"]:
+            lines.append(
+                f"| {row['batch']} | {row['us_per_pull']:.2f} | "
+                f"{row['speedup_vs_mabwiser']:,.0f}x |"
+            )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--render", type=Path, help="print the tables of an existing JSON")
     args = parser.parse_args()
+    if args.render:
+        print(markdown(json.loads(args.render.read_text())))
+        return
 
     sizes = [1_000_000] if args.quick else [1_000_000, 10_000_000]
     batches = [100, 10_000] if args.quick else [10, 100, 1_000, 10_000]
@@ -237,6 +272,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "bandit_speed_quick" if args.quick else "bandit_speed"
     (args.out / f"{stem}.json").write_text(json.dumps(report, indent=1))
+    (args.out / f"{stem}.md").write_text(markdown(report) + "\n")
 
 
 if __name__ == "__main__":
