@@ -154,14 +154,26 @@ class HotSet:
         if not self.valid:
             self._rebuild(b, score, universe)
         self._refresh(score)
-        # Too few: the threshold was too high. Too many: the universe outgrew the last rebuild,
-        # or the batch size shrank since (the set is sized for the batch).
+        # Too few: the threshold was too high. Too many: the universe outgrew the last rebuild.
         count = self._members.shape[0]
-        too_many = count > 4 * min(self._size, self._target(self._universe_size, b))
-        if (count < b and self.threshold > -np.inf) or too_many:
+        if (count < b and self.threshold > -np.inf) or count > 4 * self._size:
             self._rebuild(b, score, universe)
             self._refresh(score)
+        elif count > 4 * self._target(self._universe_size, b):
+            self._shrink(self._target(self._universe_size, b))
         return top_by_score(self._members, self._scores, b)
+
+    def _shrink(self, size: int) -> None:
+        """The batch size dropped: raise the threshold within the set, O(set) not O(n).
+
+        Non-members already score below the old threshold, so the invariant still holds.
+        """
+        cut = self._members.shape[0] - size
+        self.threshold = max(self.threshold, float(np.partition(self._scores, cut)[cut]))
+        keep = self._scores >= self.threshold
+        self.state[self._members[~keep]] = self._OUT
+        self._members, self._scores = self._members[keep], self._scores[keep]
+        self._size = size
 
     def _refresh(self, score: ScoreFn) -> None:
         """Merge new members, rescore dirty ones, drop the ineligible and those below threshold."""
