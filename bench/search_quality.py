@@ -258,7 +258,7 @@ def markdown(rows: list[dict[str, Any]], metric: str) -> str:
     rhos = sorted({r["rho"] for r in rows})
     families = [f for f in FAMILY_ORDER if any(r["family"] == f for r in rows)]
     cells = {(r["n_topics"], r["rho"], r["family"]): r for r in rows}
-    header = ["|T|", "pulls/topic", "oracle", *families]
+    header = ["topics", "pulls/topic", "oracle", *families]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for n in sizes:
         for rho in rhos:
