@@ -162,10 +162,10 @@ def mabwiser_per_pull(n_arms: int, pulls: int) -> dict[str, Any] | None:
         arm = int(mab.predict())
         mab.partial_fit([arm], [float(world.sample(np.array([arm]), rng)[0])])
     seconds = time.perf_counter() - start
-    import mabwiser
+    from importlib.metadata import version
 
     return {
-        "version": getattr(mabwiser, "__version__", "?"),
+        "version": version("mabwiser"),
         "n_arms": n_arms,
         "timed_pulls": pulls,
         "us_per_pull": 1e6 * seconds / pulls,
