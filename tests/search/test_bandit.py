@@ -311,7 +311,7 @@ def test_contextual_scores_unpulled_topics_from_their_neighbours() -> None:
     assert eligible.tolist() == [True] * 6
     assert scores[0] == pytest.approx(25.0)  # equal similarities: plain mean of 30 and 20
     assert scores[3] == pytest.approx(1.5)
-    assert policy.select(1).tolist() == [1]  # 1 and 0's best... own mean 30 wins
+    assert policy.select(1).tolist() == [1]  # its own mean, 30, beats 0's neighbour score, 25
     policy.update(np.array([0]), np.array([10.0]))
     scores, _ = policy._score(np.array([0]))
     assert scores[0] == pytest.approx(0.5 * 10.0 + 0.5 * 25.0)  # beta = 0.5 after one pull
