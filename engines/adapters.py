@@ -74,6 +74,20 @@ class OpenAIChatEngine(_Adapter):
         (answer,) = self.path.remote("complete", [job])
         return Completion(answer.text, answer.tokens_in, answer.tokens_out)
 
+    def complete_many(
+        self, conversations: Sequence[Sequence[Message]], **params: Any
+    ) -> list[Completion]:
+        """Several independent completions, sent concurrently within the engine's limit."""
+        merged = self._params(params)
+        jobs = [
+            RemoteJob([dict(m) for m in messages], merged, lambda text: text, "chat")
+            for messages in conversations
+        ]
+        return [
+            Completion(answer.text, answer.tokens_in, answer.tokens_out)
+            for answer in self.path.remote("complete", jobs)
+        ]
+
     def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]:
         params = self._params()
         jobs = []

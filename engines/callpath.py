@@ -30,7 +30,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -185,45 +185,8 @@ class CallPath:
             outcomes = self._send(operation, list(pending.values()), api_key)
         # Items served by another request of the same batch count as cache hits too.
         hits += len(keyed) - hits - len(pending)
-        rows = []
         if hits:
-            rows.append(self._row(operation, items=hits, cache_hit=True, attempts=0))
-        for outcome in outcomes.values():
-            rows.append(
-                self._row(
-                    operation,
-                    tokens_in=outcome.tokens_in,
-                    tokens_out=outcome.tokens_out,
-                    cost=self.cost_of(outcome.tokens_in, outcome.tokens_out),
-                    latency_ms=outcome.latency_ms,
-                    attempts=outcome.attempts,
-                    error=outcome.error.message if outcome.error else "",
-                )
-            )
-        self._write(rows)
-        fresh = {
-            key: outcome
-            for key, outcome in outcomes.items()
-            if outcome.error is None and self.use_cache
-        }
-        if fresh:
-            CachedResponse.objects.bulk_create(
-                [
-                    CachedResponse(
-                        key=key,
-                        kind=self.engine.kind,
-                        model=self.engine.model,
-                        operation=operation,
-                        prompt_version=pending[key].prompt_version,
-                        response_text=outcome.text,
-                        value=outcome.value,
-                        tokens_in=outcome.tokens_in,
-                        tokens_out=outcome.tokens_out,
-                    )
-                    for key, outcome in fresh.items()
-                ],
-                ignore_conflicts=True,
-            )
+            self._write([self._row(operation, items=hits, cache_hit=True, attempts=0)])
         failed = [outcome.error for outcome in outcomes.values() if outcome.error]
         if failed:
             raise EngineError(
@@ -274,17 +237,24 @@ class CallPath:
             def run(job: RemoteJob) -> _Outcome:
                 return self._attempts(client, slots, job)
 
+            results: dict[str, _Outcome] = {}
             try:
                 if workers == 1:
-                    results = [run(job) for job in jobs]
+                    for job in jobs:
+                        results[job.key] = self._settle(operation, job, run(job))
                 else:
                     with ThreadPoolExecutor(
                         max_workers=workers, thread_name_prefix=f"engine-{engine.pk}"
                     ) as pool:
-                        results = list(pool.map(run, jobs))
+                        futures = {pool.submit(run, job): job for job in jobs}
+                        # Settled in this thread as each answer lands: a worker killed half-way
+                        # through a batch keeps (and never pays again for) what it received.
+                        for future in as_completed(futures):
+                            job = futures[future]
+                            results[job.key] = self._settle(operation, job, future.result())
             finally:
                 slots.close_idle()
-        return {job.key: outcome for job, outcome in zip(jobs, results, strict=True)}
+        return results
 
     def _attempts(self, client: ChatClient, slots: Any, job: RemoteJob) -> _Outcome:
         engine = self.engine
@@ -341,6 +311,40 @@ class CallPath:
         outcome.latency_ms = _ms(start)
         if outcome.error:
             logger.warning("engine %s: %s", engine.name, outcome.error.message)
+        return outcome
+
+    def _settle(self, operation: str, job: RemoteJob, outcome: _Outcome) -> _Outcome:
+        """Book one answered request in the ledger and, when it succeeded, in the cache."""
+        self._write(
+            [
+                self._row(
+                    operation,
+                    tokens_in=outcome.tokens_in,
+                    tokens_out=outcome.tokens_out,
+                    cost=self.cost_of(outcome.tokens_in, outcome.tokens_out),
+                    latency_ms=outcome.latency_ms,
+                    attempts=outcome.attempts,
+                    error=outcome.error.message if outcome.error else "",
+                )
+            ]
+        )
+        if outcome.error is None and self.use_cache:
+            CachedResponse.objects.bulk_create(
+                [
+                    CachedResponse(
+                        key=job.key,
+                        kind=self.engine.kind,
+                        model=self.engine.model,
+                        operation=operation,
+                        prompt_version=job.prompt_version,
+                        response_text=outcome.text,
+                        value=outcome.value,
+                        tokens_in=outcome.tokens_in,
+                        tokens_out=outcome.tokens_out,
+                    )
+                ],
+                ignore_conflicts=True,
+            )
         return outcome
 
     @staticmethod
