@@ -133,6 +133,30 @@ class Policy:
         self._exhausted = False
         self._observe(touched)
 
+    def revise(self, topics: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
+        """Replace recorded scores: each pull of ``topics[i]`` scored ``old[i]`` now counts as
+        ``new[i]`` (a human score replacing the automatic one, or a recalibrated estimate).
+
+        Counts, pending pulls and the budget are unchanged; the caller guarantees that each
+        ``(topic, old)`` was recorded by ``update`` (or an earlier ``revise``).
+        """
+        idx = np.asarray(topics, dtype=np.int64).ravel()
+        before = np.asarray(old, dtype=np.float64).ravel()
+        after = np.asarray(new, dtype=np.float64).ravel()
+        if not idx.shape == before.shape == after.shape:
+            raise ValueError("topics, old and new must have the same length")
+        if idx.shape[0] == 0:
+            return
+        self._check_topics(idx)
+        if not (np.isfinite(before).all() and np.isfinite(after).all()):
+            raise ValueError("difficulties must be finite")
+        if (self.stats.counts[idx] == 0).any():
+            raise ValueError("only scored pulls can be revised")
+        self._before_record(np.unique(idx))
+        touched = self.stats.revise(idx, before, after)
+        self._prior_cache = (-1, None)  # keyed by the number of scores, which did not change
+        self._observe(touched)
+
     def cancel(self, topics: np.ndarray) -> None:
         """Release pending pulls that will never be scored (e.g. a permanent engine error)."""
         idx = np.asarray(topics, dtype=np.int64).ravel()

@@ -100,6 +100,18 @@ class ArmStats:
         self.n_scored += int(topics.shape[0])
         return uniq
 
+    def revise(self, topics: np.ndarray, old: np.ndarray, new: np.ndarray) -> np.ndarray:
+        """Swap recorded values ``old`` for ``new``; returns the unique touched topics.
+
+        The verbatim first observations used by the nonparametric prior are left as they were
+        (they only seed the prior's shape).
+        """
+        np.add.at(self.sums, topics, new - old)
+        np.add.at(self.sumsq, topics, new * new - old * old)
+        # Guard against float drift making a variance slightly negative.
+        np.maximum.at(self.sumsq, topics, self.sums[topics] ** 2 / self.counts[topics])
+        return np.unique(topics)
+
     def means(self, topics: np.ndarray) -> np.ndarray:
         """Empirical means; NaN for topics never scored."""
         counts = self.counts[topics]

@@ -452,3 +452,30 @@ def test_hot_set_equals_a_full_scan(n: int, b: int, rounds: int, seed: int) -> N
         scores[changed] = rng.integers(0, 8, changed.shape[0])
         eligible[changed] = rng.random(changed.shape[0]) < 0.7
         hot.offer(changed, scores[changed], eligible[changed])
+
+
+@pytest.mark.parametrize("name", ["epsilon_greedy", "sequential_halving", "eb_ucb", "greedy"])
+def test_revise_replaces_a_score_without_spending_budget(name):
+    policy = make_policy(name, 50, 3, np.random.default_rng(0), budget=200)
+    topics = policy.select(20)
+    scores = np.random.default_rng(1).normal(10.0, 5.0, topics.shape[0])
+    scores[0] = 10.0
+    policy.update(topics, scores)
+    target = int(topics[0])
+    before_left = policy.remaining()
+    policy.revise(np.array([target]), np.array([10.0]), np.array([95.0]))
+    est = policy.estimates(np.array([target]))
+    assert est.count[0] == 1
+    assert est.mean[0] == pytest.approx(95.0)
+    assert policy.remaining() == before_left
+    assert target in policy.top_k()
+    restored = policy_from_dict(policy.to_dict())
+    assert restored.estimates(np.array([target])).mean[0] == pytest.approx(est.mean[0])
+
+
+def test_revise_rejects_unscored_topics_and_bad_shapes():
+    policy = make_policy("greedy", 10, 2, np.random.default_rng(0), budget=20)
+    with pytest.raises(ValueError, match="only scored"):
+        policy.revise(np.array([3]), np.array([1.0]), np.array([2.0]))
+    with pytest.raises(ValueError, match="same length"):
+        policy.revise(np.array([3, 4]), np.array([1.0]), np.array([2.0]))
