@@ -504,6 +504,8 @@ class Pull(models.Model):
     scores = models.JSONField(default=list, blank=True)
     automatic_difficulty = models.FloatField()
     human_difficulty = models.FloatField(null=True, blank=True)
+    # Mean ESA score per translator once the pull's annotation items are complete.
+    human_scores = models.JSONField(default=dict, blank=True)
     # What the bandit saw last: automatic, calibrated automatic, or human.
     difficulty = models.FloatField()
     human_status = models.CharField(
