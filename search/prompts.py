@@ -40,13 +40,20 @@ def topic_tree_messages(root: str, depth: int, branching: int, language: str) ->
     return [{"role": "user", "content": f"[{TOPIC_TREE_PROMPT_VERSION}]\n{instructions}"}]
 
 
-def sampling_messages(topic: str, language: str, count: int) -> list[dict]:
+def sampling_messages(topic: str, language: str, count: int, request: int = 0) -> list[dict]:
+    """``request`` numbers repeated requests for one topic: later ones ask for other pages."""
+    later = (
+        f" This is request number {request + 1} for this topic: use pages and passages that "
+        "earlier requests are unlikely to have returned."
+        if request
+        else ""
+    )
     instructions = (
         f"Find real web texts about the topic {topic!r} written in {language}. "
         f"Return up to {count} passages, each 20 to 40 words long, each different from the "
-        "others, each quoted or closely extracted from a page you can name. Answer with JSON "
-        'only, in exactly this shape: {"extracted_snippets": [{"text": "...", "source_url": '
-        '"https://..."}]}'
+        "others, each quoted or closely extracted from a page you can name." + later + " Answer "
+        'with JSON only, in exactly this shape: {"extracted_snippets": [{"text": "...", '
+        '"source_url": "https://..."}]}'
     )
     return [{"role": "user", "content": f"[{SAMPLING_PROMPT_VERSION}]\n{instructions}"}]
 

@@ -44,6 +44,8 @@ class Command(BaseCommand):
             sys.executable, "-m", "celery", "-A", "config", "worker",
             "-Q", f"{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.CELERY_SLOW_QUEUE}",
             "--concurrency", str(concurrency), "--loglevel", "INFO",
+            # Embedded beat: the periodic sweep for stalled search runs (one beat per site).
+            "--beat", "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME,
         ]  # fmt: skip
         if settings.CELERY_BROKER_URL.startswith("filesystem://"):
             # The filesystem transport has no broadcast channel for these worker-to-worker chats.

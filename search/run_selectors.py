@@ -1,0 +1,98 @@
+"""Read queries for search runs: summaries, the current top-k with their texts, costs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engines.registry import synthetic_world_for
+from engines.selectors import cost_by_scope
+from search.models import Pull, SearchRun, Topic
+from search.run_services import restore_policy
+
+__all__ = ["TopicRow", "run_summary", "top_topics"]
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or not np.isfinite(value) else float(value)
+
+
+def run_summary(run: SearchRun) -> dict[str, Any]:
+    """The shape ``run_search --json`` prints (oracle fields only where the truth is known)."""
+    result = run.result or {}
+    summary: dict[str, Any] = {
+        "run": run.pk,
+        "status": run.status,
+        "pulls": run.pulls_done,
+        "budget": run.budget_pulls,
+        "top_k": result.get("top_k", []),
+        "top_k_mean": result.get("top_k_mean"),
+        "cost": float(run.cost),
+    }
+    if run.sampler == SearchRun.Sampler.SYNTHETIC:
+        summary["true_top_k_mean"] = result.get("true_top_k_mean")
+        summary["oracle_top_k_mean"] = result.get("oracle_top_k_mean")
+    if run.error:
+        summary["error"] = run.error
+    return summary
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    rank: int
+    arm: int
+    name: str
+    topic: Topic | None
+    mean: float | None
+    count: int
+    lower: float | None
+    upper: float | None
+    true_mean: float | None
+
+
+def top_topics(run: SearchRun, limit: int | None = None) -> list[TopicRow]:
+    """The run's current recommendation, best first, with estimates and intervals."""
+    if not run.policy_state:
+        return []
+    policy = restore_policy(run)
+    top = policy.top_k()[: limit or run.k]
+    estimates = policy.estimates(top)
+    topics = (
+        {t.arm: t for t in Topic.objects.filter(tree_id=run.tree_id, arm__in=[int(a) for a in top])}
+        if run.tree_id
+        else {}
+    )
+    truth = (
+        synthetic_world_for(run.difficulty_engine).true_means
+        if run.sampler == SearchRun.Sampler.SYNTHETIC
+        else None
+    )
+    rows = []
+    for rank, arm in enumerate(int(a) for a in top):
+        i = rank
+        topic = topics.get(arm)
+        rows.append(
+            TopicRow(
+                rank=rank + 1,
+                arm=arm,
+                name=topic.path if topic else f"Synthetic topic #{arm}",
+                topic=topic,
+                mean=_finite(estimates.mean[i]),
+                count=int(estimates.count[i]),
+                lower=_finite(estimates.lower[i]),
+                upper=_finite(estimates.upper[i]),
+                true_mean=float(truth[arm]) if truth is not None else None,
+            )
+        )
+    return rows
+
+
+def pulls_of_arm(run: SearchRun, arm: int, limit: int = 20):
+    """The texts drawn for one topic, hardest first, with translations and scores."""
+    return Pull.objects.filter(run=run, arm=arm).order_by("-difficulty", "id")[:limit]
+
+
+def cost_per_engine(run: SearchRun) -> dict[str, Any]:
+    return cost_by_scope(run.scope)
