@@ -15,3 +15,8 @@ class SearchConfig(AppConfig):
             order=40,
         ),
     )
+
+    def ready(self) -> None:
+        from search import receivers
+
+        receivers.connect()
