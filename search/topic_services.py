@@ -64,7 +64,9 @@ def _read_json(source: str | bytes | IO | Any) -> Any:
     try:
         return json.loads(source)
     except json.JSONDecodeError as exc:
-        raise TopicTreeError(f"not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}")
+        raise TopicTreeError(
+            f"not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+        ) from None
 
 
 def import_topic_tree(
@@ -110,40 +112,46 @@ def save_generated_tree(tree: TopicTree, specs: Sequence[TopicSpec]) -> TopicTre
 
 
 def _write_topics(tree: TopicTree, specs: Sequence[TopicSpec]) -> None:
-    """Insert topics parents-first in batches; parent ids are known once a batch is saved."""
+    """Insert topics level by level in batches, so every parent's id is known before its
+    children are built. Leaves get arms in depth-first order (the order of ``specs``)."""
     has_child = {spec.parent for spec in specs if spec.parent is not None}
     paths: list[str] = []
-    ids: list[int] = []
+    arms: list[int | None] = []
+    for position, spec in enumerate(specs):
+        parent_path = paths[spec.parent] if spec.parent is not None else ""
+        paths.append(f"{parent_path} > {spec.name}" if parent_path else spec.name)
+        arms.append(None if position in has_child else 0)
     arm = 0
-    for start in range(0, len(specs), _BATCH):
-        rows = []
-        for position in range(start, min(start + _BATCH, len(specs))):
-            spec = specs[position]
-            parent_path = paths[spec.parent] if spec.parent is not None else ""
-            paths.append(f"{parent_path} > {spec.name}" if parent_path else spec.name)
-            leaf = position not in has_child
-            rows.append(
-                Topic(
-                    tree=tree,
-                    parent_id=ids[spec.parent] if spec.parent is not None else None,
-                    position=position,
-                    arm=arm if leaf else None,
-                    name=spec.name,
-                    path=paths[position],
-                    depth=spec.depth,
-                    keywords=sorted(spec.keywords),
-                )
-            )
-            arm += leaf
-        created = Topic.objects.bulk_create(rows)
-        if created and created[0].pk is None:  # backends without RETURNING
-            created = list(
-                Topic.objects.filter(tree=tree, position__gte=start).order_by("position")
-            )
-        ids.extend(topic.pk for topic in created)
+    for position in range(len(specs)):
+        if arms[position] is not None:
+            arms[position], arm = arm, arm + 1
+    ids: dict[int, int] = {}
+    by_depth: dict[int, list[int]] = {}
+    for position, spec in enumerate(specs):
+        by_depth.setdefault(spec.depth, []).append(position)
+    for depth in sorted(by_depth):
+        level = by_depth[depth]
+        for start in range(0, len(level), _BATCH):
+            chunk = level[start : start + _BATCH]
+            rows = [_topic_row(tree, specs[p], p, paths[p], arms[p], ids) for p in chunk]
+            created = Topic.objects.bulk_create(rows)
+            ids.update((p, topic.pk) for p, topic in zip(chunk, created, strict=True))
     tree.n_topics = len(specs)
     tree.n_leaves = arm
     tree.save(update_fields=["n_topics", "n_leaves", "updated_at"])
+
+
+def _topic_row(tree, spec: TopicSpec, position: int, path: str, arm, ids: dict) -> Topic:
+    return Topic(
+        tree=tree,
+        parent_id=ids[spec.parent] if spec.parent is not None else None,
+        position=position,
+        arm=arm,
+        name=spec.name,
+        path=path,
+        depth=spec.depth,
+        keywords=sorted(spec.keywords),
+    )
 
 
 # --- Samples ------------------------------------------------------------------------------------
@@ -160,7 +168,10 @@ def _corpus_lines(source: str | bytes | IO | Iterable) -> Iterable[tuple[int, st
     if hasattr(source, "read"):
         source = source.read()
     if isinstance(source, bytes):
-        source = source.decode("utf-8-sig")
+        try:
+            source = source.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise CorpusImportError([(0, "the file is not UTF-8 text")]) from None
     lines = source.splitlines() if isinstance(source, str) else source
     for number, line in enumerate(lines, start=1):
         if isinstance(line, bytes):
