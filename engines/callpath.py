@@ -36,6 +36,7 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 from django.conf import settings
+from django.db import transaction
 
 from engines.interfaces import EngineError, Message
 from engines.limiter import SlotTimeout, limiter
@@ -314,7 +315,16 @@ class CallPath:
         return outcome
 
     def _settle(self, operation: str, job: RemoteJob, outcome: _Outcome) -> _Outcome:
-        """Book one answered request in the ledger and, when it succeeded, in the cache."""
+        """Book one answered request in the ledger and, when it succeeded, in the cache.
+
+        Both in one transaction: a paid answer is either cached and booked, or neither (and
+        then asked again), so the ledger never shows one cache key paid twice.
+        """
+        with transaction.atomic():
+            self._book(operation, job, outcome)
+        return outcome
+
+    def _book(self, operation: str, job: RemoteJob, outcome: _Outcome) -> None:
         self._write(
             [
                 self._row(
@@ -345,7 +355,6 @@ class CallPath:
                 ],
                 ignore_conflicts=True,
             )
-        return outcome
 
     @staticmethod
     def _backoff(retry: int, retry_after: float | None) -> float:

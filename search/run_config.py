@@ -31,6 +31,7 @@ from search.models import SearchRun, TextSample, Topic, TopicTree
 __all__ = ["HUMAN_DEFAULTS", "RunConfigError", "build_policy", "create_run", "validate_config"]
 
 MAX_BATCH = 5000
+MONEY_QUANTUM = Decimal("0.0001")  # SearchRun.budget_money keeps four decimals
 HUMAN_DEFAULTS: dict[str, Any] = {
     "rule": "top_k",  # send the samples of the current top-k topics; or "fraction"
     "per_topic": 2,  # top_k rule: pulls per candidate topic sent to humans at most
@@ -171,11 +172,12 @@ def _check_budget(config: dict, checked: _Checked) -> None:
     money = config.get("budget_money")
     if money not in (None, ""):
         try:
-            fields["budget_money"] = Decimal(str(money))
-            if fields["budget_money"] <= 0:
+            amount = Decimal(str(money)).quantize(MONEY_QUANTUM)
+            if not amount.is_finite() or amount <= 0:
                 raise InvalidOperation
+            fields["budget_money"] = amount
         except InvalidOperation:
-            errors["budget_money"] = "must be a positive amount"
+            errors["budget_money"] = f"must be an amount of at least {MONEY_QUANTUM}"
     pulls = config.get("budget_pulls")
     n_topics = fields.get("n_topics") or 0
     if pulls in (None, "") and fields.get("budget_money") and n_topics:

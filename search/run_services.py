@@ -142,7 +142,8 @@ def _unclaimed_outcome(run_id: int, round_index: int) -> RoundOutcome:
     if run is None or run.round_index != round_index:
         return RoundOutcome("stale")
     if run.status in (SearchRun.Status.QUEUED, SearchRun.Status.RUNNING) and run.claimed_by:
-        wait = (run.lease_expires_at - timezone.now()).total_seconds()
+        lease = run.lease_expires_at
+        wait = (lease - timezone.now()).total_seconds() if lease else 0.0
         return RoundOutcome("busy", retry_in=max(1.0, wait + 1.0))
     return RoundOutcome("stopped")
 
@@ -369,12 +370,15 @@ def cancel_run(run: SearchRun) -> SearchRun:
 
 
 def recover_runs(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue the current round of runs whose round has nobody working on it.
+    """Queue the current round of runs whose round nobody is working on.
 
-    That is: a claim held by ``dead_worker_prefix`` (a worker that just started under that
-    name: whatever it held before died with it), an expired lease, or a queued/running run
-    with no claim that has not moved for a while (its message was lost). Waiting runs past
-    their human deadline are finished.
+    Swept periodically (beat) and when a worker starts. A run needs it when its lease expired,
+    or it is unclaimed and has not moved for a lease's length (its message was lost). A worker
+    starting under a node name (``dead_worker_prefix``) owns nothing yet: claims carrying the
+    name were its dead predecessor's, and unclaimed active runs are queued at once (a worker
+    killed between a round's commit and its next message would otherwise leave the run idle
+    until the sweep; a duplicate message is harmless, the round index drops it). Waiting runs
+    past their human deadline are finished.
     """
     now = timezone.now()
     active = SearchRun.objects.filter(
@@ -382,16 +386,18 @@ def recover_runs(dead_worker_prefix: str | None = None) -> list[int]:
     )
     stuck = Q(lease_expires_at__lt=now) | Q(claimed_by="", updated_at__lt=now - _lease())
     if dead_worker_prefix:
-        stuck |= Q(claimed_by__startswith=dead_worker_prefix)
+        stuck |= Q(claimed_by__startswith=dead_worker_prefix) | Q(claimed_by="")
     recovered = []
     for run_id, round_index in active.filter(stuck).values_list("pk", "round_index"):
-        SearchRun.objects.filter(pk=run_id, round_index=round_index).update(
+        SearchRun.objects.filter(pk=run_id, round_index=round_index).filter(stuck).update(
             claimed_by="", lease_expires_at=None, updated_at=now
         )
         enqueue_round(run_id, round_index)
         recovered.append(run_id)
-    for run in SearchRun.objects.filter(status=SearchRun.Status.WAITING, human_deadline__lt=now):
-        human_loop.settle(run.pk, deadline_passed=True)
+    for run_id in SearchRun.objects.filter(
+        status=SearchRun.Status.WAITING, human_deadline__lt=now
+    ).values_list("pk", flat=True):
+        settle(run_id, deadline_passed=True)
     return recovered
 
 

@@ -70,9 +70,13 @@ def test_database_url() -> str:
 class WorkerProcess:
     """A real `celery worker` subprocess on the test database and the test Redis broker."""
 
-    def __init__(self, queues: str, pool: str, extra_env: dict[str, str]):
-        self.hostname = f"test-{uuid.uuid4().hex[:8]}@localhost"
-        self.log_path = Path(settings.VAR_DIR) / f"{self.hostname.split('@')[0]}.log"
+    def __init__(
+        self, queues: str, pool: str, extra_env: dict[str, str], hostname: str | None = None
+    ):
+        self.hostname = hostname or f"test-{uuid.uuid4().hex[:8]}@localhost"
+        self.log_path = (
+            Path(settings.VAR_DIR) / f"{self.hostname.split('@')[0]}-{uuid.uuid4().hex[:6]}.log"
+        )
         env = os.environ | {
             "DATABASE_URL": test_database_url(),
             "WORKER_HEARTBEAT_SECONDS": "1",
@@ -137,8 +141,11 @@ def celery_worker_factory(transactional_db) -> Iterator[Callable[..., WorkerProc
         )
     started: list[WorkerProcess] = []
 
-    def start(queues: str = "default,slow", pool: str = "solo", **extra_env: str):
-        worker = WorkerProcess(queues, pool, extra_env)
+    def start(
+        queues: str = "default,slow", pool: str = "solo", hostname: str | None = None, **extra_env
+    ):
+        """``hostname`` restarts a worker under a killed one's name (as a supervisor would)."""
+        worker = WorkerProcess(queues, pool, extra_env, hostname)
         started.append(worker)
         worker.wait_ready()
         return worker

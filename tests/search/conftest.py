@@ -1,0 +1,69 @@
+"""Fixtures of the search tests: the fake OpenAI server, a crowd on it, a small corpus tree."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from engines.models import Engine
+from engines.services import save_engine
+from search.models import TopicTree
+from search.topic_services import import_corpus, import_topic_tree
+from tests.engines.conftest import fake_openai  # noqa: F401  (re-exported fixture)
+from tests.engines.factories import EngineFactory
+
+WORDS = (
+    "river bank ledger clause harvest engine verdict lantern quarry orbit saffron tariff "
+    "meadow scaffold vintage compass glacier ferment canopy dialect"
+).split()
+
+
+def snippet(topic: int, number: int, words: int = 24) -> str:
+    """A distinct 20–40-word text for a topic (the texts differ in length and words)."""
+    body = [WORDS[(topic * 7 + number * 3 + i) % len(WORDS)] for i in range(words + number)]
+    return f"Topic {topic} text {number}: " + " ".join(body) + "."
+
+
+def make_corpus_tree(name: str = "Small tree", n_topics: int = 6, per_topic: int = 4):
+    """A flat tree of ``n_topics`` leaves with ``per_topic`` corpus texts each."""
+    tree = import_topic_tree([f"Topic {t}" for t in range(n_topics)], name=name)
+    lines = [
+        f'{{"topic": "Topic {t}", "text": "{snippet(t, n)}", "source_url": "https://example.org/{t}/{n}"}}'
+        for t in range(n_topics)
+        for n in range(per_topic)
+    ]
+    import_corpus(tree, "\n".join(lines), file_name="test.jsonl")
+    return TopicTree.objects.get(pk=tree.pk)
+
+
+def make_crowd(base_url: str, translators: tuple[str, ...] = ("mt-a",)) -> Engine:
+    """An artificial crowd of OpenAI-compatible translators and one paid QE engine."""
+    for name in translators:
+        EngineFactory(name=name, model=f"model-{name}", base_url=base_url, max_concurrency=4)
+    EngineFactory(
+        name="qe",
+        model="judge",
+        base_url=base_url,
+        price_in_per_1k=Decimal(1),
+        price_out_per_1k=Decimal(0),
+        max_concurrency=4,
+    )
+    return save_engine(
+        {
+            "name": "crowd",
+            "kind": "artificial_crowd",
+            "capabilities": ["difficulty"],
+            "params": {"translators": list(translators), "quality_estimators": ["qe"]},
+        }
+    )
+
+
+@pytest.fixture
+def corpus_tree(db) -> TopicTree:
+    return make_corpus_tree()
+
+
+@pytest.fixture
+def crowd(db, fake_openai) -> Engine:  # noqa: F811
+    return make_crowd(fake_openai.base_url)

@@ -1,0 +1,366 @@
+"""Search runs: configuration, rounds, budgets, determinism, samplers and controls."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from unittest import mock
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+
+from engines.models import CachedResponse, EngineCall
+from engines.registry import difficulty_estimator_for
+from search import run_services
+from search.models import Pull, SearchRun
+from search.run_config import RunConfigError, create_run, validate_config
+from search.run_selectors import run_summary, top_topics
+from search.run_services import (
+    RunStateError,
+    advance_run,
+    cancel_run,
+    pause_run,
+    recover_runs,
+    restore_policy,
+    resume_run,
+    run_in_foreground,
+)
+from tests.engines.factories import HeuristicEngineFactory, SyntheticEngineFactory
+from tests.engines.fake_openai import Reply
+
+
+@pytest.fixture(autouse=True)
+def _no_broker(monkeypatch):
+    """Rounds queued by the code under test are recorded, not sent."""
+    calls = mock.Mock()
+    monkeypatch.setattr(run_services, "enqueue_round", calls)
+    return calls
+
+
+def patch_enqueue() -> mock.Mock:
+    return run_services.enqueue_round
+
+
+def synthetic_config(**overrides) -> dict:
+    config = {
+        "name": "synthetic",
+        "sampler": "synthetic",
+        "difficulty_engine": "world",
+        "budget_pulls": 600,
+        "k": 5,
+        "batch_size": 50,
+        "seed": 3,
+    }
+    return config | overrides
+
+
+@pytest.fixture
+def world(db):
+    return SyntheticEngineFactory(name="world", params={"n_topics": 400, "seed": 1})
+
+
+def corpus_config(tree, engine, **overrides) -> dict:
+    config = {
+        "name": "corpus run",
+        "tree": tree.name,
+        "sampler": "corpus",
+        "difficulty_engine": engine.name,
+        "tgt_lang": "cs",
+        "algorithm": "epsilon_greedy",
+        "budget_pulls": 12,
+        "k": 2,
+        "batch_size": 4,
+    }
+    return config | overrides
+
+
+# --- configuration ----------------------------------------------------------------------------
+
+
+def test_config_errors_name_every_bad_field(world):
+    with pytest.raises(RunConfigError) as info:
+        validate_config(
+            {"sampler": "nope", "difficulty_engine": "missing", "k": 0, "colour": "red"}
+        )
+    errors = info.value.errors
+    assert set(errors) >= {"name", "sampler", "difficulty_engine", "k", "config"}
+    assert "colour" in errors["config"]
+    assert SearchRun.objects.count() == 0
+
+
+def test_config_rejects_unknown_algorithm_and_bad_params(world):
+    with pytest.raises(RunConfigError) as info:
+        validate_config(synthetic_config(algorithm="magic"))
+    assert "known:" in info.value.errors["algorithm"]
+    with pytest.raises(RunConfigError) as info:
+        validate_config(synthetic_config(algorithm="epsilon_greedy", params={"epsilon": "x"}))
+    assert "params" in info.value.errors
+
+
+def test_corpus_run_needs_samples_for_every_leaf(db, corpus_tree):
+    from search.topic_services import import_topic_tree
+
+    bare = import_topic_tree({"Root": ["A", "B"]}, name="bare")
+    engine = HeuristicEngineFactory(name="length")
+    with pytest.raises(RunConfigError) as info:
+        validate_config(corpus_config(bare, engine))
+    assert "have no samples" in info.value.errors["sampler"]
+
+
+def test_human_modes_need_a_crowd_and_a_target_language(db, corpus_tree):
+    engine = HeuristicEngineFactory(name="length")
+    with pytest.raises(RunConfigError) as info:
+        validate_config(corpus_config(corpus_tree, engine, human_mode="replace", tgt_lang=""))
+    assert "artificial-crowd" in info.value.errors["human_mode"]
+    assert "tgt_lang" in info.value.errors
+
+
+def test_inline_engine_spec_is_created_once_and_must_match(db):
+    spec = {"name": "w", "kind": "synthetic", "capabilities": ["difficulty"],
+            "params": {"n_topics": 50, "seed": 0}}  # fmt: skip
+    create_run(synthetic_config(difficulty_engine=spec, k=3, budget_pulls=10), enqueue=False)
+    create_run(synthetic_config(difficulty_engine=spec, k=3, budget_pulls=10), enqueue=False)
+    with pytest.raises(RunConfigError, match="other settings"):
+        validate_config(synthetic_config(difficulty_engine={**spec, "params": {"n_topics": 9}}))
+
+
+# --- rounds -------------------------------------------------------------------------------------
+
+
+def test_synthetic_run_spends_the_budget_exactly_and_beats_random(world):
+    run = create_run(synthetic_config(), enqueue=False)
+    run = run_in_foreground(run.pk)
+    assert run.status == "finished"
+    assert run.pulls_done == Pull.objects.filter(run=run).count() == 600
+    # Rounds hold at most a batch; halving stages may end a round early.
+    assert run.round_index == len(run.history) >= 12
+    pulls = [h["pulls"] for h in run.history]
+    assert pulls == sorted(pulls) and pulls[-1] == 600
+    summary = run_summary(run)
+    assert len(summary["top_k"]) == 5
+    # The recommended topics are truly harder than the average topic of the world.
+    from engines.registry import synthetic_world_for
+
+    truth = synthetic_world_for(world).true_means
+    assert summary["true_top_k_mean"] > float(truth.mean()) + 5
+    assert summary["oracle_top_k_mean"] >= summary["true_top_k_mean"]
+    assert restore_policy(run).stats.n_scored == 600
+    assert run.worker_memory_mb > 0
+
+
+def test_same_seed_same_run(world):
+    first = run_in_foreground(create_run(synthetic_config(), enqueue=False).pk)
+    second = run_in_foreground(create_run(synthetic_config(), enqueue=False).pk)
+    assert first.result["top_k"] == second.result["top_k"]
+    assert list(Pull.objects.filter(run=first).values_list("text", flat=True)) == list(
+        Pull.objects.filter(run=second).values_list("text", flat=True)
+    )
+
+
+def test_a_re_run_round_selects_and_draws_the_same(world):
+    """The basis of crash safety: a round whose commit never happened repeats itself."""
+    run = create_run(synthetic_config(), enqueue=False)
+    run_in_foreground(run.pk)  # a reference run with the same config
+    reference = list(Pull.objects.filter(run=run, round_index=0).values_list("text", flat=True))
+    again = create_run(synthetic_config(), enqueue=False)
+    # A worker claims round 0 and dies before committing: its claim expires, nothing stored.
+    SearchRun.objects.filter(pk=again.pk).update(claimed_by="dead@host:1:x")
+    assert advance_run(again.pk, 0, worker="other@host:2:y").status == "busy"
+    assert recover_runs(dead_worker_prefix="dead@host:") == [again.pk]
+    assert advance_run(again.pk, 0, worker="other@host:2:y", queue_next=False).status == "more"
+    texts = list(Pull.objects.filter(run=again, round_index=0).values_list("text", flat=True))
+    assert texts == reference
+
+
+def test_stale_messages_are_dropped(world):
+    run = create_run(synthetic_config(budget_pulls=100), enqueue=False)
+    assert advance_run(run.pk, 0, worker="w:1:a", queue_next=False).status == "more"
+    assert advance_run(run.pk, 0, worker="w:1:b", queue_next=False).status == "stale"
+    assert Pull.objects.filter(run=run).count() == 50
+
+
+def test_round_queues_its_successor_on_commit(world, django_capture_on_commit_callbacks):
+    enqueue = patch_enqueue()
+    with django_capture_on_commit_callbacks(execute=True):
+        run = create_run(synthetic_config(), enqueue=True)
+    enqueue.assert_called_once_with(run.pk, 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        advance_run(run.pk, 0, worker="w:1:a")
+    enqueue.assert_called_with(run.pk, 1)
+
+
+def test_corpus_run_through_a_crowd_records_translations_and_costs(crowd, corpus_tree):
+    run = run_in_foreground(create_run(corpus_config(corpus_tree, crowd), enqueue=False).pk)
+    assert run.status == "finished" and run.pulls_done == 12
+    pull = Pull.objects.filter(run=run).first()
+    assert pull.translations == {"mt-a": f"[xx] {pull.text}"}
+    assert pull.scores[0][:2] == ["mt-a", "qe"]
+    assert pull.automatic_difficulty == pytest.approx(100 - pull.scores[0][2])
+    assert pull.sample.topic == pull.topic and pull.topic.arm == pull.arm
+    assert run.cost > 0
+    assert run.cost == sum(
+        EngineCall.objects.filter(scope=run.scope).values_list("cost", flat=True)
+    )
+    rows = top_topics(run)
+    assert [r.rank for r in rows] == [1, 2] and rows[0].topic is not None
+
+
+def test_repeated_pulls_of_a_topic_use_different_texts_until_exhausted(db, corpus_tree):
+    engine = HeuristicEngineFactory(name="length")
+    config = corpus_config(corpus_tree, engine, algorithm="greedy", params={"cap": 10},
+                           budget_pulls=30, batch_size=5)  # fmt: skip
+    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    for arm in range(6):
+        samples = list(Pull.objects.filter(run=run, arm=arm).values_list("sample_id", flat=True))
+        distinct = len(set(samples))
+        assert distinct == min(len(samples), 4)
+
+
+def test_heuristic_difficulty_is_the_negated_quality(db, corpus_tree):
+    engine = HeuristicEngineFactory(name="length")
+    run = run_in_foreground(create_run(corpus_config(corpus_tree, engine), enqueue=False).pk)
+    pull = Pull.objects.filter(run=run).first()
+    (quality,) = difficulty_estimator_for(engine).estimate([pull.text], "en")
+    assert quality < 0  # minus the length in tokens
+    assert pull.automatic_difficulty == pull.difficulty == -quality
+
+
+def test_money_budget_stops_the_run(crowd, corpus_tree):
+    config = corpus_config(corpus_tree, crowd, budget_pulls=24, budget_money="0.0001")
+    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    assert run.status == "finished"
+    assert run.pulls_done == 4  # one round spent the money; the next selected nothing
+    assert run.cost >= Decimal("0.0001")
+    with pytest.raises(RunConfigError, match=r"at least 0\.0001"):
+        validate_config(corpus_config(corpus_tree, crowd, budget_money="0.00001"))
+
+
+def test_permanent_engine_error_fails_the_run_with_its_message(crowd, corpus_tree, fake_openai):
+    fake_openai.push(*[Reply.error(401, "bad key")] * 8)
+    run = run_in_foreground(create_run(corpus_config(corpus_tree, crowd), enqueue=False).pk)
+    assert run.status == "failed"
+    assert "401" in run.error or "bad key" in run.error
+    assert Pull.objects.filter(run=run).count() == 0
+
+
+def test_llm_sampler_draws_stores_and_reuses_snippets(crowd, fake_openai, db):
+    from search.topic_services import import_topic_tree
+    from tests.search.conftest import snippet
+
+    def responder(body):
+        prompt = body["messages"][-1]["content"]
+        if "extracted_snippets" in prompt:
+            topic = prompt.split("topic '", 1)[1].split("'", 1)[0]
+            request = prompt.count("request number")
+            snippets = [{"text": snippet(len(topic) + request, n), "source_url": "https://example.org/a"}
+                        for n in range(3)]  # fmt: skip
+            return Reply(json.dumps({"extracted_snippets": snippets}))
+        from tests.engines.fake_openai import auto_reply
+
+        return auto_reply(body)
+
+    fake_openai.responder = responder
+    tree = import_topic_tree(["Alpha", "Beta"], name="llm tree")
+    config = corpus_config(tree, crowd, sampler="llm", sampler_engine="mt-a", budget_pulls=8,
+                           batch_size=2, algorithm="brute", params={"cap": 4})  # fmt: skip
+    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    assert run.status == "finished", run.error
+    assert run.pulls_done == 8
+    assert tree.topics.filter(samples__origin="llm").distinct().count() == 2
+    # 4 pulls per topic from batches of 3 snippets: two requests per topic, no duplicates.
+    for arm in (0, 1):
+        texts = list(Pull.objects.filter(run=run, arm=arm).values_list("text", flat=True))
+        assert len(texts) == len(set(texts)) == 4
+    sampling = [r for r in fake_openai.requests if "extracted_snippets" in r.prompt]
+    assert len(sampling) == 4
+    assert CachedResponse.objects.filter(operation="complete").count() == 4
+
+
+# --- controls --------------------------------------------------------------------------------
+
+
+def test_pause_resume_and_cancel_at_round_boundaries(world, django_capture_on_commit_callbacks):
+    enqueue = patch_enqueue()
+    run = create_run(synthetic_config(), enqueue=False)
+    advance_run(run.pk, 0, worker="w:1:a", queue_next=False)
+    pause_run(run)
+    assert advance_run(run.pk, 1, worker="w:1:a").status == "stopped"
+    assert Pull.objects.filter(run=run).count() == 50
+    with pytest.raises(RunStateError):
+        pause_run(run)
+    with django_capture_on_commit_callbacks(execute=True):
+        resume_run(run)
+    run.refresh_from_db()
+    assert run.status == "running"
+    cancel_run(run)
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.finished_at
+    assert advance_run(run.pk, 1, worker="w:1:a").status == "stopped"
+    with pytest.raises(RunStateError):
+        resume_run(run)
+    assert enqueue.call_count >= 1
+
+
+def test_pausing_during_a_round_keeps_what_it_paid_for(world, monkeypatch):
+    run = create_run(synthetic_config(), enqueue=False)
+    original = run_services.score_texts
+
+    def pause_midway(run_arg, draws):
+        SearchRun.objects.filter(pk=run_arg.pk).update(status="paused")
+        return original(run_arg, draws)
+
+    monkeypatch.setattr(run_services, "score_texts", pause_midway)
+    assert advance_run(run.pk, 0, worker="w:1:a").status == "stopped"
+    run.refresh_from_db()
+    assert run.status == "paused" and run.pulls_done == 50 and run.claimed_by == ""
+
+
+# --- command -----------------------------------------------------------------------------------
+
+
+def test_run_search_command_prints_the_json_summary(db, tmp_path, capsys):
+    config = {
+        "name": "cli",
+        "sampler": "synthetic",
+        "difficulty_engine": {"name": "synthetic-2k", "kind": "synthetic",
+                              "capabilities": ["difficulty"],
+                              "params": {"n_topics": 2000, "seed": 0}},
+        "budget_pulls": 2000, "k": 10, "batch_size": 500,
+    }  # fmt: skip
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(config))
+    call_command("run_search", str(path), "--foreground", "--json")
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "finished" and out["pulls"] == out["budget"] == 2000
+    assert len(out["top_k"]) == 10
+    assert out["oracle_top_k_mean"] >= out["true_top_k_mean"] > 0
+    assert set(out) >= {"run", "top_k_mean", "cost"}
+
+
+def test_run_search_command_reports_bad_configs(db, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"name": "x", "sampler": "corpus"}')
+    with pytest.raises(CommandError, match="difficulty_engine"):
+        call_command("run_search", str(path))
+    path.write_text("{nope")
+    with pytest.raises(CommandError, match="not valid JSON"):
+        call_command("run_search", str(path))
+    assert SearchRun.objects.count() == 0
+
+
+def test_example_configs_are_valid(db):
+    from pathlib import Path
+
+    for path in sorted(Path("search/examples").glob("synthetic_*.json")):
+        config = json.loads(path.read_text())
+        fields = validate_config(config)
+        assert fields["n_topics"] in (100_000, 1_000_000)
+
+
+def test_contextual_runs_use_the_tree_keywords(db, corpus_tree):
+    engine = HeuristicEngineFactory(name="length")
+    config = corpus_config(corpus_tree, engine, algorithm="contextual", budget_pulls=8)
+    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    assert run.status == "finished" and run.pulls_done == 8
+    assert np.isfinite(restore_policy(run).estimates().mean).sum() >= 1
