@@ -1,0 +1,170 @@
+"""Humans in the loop: pulls go to an ESA campaign; human scores replace or calibrate."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from unittest import mock
+
+import numpy as np
+import pytest
+
+from annotation import services as annotation
+from annotation.models import Item
+from search import run_services
+from search.models import Pull, SearchRun
+from search.run_config import create_run
+from search.run_services import restore_policy, run_in_foreground
+from tests.annotation.factories import enrolled, esa_answer
+from tests.search.conftest import make_corpus_tree, make_crowd
+
+
+@pytest.fixture(autouse=True)
+def _tasks_inline(monkeypatch):
+    """Queue nothing: rounds are driven by the test, settling runs in place."""
+    monkeypatch.setattr(run_services, "enqueue_round", mock.Mock())
+    from search import tasks
+
+    inline = SimpleNamespace(delay=lambda run_id: run_services.settle(run_id))
+    monkeypatch.setattr(tasks, "settle_search_run", inline)
+
+
+def human_run(fake_openai, mode: str, **human_settings) -> SearchRun:
+    make_crowd(fake_openai.base_url, translators=("mt-a", "mt-b"))
+    tree = make_corpus_tree(n_topics=6, per_topic=4)
+    config = {
+        "name": f"{mode} run",
+        "tree": tree.name,
+        "sampler": "corpus",
+        "difficulty_engine": "crowd",
+        "tgt_lang": "cs",
+        "algorithm": "epsilon_greedy",
+        "budget_pulls": 16,
+        "k": 2,
+        "batch_size": 4,
+        "human_mode": mode,
+        "human_settings": {"overlap": 1, **human_settings},
+    }
+    return run_in_foreground(create_run(config, enqueue=False).pk)
+
+
+def annotate_all(campaign, score_of) -> int:
+    """One annotator scores every item of the campaign with ``score_of(item)``."""
+    annotator = enrolled(campaign, "rater")
+    done = 0
+    while (item := annotation.next_item_for(annotator, campaign)) is not None:
+        annotation.submit_annotation(annotator, item, esa_answer(score_of(item)))
+        done += 1
+    return done
+
+
+def pull_of(item: Item) -> Pull:
+    return Pull.objects.get(pk=int(item.origin_ref.split(":")[1]))
+
+
+def test_replace_sends_top_k_texts_waits_and_lets_humans_reorder(
+    db, fake_openai, django_capture_on_commit_callbacks
+):
+    run = human_run(fake_openai, "replace", rule="top_k", per_topic=1, max_items=4)
+    assert run.status == "waiting"
+    assert run.human_deadline is not None
+    campaign = run.campaign
+    assert campaign.protocol == "esa" and campaign.tgt_lang == "cs"
+    sent = list(Pull.objects.filter(run=run, human_status="sent"))
+    assert 1 <= len(sent) <= 4
+    items = Item.objects.filter(campaign=campaign)
+    # One item per translation, linked back by a generic origin reference.
+    assert items.count() == 2 * len(sent)
+    assert set(items.values_list("system", flat=True)) == {"mt-a", "mt-b"}
+    assert all(i.origin == "search" and i.origin_ref.startswith("pull:") for i in items)
+    top_before = restore_policy(run).top_k().tolist()
+    sent_arms = {pull.arm for pull in sent}
+
+    # Humans find the texts of the sent topics perfectly translatable (difficulty 0).
+    with django_capture_on_commit_callbacks(execute=True):
+        annotate_all(campaign, lambda item: 100)
+
+    run.refresh_from_db()
+    assert run.status == "finished"
+    received = Pull.objects.filter(run=run, human_status="applied")
+    assert received.count() == len(sent)
+    for pull in received:
+        assert pull.human_difficulty == 0.0 == pull.difficulty
+        assert set(pull.human_scores) == {"mt-a", "mt-b"}
+    policy = restore_policy(run)
+    # The bandit's sums now hold the human value for those pulls.
+    for arm in sent_arms:
+        values = Pull.objects.filter(run=run, arm=arm).values_list("difficulty", flat=True)
+        assert policy.stats.sums[arm] == pytest.approx(sum(values))
+    top_after = policy.top_k().tolist()
+    assert top_after != top_before
+    assert run.result["top_k"] == top_after
+
+
+def test_replace_keeps_pulling_other_arms_while_humans_work(db, fake_openai):
+    run = human_run(fake_openai, "replace", rule="top_k", per_topic=1, max_items=2)
+    assert run.pulls_done == 16  # the budget was spent without waiting for anybody
+    assert Pull.objects.filter(run=run, human_status="sent").exists()
+
+
+def test_a_human_deadline_ends_the_wait(db, fake_openai):
+    run = human_run(fake_openai, "replace", rule="top_k", per_topic=1, max_items=2)
+    SearchRun.objects.filter(pk=run.pk).update(human_deadline="2000-01-01T00:00:00Z")
+    run_services.recover_runs()
+    run.refresh_from_db()
+    assert run.status == "finished"
+    assert Pull.objects.filter(run=run, human_status="sent").exists()  # never answered
+
+
+def test_calibrate_fits_a_monotone_map_and_moves_every_estimate(
+    db, fake_openai, django_capture_on_commit_callbacks
+):
+    run = human_run(fake_openai, "calibrate", rule="fraction", fraction=0.5, max_items=8)
+    assert run.status == "waiting"
+    sent = Pull.objects.filter(run=run, human_status="sent").count()
+    assert sent == 8
+
+    # Humans agree on the ranking but see everything as half as difficult.
+    def score_of(item):
+        return round(100 - pull_of(item).automatic_difficulty / 2)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        annotate_all(run.campaign, score_of)
+
+    run.refresh_from_db()
+    assert run.status == "finished"
+    report = run.calibration
+    assert report["n_pairs"] == 8
+    assert report["before"]["n_pairs"] == report["after"]["n_pairs"] == 8
+    assert report["after"]["mae"] < report["before"]["mae"]
+    assert report["before"]["kendall_tau"] == pytest.approx(report["after"]["kendall_tau"], abs=0.3)
+    assert report["before"]["dec"] is not None
+    pulls = list(Pull.objects.filter(run=run))
+    # Every pull, judged or not, now enters the bandit through the fitted map.
+    moved = [p for p in pulls if p.difficulty != p.automatic_difficulty]
+    assert len(moved) >= len(pulls) // 2
+    x, y = np.array(report["x"]), np.array(report["y"])
+    for pull in pulls:
+        assert pull.difficulty == pytest.approx(np.interp(pull.automatic_difficulty, x, y))
+    policy = restore_policy(run)
+    for arm in {p.arm for p in pulls}:
+        values = [p.difficulty for p in pulls if p.arm == arm]
+        assert policy.stats.sums[arm] == pytest.approx(sum(values))
+
+
+def test_revised_annotations_do_not_count_twice(
+    db, fake_openai, django_capture_on_commit_callbacks
+):
+    run = human_run(fake_openai, "replace", rule="top_k", per_topic=1, max_items=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        annotate_all(run.campaign, lambda item: 40)
+    pull = Pull.objects.get(run=run, human_status="applied")
+    sums_before = restore_policy(SearchRun.objects.get(pk=run.pk)).stats.sums.copy()
+    # The same signal again (e.g. a revision) changes nothing.
+    from annotation.signals import item_completed
+
+    item = Item.objects.filter(campaign=run.campaign).first()
+    with django_capture_on_commit_callbacks(execute=True):
+        item_completed.send(sender=Item, item=item)
+    run_services.settle(run.pk)
+    assert pull.human_difficulty == 60.0
+    assert np.array_equal(restore_policy(SearchRun.objects.get(pk=run.pk)).stats.sums, sums_before)
