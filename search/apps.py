@@ -8,6 +8,13 @@ class SearchConfig(AppConfig):
     verbose_name = "Search"
     areas: tuple = (
         Area(
+            "Topics",
+            "search:topic_list",
+            "Topic trees and text samples: import, generate with a chat engine, browse.",
+            staff_only=True,
+            order=35,
+        ),
+        Area(
             "Difficulty",
             "search:dataset_list",
             "Difficulty datasets: compare estimators with DEC and hardest-subset selection.",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -86,5 +87,37 @@ def _load_difficulty_demo(stdout) -> None:
     stdout.write(f"search: difficulty dataset {dataset.name!r} with a finished DEC evaluation")
 
 
+# --- Topic trees and samples (seed 000) ------------------------------------------------------
+
+TOPIC_DEMO_NAME = "Demo topics"
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+
+
+def load_topic_demo(stdout) -> None:
+    """Import the authored demo tree and its corpus once; a second call changes nothing."""
+    from search.models import TopicTree
+    from search.topic_services import import_corpus, import_topic_tree
+
+    if TopicTree.objects.filter(name=TOPIC_DEMO_NAME).exists():
+        return
+    tree = import_topic_tree(
+        (EXAMPLES / "demo_topics.json").read_bytes(),
+        name=TOPIC_DEMO_NAME,
+        description=(
+            "A small hand-written tree of text kinds that are plausibly hard or easy for MT "
+            "(legal idioms, sports slang, recipes, leaflets, poetry, manuals), with four "
+            "original example snippets per leaf. Source URLs are examples, not real pages."
+        ),
+        source_file_name="demo_topics.json",
+    )
+    report = import_corpus(
+        tree, (EXAMPLES / "demo_corpus.jsonl").read_bytes(), file_name="demo_corpus.jsonl"
+    )
+    stdout.write(
+        f"search: topic tree {tree.name!r} with {tree.n_leaves} leaves and {report.created} samples"
+    )
+
+
 def load_demo(stdout) -> None:
     _load_difficulty_demo(stdout)
+    load_topic_demo(stdout)

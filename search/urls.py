@@ -1,6 +1,6 @@
 from django.urls import path
 
-from search import views
+from search import topic_views, views
 
 app_name = "search"
 
@@ -24,4 +24,14 @@ urlpatterns: list = [
         views.evaluation_cancel,
         name="evaluation_cancel",
     ),
+    # Topic trees and samples (seed 000)
+    path("topics/", topic_views.tree_list, name="topic_list"),
+    path("topics/import/", topic_views.tree_import, name="topic_import"),
+    path("topics/generate/", topic_views.tree_generate, name="topic_generate"),
+    path("topics/<int:pk>/", topic_views.tree_detail, name="topic_tree"),
+    path("topics/<int:pk>/children/", topic_views.tree_children, name="topic_children"),
+    path("topics/<int:pk>/search/", topic_views.tree_search, name="topic_search"),
+    path("topics/<int:pk>/corpus/", topic_views.corpus_upload, name="topic_corpus"),
+    path("topics/<int:pk>/retry/", topic_views.generation_retry, name="topic_retry"),
+    path("topics/topic/<int:pk>/", topic_views.topic_detail, name="topic_detail"),
 ]

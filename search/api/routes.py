@@ -2,6 +2,8 @@
 
 from rest_framework.routers import DefaultRouter
 
+from search.api.topics import TopicTreeViewSet
+
 
 def register(router: DefaultRouter) -> None:
-    """Register this app's viewsets (none yet)."""
+    router.register("topic-trees", TopicTreeViewSet, basename="topic-tree")
