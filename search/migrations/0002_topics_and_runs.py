@@ -8,168 +8,394 @@ import search.models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0001_initial'),
-        ('engines', '0001_engines_cache_ledger_replay'),
-        ('search', '0001_difficulty_datasets'),
+        ("annotation", "0001_initial"),
+        ("engines", "0001_engines_cache_ledger_replay"),
+        ("search", "0001_difficulty_datasets"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SearchRun',
+            name="SearchRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('sampler', models.CharField(choices=[('corpus', 'Imported corpus'), ('llm', 'Chat engine (on demand)'), ('synthetic', 'Synthetic world')], max_length=16)),
-                ('src_lang', models.CharField(default='en', max_length=16)),
-                ('tgt_lang', models.CharField(blank=True, max_length=16)),
-                ('algorithm', models.CharField(default='default', max_length=32)),
-                ('params', models.JSONField(blank=True, default=dict, validators=[search.models._validate_json_object])),
-                ('budget_pulls', models.PositiveIntegerField()),
-                ('budget_money', models.DecimalField(blank=True, decimal_places=4, max_digits=12, null=True)),
-                ('k', models.PositiveIntegerField(default=10)),
-                ('seed', models.BigIntegerField(default=0)),
-                ('batch_size', models.PositiveIntegerField(default=10)),
-                ('human_mode', models.CharField(choices=[('off', 'Off'), ('replace', 'Replace automatic difficulty'), ('calibrate', 'Calibrate the estimator')], default='off', max_length=16)),
-                ('human_settings', models.JSONField(blank=True, default=dict, validators=[search.models._validate_json_object])),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('paused', 'Paused'), ('waiting', 'Waiting for human scores'), ('finished', 'Finished'), ('cancelled', 'Cancelled'), ('failed', 'Failed')], default='queued', max_length=16)),
-                ('error', models.TextField(blank=True)),
-                ('n_topics', models.PositiveIntegerField(default=0)),
-                ('round_index', models.PositiveIntegerField(default=0)),
-                ('pulls_done', models.PositiveIntegerField(default=0)),
-                ('cost', models.DecimalField(decimal_places=8, default=0, max_digits=16)),
-                ('policy_state', models.JSONField(blank=True, default=dict)),
-                ('calibration', models.JSONField(blank=True, default=dict)),
-                ('history', models.JSONField(blank=True, default=list)),
-                ('result', models.JSONField(blank=True, default=dict)),
-                ('worker_memory_mb', models.FloatField(blank=True, null=True)),
-                ('claimed_by', models.CharField(blank=True, max_length=255)),
-                ('lease_expires_at', models.DateTimeField(blank=True, null=True)),
-                ('human_deadline', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('campaign', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='annotation.campaign')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('difficulty_engine', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engine')),
-                ('sampler_engine', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='engines.engine')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "sampler",
+                    models.CharField(
+                        choices=[
+                            ("corpus", "Imported corpus"),
+                            ("llm", "Chat engine (on demand)"),
+                            ("synthetic", "Synthetic world"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("src_lang", models.CharField(default="en", max_length=16)),
+                ("tgt_lang", models.CharField(blank=True, max_length=16)),
+                ("algorithm", models.CharField(default="default", max_length=32)),
+                (
+                    "params",
+                    models.JSONField(
+                        blank=True, default=dict, validators=[search.models._validate_json_object]
+                    ),
+                ),
+                ("budget_pulls", models.PositiveIntegerField()),
+                (
+                    "budget_money",
+                    models.DecimalField(blank=True, decimal_places=4, max_digits=12, null=True),
+                ),
+                ("k", models.PositiveIntegerField(default=10)),
+                ("seed", models.BigIntegerField(default=0)),
+                ("batch_size", models.PositiveIntegerField(default=10)),
+                (
+                    "human_mode",
+                    models.CharField(
+                        choices=[
+                            ("off", "Off"),
+                            ("replace", "Replace automatic difficulty"),
+                            ("calibrate", "Calibrate the estimator"),
+                        ],
+                        default="off",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "human_settings",
+                    models.JSONField(
+                        blank=True, default=dict, validators=[search.models._validate_json_object]
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("paused", "Paused"),
+                            ("waiting", "Waiting for human scores"),
+                            ("finished", "Finished"),
+                            ("cancelled", "Cancelled"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("n_topics", models.PositiveIntegerField(default=0)),
+                ("round_index", models.PositiveIntegerField(default=0)),
+                ("pulls_done", models.PositiveIntegerField(default=0)),
+                ("cost", models.DecimalField(decimal_places=8, default=0, max_digits=16)),
+                ("policy_state", models.JSONField(blank=True, default=dict)),
+                ("calibration", models.JSONField(blank=True, default=dict)),
+                ("history", models.JSONField(blank=True, default=list)),
+                ("result", models.JSONField(blank=True, default=dict)),
+                ("worker_memory_mb", models.FloatField(blank=True, null=True)),
+                ("claimed_by", models.CharField(blank=True, max_length=255)),
+                ("lease_expires_at", models.DateTimeField(blank=True, null=True)),
+                ("human_deadline", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="annotation.campaign",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "difficulty_engine",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engine",
+                    ),
+                ),
+                (
+                    "sampler_engine",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="engines.engine",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Topic',
+            name="Topic",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(help_text='Depth-first order within the tree.')),
-                ('arm', models.PositiveIntegerField(blank=True, null=True)),
-                ('name', models.CharField(max_length=300)),
-                ('path', models.TextField()),
-                ('depth', models.PositiveSmallIntegerField(default=0)),
-                ('keywords', models.JSONField(blank=True, default=list, validators=[search.models._validate_string_list])),
-                ('parent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='children', to='search.topic')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "position",
+                    models.PositiveIntegerField(help_text="Depth-first order within the tree."),
+                ),
+                ("arm", models.PositiveIntegerField(blank=True, null=True)),
+                ("name", models.CharField(max_length=300)),
+                ("path", models.TextField()),
+                ("depth", models.PositiveSmallIntegerField(default=0)),
+                (
+                    "keywords",
+                    models.JSONField(
+                        blank=True, default=list, validators=[search.models._validate_string_list]
+                    ),
+                ),
+                (
+                    "parent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="children",
+                        to="search.topic",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['tree', 'position'],
+                "ordering": ["tree", "position"],
             },
         ),
         migrations.CreateModel(
-            name='TextSample',
+            name="TextSample",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField()),
-                ('text_key', models.CharField(max_length=64)),
-                ('source_url', models.URLField(blank=True, max_length=1000)),
-                ('origin', models.CharField(choices=[('corpus', 'Imported corpus'), ('llm', 'Chat engine')], max_length=16)),
-                ('origin_detail', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='samples', to='search.topic')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("text", models.TextField()),
+                ("text_key", models.CharField(max_length=64)),
+                ("source_url", models.URLField(blank=True, max_length=1000)),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[("corpus", "Imported corpus"), ("llm", "Chat engine")],
+                        max_length=16,
+                    ),
+                ),
+                ("origin_detail", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="samples",
+                        to="search.topic",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['topic', 'id'],
+                "ordering": ["topic", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Pull',
+            name="Pull",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('round_index', models.PositiveIntegerField()),
-                ('slot', models.PositiveIntegerField()),
-                ('arm', models.PositiveIntegerField()),
-                ('text', models.TextField()),
-                ('translations', models.JSONField(blank=True, default=dict)),
-                ('scores', models.JSONField(blank=True, default=list)),
-                ('automatic_difficulty', models.FloatField()),
-                ('human_difficulty', models.FloatField(blank=True, null=True)),
-                ('difficulty', models.FloatField()),
-                ('human_status', models.CharField(blank=True, choices=[('', 'Not sent'), ('sent', 'Sent to annotation'), ('received', 'Human score received'), ('applied', 'Human score applied')], default='', max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pulls', to='search.searchrun')),
-                ('sample', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='pulls', to='search.textsample')),
-                ('topic', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='pulls', to='search.topic')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("round_index", models.PositiveIntegerField()),
+                ("slot", models.PositiveIntegerField()),
+                ("arm", models.PositiveIntegerField()),
+                ("text", models.TextField()),
+                ("translations", models.JSONField(blank=True, default=dict)),
+                ("scores", models.JSONField(blank=True, default=list)),
+                ("automatic_difficulty", models.FloatField()),
+                ("human_difficulty", models.FloatField(blank=True, null=True)),
+                ("difficulty", models.FloatField()),
+                (
+                    "human_status",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "Not sent"),
+                            ("sent", "Sent to annotation"),
+                            ("received", "Human score received"),
+                            ("applied", "Human score applied"),
+                        ],
+                        default="",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="pulls",
+                        to="search.searchrun",
+                    ),
+                ),
+                (
+                    "sample",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="pulls",
+                        to="search.textsample",
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="pulls",
+                        to="search.topic",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'round_index', 'slot'],
+                "ordering": ["run", "round_index", "slot"],
             },
         ),
         migrations.CreateModel(
-            name='TopicTree',
+            name="TopicTree",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('language', models.CharField(default='en', max_length=16)),
-                ('origin', models.CharField(choices=[('import', 'Imported file'), ('generated', 'Generated by a chat engine')], default='import', max_length=16)),
-                ('status', models.CharField(choices=[('ready', 'Ready'), ('generating', 'Generating'), ('failed', 'Failed')], default='ready', max_length=16)),
-                ('source_file_name', models.CharField(blank=True, max_length=255)),
-                ('generation', models.JSONField(blank=True, default=dict, validators=[search.models._validate_json_object])),
-                ('error', models.TextField(blank=True)),
-                ('n_topics', models.PositiveIntegerField(default=0)),
-                ('n_leaves', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("language", models.CharField(default="en", max_length=16)),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[
+                            ("import", "Imported file"),
+                            ("generated", "Generated by a chat engine"),
+                        ],
+                        default="import",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("ready", "Ready"),
+                            ("generating", "Generating"),
+                            ("failed", "Failed"),
+                        ],
+                        default="ready",
+                        max_length=16,
+                    ),
+                ),
+                ("source_file_name", models.CharField(blank=True, max_length=255)),
+                (
+                    "generation",
+                    models.JSONField(
+                        blank=True, default=dict, validators=[search.models._validate_json_object]
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("n_topics", models.PositiveIntegerField(default=0)),
+                ("n_leaves", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.AddField(
-            model_name='topic',
-            name='tree',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='topics', to='search.topictree'),
+            model_name="topic",
+            name="tree",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="topics",
+                to="search.topictree",
+            ),
         ),
         migrations.AddField(
-            model_name='searchrun',
-            name='tree',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='search.topictree'),
+            model_name="searchrun",
+            name="tree",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="runs",
+                to="search.topictree",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='textsample',
-            constraint=models.UniqueConstraint(fields=('topic', 'text_key'), name='sample_unique_text'),
+            model_name="textsample",
+            constraint=models.UniqueConstraint(
+                fields=("topic", "text_key"), name="sample_unique_text"
+            ),
         ),
         migrations.AddIndex(
-            model_name='pull',
-            index=models.Index(fields=['run', 'arm'], name='pull_run_arm'),
+            model_name="pull",
+            index=models.Index(fields=["run", "arm"], name="pull_run_arm"),
         ),
         migrations.AddIndex(
-            model_name='pull',
-            index=models.Index(fields=['run', 'human_status'], name='pull_run_human'),
+            model_name="pull",
+            index=models.Index(fields=["run", "human_status"], name="pull_run_human"),
         ),
         migrations.AddConstraint(
-            model_name='pull',
-            constraint=models.UniqueConstraint(fields=('run', 'round_index', 'slot'), name='pull_unique_slot'),
+            model_name="pull",
+            constraint=models.UniqueConstraint(
+                fields=("run", "round_index", "slot"), name="pull_unique_slot"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='topic',
-            constraint=models.UniqueConstraint(fields=('tree', 'position'), name='topic_unique_position'),
+            model_name="topic",
+            constraint=models.UniqueConstraint(
+                fields=("tree", "position"), name="topic_unique_position"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='topic',
-            constraint=models.UniqueConstraint(fields=('tree', 'arm'), name='topic_unique_arm'),
+            model_name="topic",
+            constraint=models.UniqueConstraint(fields=("tree", "arm"), name="topic_unique_arm"),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('search', '0002_topics_and_runs'),
+        ("search", "0002_topics_and_runs"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='pull',
-            name='human_scores',
+            model_name="pull",
+            name="human_scores",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]
