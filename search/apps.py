@@ -8,6 +8,13 @@ class SearchConfig(AppConfig):
     verbose_name = "Search"
     areas: tuple = (
         Area(
+            "Search runs",
+            "search:run_list",
+            "Bandit searches for difficult topics: start, watch, steer with humans, export.",
+            staff_only=True,
+            order=30,
+        ),
+        Area(
             "Topics",
             "search:topic_list",
             "Topic trees and text samples: import, generate with a chat engine, browse.",

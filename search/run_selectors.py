@@ -6,13 +6,25 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.db.models import Count, QuerySet
+from django.http import Http404
 
 from engines.registry import synthetic_world_for
 from engines.selectors import cost_by_scope
 from search.models import Pull, SearchRun, Topic
 from search.run_services import restore_policy
 
-__all__ = ["TopicRow", "run_summary", "top_topics"]
+__all__ = [
+    "TopicRow",
+    "cost_per_engine",
+    "human_counts",
+    "pulls_of_arm",
+    "run_for_user",
+    "run_rows",
+    "run_summary",
+    "runs_for_user",
+    "top_topics",
+]
 
 
 def _finite(value: float) -> float | None:
@@ -91,8 +103,67 @@ def top_topics(run: SearchRun, limit: int | None = None) -> list[TopicRow]:
 
 def pulls_of_arm(run: SearchRun, arm: int, limit: int = 20):
     """The texts drawn for one topic, hardest first, with translations and scores."""
-    return Pull.objects.filter(run=run, arm=arm).order_by("-difficulty", "id")[:limit]
+    return (
+        Pull.objects.filter(run=run, arm=arm)
+        .select_related("sample", "topic")  # the source URL lives on the sample
+        .order_by("-difficulty", "id")[:limit]
+    )
 
 
 def cost_per_engine(run: SearchRun) -> dict[str, Any]:
     return cost_by_scope(run.scope)
+
+
+# --- Access -------------------------------------------------------------------------------------
+
+
+def _may_see(user) -> bool:
+    # Runs spend the lab's money and show unpublished data: staff only, and a 404 for anyone
+    # else so that their existence does not leak.
+    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+
+
+def runs_for_user(user) -> QuerySet[SearchRun]:
+    if not _may_see(user):
+        return SearchRun.objects.none()
+    return SearchRun.objects.all()
+
+
+def run_for_user(user, pk: int) -> SearchRun:
+    """The one permission-checked accessor for search runs (pages, API and exports)."""
+    try:
+        return (
+            runs_for_user(user)
+            .select_related("tree", "difficulty_engine", "sampler_engine", "campaign")
+            .get(pk=pk)
+        )
+    except SearchRun.DoesNotExist:
+        raise Http404("No such search run.") from None
+
+
+def run_rows(user) -> QuerySet[SearchRun]:
+    """The run list: every column the list shows, without the large JSON fields."""
+    return (
+        runs_for_user(user)
+        .select_related("tree", "difficulty_engine", "created_by")
+        .defer("policy_state", "history", "calibration", "result")
+    )
+
+
+def human_counts(run: SearchRun) -> dict[str, int]:
+    """Pulls sent to annotators, received back, and applied to the bandit (one query)."""
+    counts = dict(
+        Pull.objects.filter(run=run)
+        .exclude(human_status=Pull.HumanStatus.NONE)
+        .order_by()
+        .values_list("human_status")
+        .annotate(n=Count("id"))
+    )
+    received = counts.get(Pull.HumanStatus.RECEIVED, 0)
+    applied = counts.get(Pull.HumanStatus.APPLIED, 0)
+    # Every received or applied pull was sent first: "sent" counts all of them.
+    return {
+        "sent": counts.get(Pull.HumanStatus.SENT, 0) + received + applied,
+        "received": received + applied,
+        "applied": applied,
+    }
