@@ -2,8 +2,10 @@
 
 from rest_framework.routers import DefaultRouter
 
+from search.api.runs import SearchRunViewSet
 from search.api.topics import TopicTreeViewSet
 
 
 def register(router: DefaultRouter) -> None:
     router.register("topic-trees", TopicTreeViewSet, basename="topic-tree")
+    router.register("search-runs", SearchRunViewSet, basename="search-run")

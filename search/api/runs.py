@@ -1,0 +1,244 @@
+"""REST API for bandit search runs (seed 000): list, create, control, results and exports.
+
+Staff only, like the pages; every run is looked up through ``search.run_selectors``; a run is
+created from the same configuration ``run_search`` reads (``search/run_config.py``), and a
+refused configuration is a 400 with ``errors`` (field → message), nothing written.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpResponse, StreamingHttpResponse
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from search.models import Pull, SearchRun
+from search.run_config import RunConfigError, create_run
+from search.run_records import pull_record
+from search.run_selectors import run_for_user, run_rows, top_topics
+from search.run_services import RunStateError, cancel_run, pause_run, resume_run
+from search.run_views import pulls_jsonl_response, top_k_json_response
+
+# --- Serializers ---------------------------------------------------------------------------
+
+
+class SearchRunSerializer(serializers.ModelSerializer):
+    """A run's settings, state and links (list and retrieve)."""
+
+    # A plain string in the schema: as an enum it would collide with the other "status" enums
+    # (spectacular cannot name one shared by the list and detail serializers).
+    status = serializers.CharField(
+        read_only=True, help_text=f"One of: {', '.join(SearchRun.Status.values)}."
+    )
+    tree = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    sampler_engine = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    difficulty_engine = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    progress = serializers.FloatField(read_only=True)
+    cost = serializers.FloatField(read_only=True)
+    budget_money = serializers.FloatField(read_only=True, allow_null=True)
+    links = serializers.SerializerMethodField()
+
+    class Meta:
+        model = SearchRun
+        fields = [
+            "id", "name", "status", "error", "tree", "n_topics", "sampler", "sampler_engine",
+            "difficulty_engine", "src_lang", "tgt_lang", "algorithm", "params", "budget_pulls",
+            "budget_money", "k", "seed", "batch_size", "human_mode", "human_settings",
+            "campaign", "round_index", "pulls_done", "progress", "cost", "worker_memory_mb",
+            "created_by", "created_at", "started_at", "finished_at", "links",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_links(self, run: SearchRun) -> dict[str, str]:
+        request = self.context["request"]
+        names = {
+            "page": "search:run_detail",
+            "pulls_jsonl": "search:run_export_pulls",
+            "top_k_json": "search:run_export_top_k",
+            "top_k": "search-run-top-k",
+            "pulls": "search-run-pulls",
+        }
+        return {
+            key: request.build_absolute_uri(reverse(name, args=[run.pk]))
+            for key, name in names.items()
+        }
+
+
+class SearchRunDetailSerializer(SearchRunSerializer):
+    """One run with its progress curve, current result and calibration report."""
+
+    class Meta(SearchRunSerializer.Meta):
+        fields = [*SearchRunSerializer.Meta.fields, "history", "result", "calibration"]
+        read_only_fields = fields
+
+
+class RunConfigSerializer(serializers.Serializer):
+    """The configuration of a new run (documented here; validated by ``validate_config``)."""
+
+    name = serializers.CharField()
+    tree = serializers.CharField(required=False, help_text="Topic tree name or id.")
+    sampler = serializers.ChoiceField(choices=SearchRun.Sampler.choices, required=False)
+    sampler_engine = serializers.CharField(required=False, help_text="Chat engine (llm).")
+    difficulty_engine = serializers.JSONField(
+        help_text="Engine name, or an engine spec object created when absent."
+    )
+    src_lang = serializers.CharField(required=False)
+    tgt_lang = serializers.CharField(required=False)
+    algorithm = serializers.CharField(required=False, help_text='"default" or a policy name.')
+    params = serializers.DictField(required=False)
+    budget_pulls = serializers.IntegerField(required=False)
+    budget_money = serializers.FloatField(required=False)
+    k = serializers.IntegerField(required=False)
+    seed = serializers.IntegerField(required=False)
+    batch_size = serializers.IntegerField(required=False)
+    human_mode = serializers.ChoiceField(choices=SearchRun.HumanMode.choices, required=False)
+    human_settings = serializers.DictField(required=False)
+
+
+class RunConfigErrorSerializer(serializers.Serializer):
+    errors = serializers.DictField(child=serializers.CharField())
+
+
+class TopTopicSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    arm = serializers.IntegerField()
+    topic_id = serializers.IntegerField(allow_null=True, source="topic.pk", default=None)
+    name = serializers.CharField()
+    mean = serializers.FloatField(allow_null=True)
+    count = serializers.IntegerField()
+    lower = serializers.FloatField(allow_null=True)
+    upper = serializers.FloatField(allow_null=True)
+    true_mean = serializers.FloatField(allow_null=True)
+
+
+class PullRecordSerializer(serializers.Serializer):
+    """A pull as the JSONL export writes it (documentation of ``pull_record``)."""
+
+    id = serializers.IntegerField()
+    round = serializers.IntegerField()
+    slot = serializers.IntegerField()
+    arm = serializers.IntegerField()
+    topic_id = serializers.IntegerField(allow_null=True)
+    topic = serializers.CharField(allow_null=True)
+    text = serializers.CharField()
+    source_url = serializers.CharField()
+    origin = serializers.CharField()
+    translations = serializers.DictField(child=serializers.CharField())
+    scores = serializers.ListField(child=serializers.DictField())
+    automatic_difficulty = serializers.FloatField()
+    human_difficulty = serializers.FloatField(allow_null=True)
+    human_scores = serializers.DictField(child=serializers.FloatField())
+    human_status = serializers.CharField()
+    difficulty = serializers.FloatField()
+
+
+class ControlErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+# --- Views ---------------------------------------------------------------------------------
+
+ARM_PARAMETER = OpenApiParameter(
+    "arm", OpenApiTypes.INT, description="Only the pulls of this arm (topic index)."
+)
+CONTROL_RESPONSES = {
+    200: SearchRunDetailSerializer,
+    409: OpenApiResponse(ControlErrorSerializer, description="not possible in the run's state"),
+}
+
+
+class SearchRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Search runs (staff only). Pause, resume and cancel take effect at the end of the round
+    in flight; the response shows the run as it is when the request returns."""
+
+    permission_classes = [IsAdminUser]
+    queryset = SearchRun.objects.none()  # for the schema; requests use get_queryset
+
+    def get_queryset(self):
+        return run_rows(self.request.user).select_related("sampler_engine")
+
+    def get_object(self) -> SearchRun:
+        return run_for_user(self.request.user, self.kwargs["pk"])
+
+    def get_serializer_class(self):
+        return SearchRunSerializer if self.action == "list" else SearchRunDetailSerializer
+
+    def _run_data(self, run: SearchRun) -> dict:
+        return SearchRunDetailSerializer(run, context=self.get_serializer_context()).data
+
+    @extend_schema(
+        request=RunConfigSerializer,
+        responses={201: SearchRunDetailSerializer, 400: RunConfigErrorSerializer},
+    )
+    def create(self, request: Request) -> Response:
+        """Start a run from its configuration (the JSON ``run_search`` reads); queued at once."""
+        try:
+            run = create_run(request.data, created_by=request.user)
+        except RunConfigError as exc:
+            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+        run = run_for_user(request.user, run.pk)
+        return Response(self._run_data(run), status=status.HTTP_201_CREATED)
+
+    def _control(self, request: Request, pk, service) -> Response:
+        try:
+            run = service(self.get_object())
+        except RunStateError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(self._run_data(run_for_user(request.user, run.pk)))
+
+    @extend_schema(request=None, responses=CONTROL_RESPONSES)
+    @action(detail=True, methods=["post"])
+    def pause(self, request: Request, pk=None) -> Response:
+        return self._control(request, pk, pause_run)
+
+    @extend_schema(request=None, responses=CONTROL_RESPONSES)
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk=None) -> Response:
+        return self._control(request, pk, resume_run)
+
+    @extend_schema(request=None, responses=CONTROL_RESPONSES)
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk=None) -> Response:
+        return self._control(request, pk, cancel_run)
+
+    @extend_schema(responses=TopTopicSerializer(many=True))
+    @action(detail=True, methods=["get"], url_path="top-k", url_name="top-k")
+    def top_k(self, request: Request, pk=None) -> Response:
+        """The current recommendation, best first, with estimates and 95 % intervals."""
+        rows = top_topics(self.get_object())
+        return Response(TopTopicSerializer(rows, many=True).data)
+
+    @extend_schema(parameters=[ARM_PARAMETER], responses=PullRecordSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def pulls(self, request: Request, pk=None) -> Response:
+        """The run's pulls in order (paginated), optionally of one arm."""
+        run = self.get_object()
+        pulls = Pull.objects.filter(run=run).select_related("topic", "sample")
+        arm = request.query_params.get("arm", "")
+        if arm.isdigit():
+            pulls = pulls.filter(arm=int(arm))
+        page = self.paginate_queryset(pulls.order_by("round_index", "slot"))
+        return self.get_paginated_response([pull_record(run, pull) for pull in page])
+
+    @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"], url_path="export/pulls", url_name="export-pulls")
+    def export_pulls(self, request: Request, pk=None) -> StreamingHttpResponse:
+        """Every pull as JSON Lines, streamed (the page's export)."""
+        return pulls_jsonl_response(self.get_object())
+
+    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"], url_path="export/top-k", url_name="export-top-k")
+    def export_top_k(self, request: Request, pk=None) -> HttpResponse:
+        """Configuration, summary and the top-k topics with their hardest texts."""
+        return top_k_json_response(self.get_object())
+
+    def get_parsers(self):
+        # A configuration is a nested JSON object; a form encoding cannot carry it.
+        return [JSONParser()]
