@@ -49,22 +49,28 @@ class Draw:
     sample: TextSample | None = None
 
 
-def draw_texts(run: SearchRun, arms: np.ndarray) -> list[Draw]:
-    """One text per selected arm (repeats of an arm get different texts while any are left)."""
+def draw_texts(run: SearchRun, arms: np.ndarray, pulled: np.ndarray | None = None) -> list[Draw]:
+    """One text per selected arm (repeats of an arm get different texts while any are left).
+
+    ``pulled`` (optional, aligned with ``arms``) is how many pulls each arm already had, as the
+    bandit counts them; the synthetic sampler otherwise counts the run's pull rows.
+    """
     if run.sampler == SearchRun.Sampler.SYNTHETIC:
-        return _synthetic(run, arms)
+        return _synthetic(run, arms, pulled)
     topics = _topics_by_arm(run, arms)
     if run.sampler == SearchRun.Sampler.LLM:
         _top_up_from_engine(run, arms, topics)
     return _from_samples(run, arms, topics)
 
 
-def _synthetic(run: SearchRun, arms: np.ndarray) -> list[Draw]:
+def _synthetic(run: SearchRun, arms: np.ndarray, pulled: np.ndarray | None) -> list[Draw]:
     """Text ids ``synthetic:<arm>:<draw>``; the draw number is the arm's pull number, mixed
     with the run seed so two runs over one world see different texts."""
-    previous = Counter(
-        Pull.objects.filter(run=run, arm__in={int(a) for a in arms}).values_list("arm", flat=True)
-    )
+    if pulled is None:
+        rows = Pull.objects.filter(run=run, arm__in={int(a) for a in arms})
+        previous = Counter(rows.values_list("arm", flat=True))
+    else:
+        previous = Counter({int(a): int(n) for a, n in zip(arms, pulled, strict=True)})
     draws = []
     for arm in (int(a) for a in arms):
         number = previous[arm]
