@@ -208,14 +208,21 @@ def tree_totals(tree: TopicTree, run: SearchRun | None) -> dict:
 
 def hardest_leaves(tree: TopicTree, run: SearchRun | None, limit: int = 10) -> list[dict]:
     """The leaves with the highest mean difficulty so far, with their pull counts."""
-    rows = list(
+    rows = (
         _pulls(tree, run)
-        .values("topic_id", "topic__path")
+        .values("topic_id", "topic__name", "topic__path")
         .annotate(n=Count("id"), mean=Avg("difficulty"))
         .order_by("-mean", "topic_id")[:limit]
     )
     return [
-        {"topic_id": r["topic_id"], "path": r["topic__path"], "pulls": r["n"], "mean": r["mean"]}
+        {
+            "topic_id": r["topic_id"],
+            "name": r["topic__name"],
+            "path": r["topic__path"],
+            "parent_path": r["topic__path"].removesuffix(r["topic__name"]).removesuffix(" > "),
+            "pulls": r["n"],
+            "mean": r["mean"],
+        }
         for r in rows
     ]
 

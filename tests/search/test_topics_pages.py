@@ -431,7 +431,8 @@ def test_an_inner_topic_page_lists_its_subtopics(admin_client, tree):
         "Indemnity clauses",
         "Lease notices",
     ]
-    assert b"Samples belong to leaves" in response.content
+    assert b"Samples and pulls belong to leaves" in response.content
+    assert b'id="samples"' not in response.content
 
 
 def test_user_and_model_text_is_escaped_everywhere(admin_client):
