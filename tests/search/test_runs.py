@@ -26,7 +26,11 @@ from search.run_services import (
     resume_run,
     run_in_foreground,
 )
-from tests.engines.factories import HeuristicEngineFactory, SyntheticEngineFactory
+from tests.engines.factories import (
+    EngineFactory,
+    HeuristicEngineFactory,
+    SyntheticEngineFactory,
+)
 from tests.engines.fake_openai import Reply
 
 
@@ -261,8 +265,11 @@ def test_llm_sampler_draws_stores_and_reuses_snippets(crowd, fake_openai, db):
         return auto_reply(body)
 
     fake_openai.responder = responder
+    # Grounding is switched on through the engine's parameters (here OpenAI's web search).
+    EngineFactory(name="searcher", base_url=fake_openai.base_url, capabilities=["chat"],
+                  params={"extra_body": {"web_search_options": {}}})  # fmt: skip
     tree = import_topic_tree(["Alpha", "Beta"], name="llm tree")
-    config = corpus_config(tree, crowd, sampler="llm", sampler_engine="mt-a", budget_pulls=8,
+    config = corpus_config(tree, crowd, sampler="llm", sampler_engine="searcher", budget_pulls=8,
                            batch_size=2, algorithm="brute", params={"cap": 4})  # fmt: skip
     run = run_in_foreground(create_run(config, enqueue=False).pk)
     assert run.status == "finished", run.error
@@ -274,6 +281,10 @@ def test_llm_sampler_draws_stores_and_reuses_snippets(crowd, fake_openai, db):
         assert len(texts) == len(set(texts)) == 4
     sampling = [r for r in fake_openai.requests if "extracted_snippets" in r.prompt]
     assert len(sampling) == 4
+    assert all(r.body["web_search_options"] == {} for r in sampling)
+    sample = tree.topics.get(name="Alpha").samples.first()
+    assert sample.source_url == "https://example.org/a"
+    assert sample.origin_detail["engine"] == "searcher" and sample.origin_detail["run"] == run.pk
     assert CachedResponse.objects.filter(operation="complete").count() == 4
 
 
