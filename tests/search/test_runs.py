@@ -367,6 +367,14 @@ def test_example_configs_are_valid(db):
         config = json.loads(path.read_text())
         fields = validate_config(config)
         assert fields["n_topics"] in (100_000, 1_000_000)
+    # The others name engines and trees an admin creates; they parse and name known keys.
+    for path in sorted(Path("search/examples").glob("*.json")):
+        config = json.loads(path.read_text())
+        if "budget_pulls" not in config:
+            continue  # the demo tree itself
+        with pytest.raises(RunConfigError) as info:
+            validate_config(config | {"difficulty_engine": "absent"})
+        assert "config" not in info.value.errors, path
 
 
 def test_contextual_runs_use_the_tree_keywords(db, corpus_tree):
