@@ -371,6 +371,33 @@ def test_statistics_appear_once_runs_pulled_topics_and_follow_the_run_select(adm
     assert not_this_tree.context["run"] is None and not_this_tree.context["totals"]["pulls"] == 4
 
 
+def test_statistics_of_nested_matches_and_of_leaves_between_inner_siblings(admin_client, tree):
+    mixed = import_topic_tree({"A": ["A1", "A2"], "L": {}, "B": ["B1"]}, name="Mixed")
+    run = make_run(mixed)
+    for slot, (name, difficulty) in enumerate([("A1", 10.0), ("L", 50.0), ("B1", 90.0)]):
+        pull(run, topic(mixed, name), slot, difficulty)
+    indemnity, lease = topic(tree, "Indemnity clauses"), topic(tree, "Lease notices")
+    law_run = make_run(tree, "Law run")
+    pull(law_run, indemnity, 0, 20.0)
+    pull(law_run, lease, 1, 40.0)
+
+    roots = admin_client.get(f"/search/topics/{mixed.pk}/")
+    matches = admin_client.get(f"/search/topics/{tree.pk}/search/?q=law", **HTMX)
+
+    by_name = {n.name: n.stats for n in roots.context["nodes"]}
+    assert (by_name["A"].pulls, by_name["A"].mean_difficulty, by_name["A"].pulled_leaves) == (
+        1,
+        10.0,
+        1,
+    )
+    assert (by_name["L"].pulls, by_name["L"].pulled_leaves) == (1, None)
+    assert (by_name["B"].pulls, by_name["B"].mean_difficulty) == (1, 90.0)  # L is not in B
+    nested = {t.name: t.stats for t in matches.context["search"]["matches"]}
+    assert (nested["Law"].pulls, nested["Contract law"].pulls) == (2, 2)
+    assert nested["Law"].mean_difficulty == nested["Contract law"].mean_difficulty == 30.0
+    assert nested["Tax law"] is None
+
+
 def test_statistics_cost_the_same_queries_for_any_number_of_topics(
     admin_client, django_assert_max_num_queries
 ):
