@@ -111,7 +111,9 @@ class RunForm(forms.Form):
         decimal_places=4,
         help_text="Optional: the run stops at the first round boundary past it.",
     )
-    k = forms.IntegerField(initial=10, min_value=1, help_text="Topics to recommend.")
+    k = forms.IntegerField(
+        label="k (topics to find)", initial=10, min_value=1, help_text="The size of the top-k."
+    )
     seed = forms.IntegerField(initial=0, min_value=0)
     batch_size = forms.IntegerField(
         initial=10, min_value=1, help_text="Pulls per round (one worker task each)."

@@ -32,7 +32,7 @@ def progress_chart_svg(history: Sequence[dict], *, k: int, oracle: float | None)
     oracle (the true top-k's mean) are drawn too, so the gap shows what the search missed.
     """
     with rc_context(_RC):
-        figure = Figure(figsize=(7.0, 3.4))
+        figure = Figure(figsize=(8.6, 3.4))
         axes = figure.add_subplot()
         pulls = _column(history, "pulls")
         estimate = _column(history, "top_k_mean")
@@ -51,7 +51,9 @@ def progress_chart_svg(history: Sequence[dict], *, k: int, oracle: float | None)
                 axes.axhline(oracle, color=ORACLE_COLOUR, linestyle="--",
                              label="oracle (true top-k)")  # fmt: skip
             axes.set_xlim(left=0)
-            axes.legend(frameon=False, loc="lower right", fontsize=9)
+            # Below the axes: inside, it hides the curves wherever they happen to run.
+            axes.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
+                        fontsize=9)  # fmt: skip
         axes.set_xlabel("pulls")
         axes.set_ylabel("difficulty (higher = harder)")
         axes.set_title(f"Mean difficulty of the top {k} topics", loc="left")

@@ -157,6 +157,7 @@ def top_k_document(run: SearchRun, texts_per_topic: int = TEXTS_PER_TOPIC) -> di
                 "topic": row.name,
                 "mean": row.mean,
                 "count": row.count,
+                "estimate": row.posterior_mean,
                 "interval": [row.lower, row.upper],
                 "true_mean": row.true_mean,
                 "texts": [pull_record(run, pull) for pull in texts],

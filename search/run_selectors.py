@@ -62,6 +62,9 @@ class TopicRow:
     lower: float | None
     upper: float | None
     true_mean: float | None
+    # The empirical-Bayes estimate the interval surrounds: few pulls pull it towards the mean of
+    # all topics, so it can sit well below a lucky topic's raw mean.
+    posterior_mean: float | None = None
 
 
 def top_topics(run: SearchRun, limit: int | None = None) -> list[TopicRow]:
@@ -96,6 +99,7 @@ def top_topics(run: SearchRun, limit: int | None = None) -> list[TopicRow]:
                 lower=_finite(estimates.lower[i]),
                 upper=_finite(estimates.upper[i]),
                 true_mean=float(truth[arm]) if truth is not None else None,
+                posterior_mean=_finite(estimates.posterior_mean[i]),
             )
         )
     return rows

@@ -66,19 +66,20 @@ def run_list(request: HttpRequest) -> HttpResponse:
     return render(request, "search/runs/run_list.html", {"page": page, "rows": rows})
 
 
-def _duplicate_initial(request: HttpRequest) -> dict:
+def _duplicated_run(request: HttpRequest) -> SearchRun | None:
+    """The run named by ``?from=`` ("duplicate as new run"), if any."""
     source = request.GET.get("from", "")
-    if not source.isdigit():
-        return {}
-    return RunForm.initial_from(run_for_user(request.user, int(source)))
+    return run_for_user(request.user, int(source)) if source.isdigit() else None
 
 
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def run_create(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
-        form = RunForm(initial=_duplicate_initial(request))
-        return render(request, "search/runs/run_form.html", {"form": form})
+        source = _duplicated_run(request)
+        initial = RunForm.initial_from(source) if source else {}
+        context = {"form": RunForm(initial=initial), "source": source}
+        return render(request, "search/runs/run_form.html", context)
     form = RunForm(request.POST)
     if form.is_valid():
         try:
@@ -169,16 +170,18 @@ def run_results(request: HttpRequest, pk: int) -> HttpResponse:
 def run_topic_texts(request: HttpRequest, pk: int, arm: int) -> HttpResponse:
     run = run_for_user(request.user, pk)
     context = {
+        **_send_context(run),
         "run": run,
         "arm": arm,
         "pulls": [pull_view(pull) for pull in pulls_of_arm(run, arm, limit=TEXTS_PER_TOPIC)],
+        "total": Pull.objects.filter(run=run, arm=arm).count(),
         "limit": TEXTS_PER_TOPIC,
     }
     if request.htmx:
         return render(request, f"{TEXTS_TEMPLATE}#texts", context)
     topic = next((p.pull.topic for p in context["pulls"] if p.pull.topic_id), None)
     context["topic_name"] = topic.path if topic else f"Synthetic topic #{arm}"
-    return render(request, TEXTS_TEMPLATE, {**context, **_send_context(run)})
+    return render(request, TEXTS_TEMPLATE, context)
 
 
 @staff_member_required
@@ -221,6 +224,18 @@ def run_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     return redirect("search:run_detail", pk=run.pk)
 
 
+def _send_refusal(request: HttpRequest, pulls: list[Pull]) -> str:
+    """Why nothing can be sent, or "" when the pulls may go."""
+    if pulls:
+        return ""
+    if request.POST.get("scope") != "top_k" and not request.POST.getlist("pulls"):
+        return "Tick the texts to send first: open a topic of the top-k to see its texts."
+    return (
+        "None of the chosen texts can be sent: only texts with translations that were not "
+        "sent before go to annotators."
+    )
+
+
 def _chosen_pulls(run: SearchRun, request: HttpRequest) -> list[Pull]:
     """The pulls the send form names: ticked ones, or every text of the current top-k."""
     pulls = Pull.objects.filter(run=run, human_status=Pull.HumanStatus.NONE).exclude(
@@ -240,20 +255,15 @@ def _chosen_pulls(run: SearchRun, request: HttpRequest) -> list[Pull]:
 def run_send(request: HttpRequest, pk: int) -> HttpResponse:
     run = run_for_user(request.user, pk)
     pulls = _chosen_pulls(run, request)
-    error = ""
-    if not pulls:
-        error = (
-            "None of the chosen texts can be sent: only texts with translations that were not "
-            "sent before go to annotators."
-        )
-    else:
+    error = _send_refusal(request, pulls)
+    if not error:
         try:
             sent = human_loop.send_pulls(run, pulls)
         except (CampaignImportError, ValidationError) as exc:
             error = f"The annotation campaign refused the texts: {exc}"
     if error:
-        context = {**_detail_context(run), "send_error": error}
-        return render(request, DETAIL_TEMPLATE, context, status=400)
+        messages.error(request, error)  # at the top of the page, where the reload lands
+        return render(request, DETAIL_TEMPLATE, _detail_context(run), status=400)
     run.refresh_from_db(fields=["campaign"])
     messages.success(request, f"Sent {sent} text(s) to annotation campaign “{run.campaign.name}”.")
     return redirect("search:run_detail", pk=run.pk)

@@ -113,6 +113,7 @@ class TopTopicSerializer(serializers.Serializer):
     name = serializers.CharField()
     mean = serializers.FloatField(allow_null=True)
     count = serializers.IntegerField()
+    posterior_mean = serializers.FloatField(allow_null=True)
     lower = serializers.FloatField(allow_null=True)
     upper = serializers.FloatField(allow_null=True)
     true_mean = serializers.FloatField(allow_null=True)

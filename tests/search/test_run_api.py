@@ -146,6 +146,7 @@ def test_top_k_lists_the_recommendation(api, world):
     assert [row["arm"] for row in rows] == run.result["top_k"]
     assert [row["rank"] for row in rows] == [1, 2, 3, 4, 5]
     assert all(row["true_mean"] is not None and row["count"] > 0 for row in rows)
+    assert all(row["lower"] <= row["posterior_mean"] <= row["upper"] for row in rows)
     assert rows[0]["name"] == f"Synthetic topic #{rows[0]['arm']}"
     assert rows[0]["topic_id"] is None
 

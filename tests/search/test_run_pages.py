@@ -269,6 +269,10 @@ def test_a_finished_synthetic_run_shows_status_top_k_chart_and_truth(admin_clien
     for row in rows:
         assert f"<td>Synthetic topic #{row.arm}</td>" in page
         assert f"{row.true_mean:.1f}" in page
+        interval = (
+            f'{row.posterior_mean:.1f} <small class="muted">({row.lower:.1f}–{row.upper:.1f})'
+        )
+        assert interval in page
     assert "True mean" in page
     assert reverse("search:run_chart", args=[run.pk]) in page
     assert "worker memory" in page and " MB" in page
@@ -340,8 +344,11 @@ def test_topic_texts_load_lazily_with_their_difficulty(admin_client, world):
     body = fragment.content.decode()
     pulls = Pull.objects.filter(run=run, arm=arm).order_by("-difficulty")
     assert "<html" not in body
-    assert body.count('<article class="pull">') == min(20, pulls.count())
-    assert f"{pulls[0].difficulty:.1f}" in body
+    assert '<table class="pull-rows">' in body  # nothing translated: compact rows
+    hardest = list(pulls[:20])
+    positions = [body.index(f'<td lang="en" dir="auto">{p.text}</td>') for p in hardest]
+    assert positions == sorted(positions)  # hardest first
+    assert f"<strong>{hardest[0].difficulty:.1f}</strong>" in body
     assert 'type="checkbox"' not in body  # no translations, nothing to send
     full = admin_client.get(url)
     assert f"Synthetic topic #{arm}" in full.content.decode()
@@ -364,7 +371,7 @@ def test_crowd_run_page_shows_translations_scores_sources_and_costs(admin_client
     pull = Pull.objects.filter(run=run, arm=row.arm).order_by("-difficulty", "id").first()
     assert pull.text in texts
     assert pull.translations["mt-a"] in texts
-    assert '<th class="num">qe</th>' in texts
+    assert ">QE qe</th>" in texts
     qe_of_mt_b = next(value for t, q, value in pull.scores if t == "mt-b")
     assert f"{qe_of_mt_b:.1f}" in texts
     assert f'href="{pull.sample.source_url}"' in texts
@@ -600,3 +607,11 @@ def test_top_k_export_has_config_topics_and_their_hardest_texts(admin_client, fa
         assert difficulties == sorted(difficulties, reverse=True)
         assert all(text["translations"] for text in topic["texts"])
         assert topic["topic"] == Topic.objects.get(pk=topic["topic_id"]).path
+
+
+def test_sending_with_nothing_ticked_says_what_to_do(admin_client, fake_openai):
+    run = crowd_run(fake_openai)
+    response = admin_client.post(reverse("search:run_send", args=[run.pk]), {"scope": "selected"})
+    assert response.status_code == 400
+    assert "Tick the texts to send first" in response.content.decode()
+    assert not Item.objects.exists()
