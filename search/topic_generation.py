@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from engines.interfaces import EngineError
 from engines.models import Engine
@@ -44,6 +44,7 @@ DEPTH_RANGE = (1, 5)
 BRANCHING_RANGE = (2, 20)
 # Each root is one engine call; more than this is a batch job, not a form.
 MAX_ROOTS = 50
+MAX_TREE_NAME_LENGTH = TopicTree._meta.get_field("name").max_length
 
 
 def start_tree_generation(
@@ -70,23 +71,28 @@ def start_tree_generation(
     language = language.strip() or "en"
     if not name:
         raise TopicTreeError("the tree needs a name")
+    if len(name) > MAX_TREE_NAME_LENGTH:
+        raise TopicTreeError(f"the tree name is longer than {MAX_TREE_NAME_LENGTH} characters")
+    generation = {
+        "engine": record.name,
+        "roots": clean_roots,
+        "depth": depth,
+        "branching": branching,
+        "prompt_version": TOPIC_TREE_PROMPT_VERSION,
+    }
     with transaction.atomic():
-        if TopicTree.objects.filter(name=name).exists():
-            raise TopicTreeError(f"a topic tree named {name!r} already exists")
-        tree = TopicTree.objects.create(
-            name=name,
-            language=language,
-            origin=TopicTree.Origin.GENERATED,
-            status=TopicTree.Status.GENERATING,
-            generation={
-                "engine": record.name,
-                "roots": clean_roots,
-                "depth": depth,
-                "branching": branching,
-                "prompt_version": TOPIC_TREE_PROMPT_VERSION,
-            },
-            created_by=created_by,
-        )
+        try:
+            with transaction.atomic():  # a savepoint, so a taken name leaves the caller usable
+                tree = TopicTree.objects.create(
+                    name=name,
+                    language=language,
+                    origin=TopicTree.Origin.GENERATED,
+                    status=TopicTree.Status.GENERATING,
+                    generation=generation,
+                    created_by=created_by,
+                )
+        except IntegrityError:
+            raise TopicTreeError(f"a topic tree named {name!r} already exists") from None
         if enqueue:
             transaction.on_commit(lambda: enqueue_tree_generation(tree.pk))
     return tree

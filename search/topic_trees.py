@@ -43,8 +43,18 @@ class TopicSpec:
 def keywords_of(name: str, lang: str = "en") -> frozenset[str]:
     """Lowercased content words of a topic name, for Jaccard similarity (seed 000 App. B.1)."""
     return frozenset(
-        token for token in tokenize(name, lang) if token not in STOPWORDS and len(token) > 1
+        token for token in _tokens(name, lang) if token not in STOPWORDS and len(token) > 1
     )
+
+
+def _tokens(name: str, lang: str) -> list[str]:
+    try:
+        return tokenize(name, lang)
+    except (ImportError, ValueError):
+        # Japanese, Chinese and Korean need optional segmenters (MeCab, jieba), and a tree's
+        # language is free text; a missing segmenter or an odd tag must not refuse the tree, and
+        # wordfreq's language-neutral rules still give usable keywords.
+        return tokenize(name, "und")
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

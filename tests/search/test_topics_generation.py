@@ -196,6 +196,7 @@ def test_an_unexpected_error_in_the_task_still_ends_the_tree(monkeypatch, fake_o
         ({"roots": ["Law", "law "]}, "root 'law' is listed twice"),
         ({"name": "Taken"}, "a topic tree named 'Taken' already exists"),
         ({"name": "  "}, "the tree needs a name"),
+        ({"name": "x" * 201}, "the tree name is longer than 200 characters"),
     ],
 )
 def test_bad_requests_are_refused_and_nothing_is_written(overrides, message):
