@@ -85,6 +85,9 @@ def import_topic_tree(
     name = name.strip()
     if not name:
         raise TopicTreeError("the tree needs a name")
+    limit = TopicTree._meta.get_field("name").max_length
+    if len(name) > limit:
+        raise TopicTreeError(f"the tree name is longer than {limit} characters")
     if TopicTree.objects.filter(name=name).exists():
         raise TopicTreeError(f"a topic tree named {name!r} already exists")
     specs = parse_tree(_read_json(source), language)

@@ -108,6 +108,8 @@ def test_a_taken_name_or_a_missing_file_is_a_command_error(tmp_path):
 
     with pytest.raises(CommandError, match="already exists"):
         run("import_topics", path, "--name", "Taken")
+    with pytest.raises(CommandError, match="longer than 200 characters"):
+        run("import_topics", path, "--name", "N" * 201)
     with pytest.raises(CommandError, match="is not a file"):
         run("import_topics", str(tmp_path / "missing.json"), "--name", "Other")
     assert TopicTree.objects.count() == 1
