@@ -15,6 +15,7 @@ from search.models import Pull, SearchRun, Topic
 from search.run_services import restore_policy
 
 __all__ = [
+    "LARGE_FIELDS",
     "TopicRow",
     "cost_per_engine",
     "human_counts",
@@ -133,12 +134,21 @@ def runs_for_user(user) -> QuerySet[SearchRun]:
     return SearchRun.objects.all()
 
 
-def run_for_user(user, pk: int) -> SearchRun:
-    """The one permission-checked accessor for search runs (pages, API and exports)."""
+# The run's large JSON columns: the bandit state of a 1M-topic run is megabytes, and the status
+# poll (every 2 s per open page) shows none of them.
+LARGE_FIELDS = ("policy_state", "history", "result", "calibration")
+
+
+def run_for_user(user, pk: int, *, without: tuple[str, ...] = ()) -> SearchRun:
+    """The one permission-checked accessor for search runs (pages, API and exports).
+
+    ``without`` names fields the caller does not need (loaded on access if it does after all).
+    """
     try:
         return (
             runs_for_user(user)
             .select_related("tree", "difficulty_engine", "sampler_engine", "campaign")
+            .defer(*without)
             .get(pk=pk)
         )
     except SearchRun.DoesNotExist:
@@ -150,7 +160,7 @@ def run_rows(user) -> QuerySet[SearchRun]:
     return (
         runs_for_user(user)
         .select_related("tree", "difficulty_engine", "created_by")
-        .defer("policy_state", "history", "calibration", "result")
+        .defer(*LARGE_FIELDS)
     )
 
 

@@ -28,6 +28,7 @@ from search.run_config import RunConfigError, create_run
 from search.run_forms import RunForm
 from search.run_records import pull_view, stream_pulls_jsonl, top_k_document
 from search.run_selectors import (
+    LARGE_FIELDS,
     cost_per_engine,
     human_counts,
     pulls_of_arm,
@@ -152,10 +153,9 @@ def _detail_context(run: SearchRun) -> dict:
 @staff_member_required
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    run = run_for_user(request.user, pk)
     if request.htmx:
-        return _status_response(request, run)
-    return render(request, DETAIL_TEMPLATE, _detail_context(run))
+        return _status_response(request, run_for_user(request.user, pk, without=LARGE_FIELDS))
+    return render(request, DETAIL_TEMPLATE, _detail_context(run_for_user(request.user, pk)))
 
 
 @staff_member_required
@@ -168,7 +168,7 @@ def run_results(request: HttpRequest, pk: int) -> HttpResponse:
 @staff_member_required
 @require_GET
 def run_topic_texts(request: HttpRequest, pk: int, arm: int) -> HttpResponse:
-    run = run_for_user(request.user, pk)
+    run = run_for_user(request.user, pk, without=LARGE_FIELDS)
     context = {
         **_send_context(run),
         "run": run,
@@ -187,7 +187,7 @@ def run_topic_texts(request: HttpRequest, pk: int, arm: int) -> HttpResponse:
 @staff_member_required
 @require_GET
 def run_chart(request: HttpRequest, pk: int) -> HttpResponse:
-    run = run_for_user(request.user, pk)
+    run = run_for_user(request.user, pk, without=("policy_state", "calibration"))
     oracle = (run.result or {}).get("oracle_top_k_mean")
     svg = run_plots.progress_chart_svg(run.history, k=run.k, oracle=oracle)
     return HttpResponse(svg, content_type="image/svg+xml")
@@ -196,7 +196,7 @@ def run_chart(request: HttpRequest, pk: int) -> HttpResponse:
 @staff_member_required
 @require_GET
 def run_calibration_chart(request: HttpRequest, pk: int) -> HttpResponse:
-    run = run_for_user(request.user, pk)
+    run = run_for_user(request.user, pk, without=("policy_state", "history"))
     calibration = run.calibration or {}
     svg = run_plots.calibration_chart_svg(calibration.get("x", []), calibration.get("y", []))
     return HttpResponse(svg, content_type="image/svg+xml")
@@ -292,7 +292,7 @@ def top_k_json_response(run: SearchRun) -> HttpResponse:
 @staff_member_required
 @require_GET
 def run_export_pulls(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    return pulls_jsonl_response(run_for_user(request.user, pk))
+    return pulls_jsonl_response(run_for_user(request.user, pk, without=LARGE_FIELDS))
 
 
 @staff_member_required

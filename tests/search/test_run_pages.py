@@ -8,6 +8,8 @@ from types import SimpleNamespace
 from unittest import mock
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation import services as annotation
@@ -299,6 +301,14 @@ def test_status_partial_polls_until_the_run_is_over(admin_client, world):
     assert moved["HX-Trigger"] == "run-changed"
     assert 'hx-trigger="every 2s"' not in moved.content.decode()
     assert "300 / 300" in moved.content.decode()
+
+
+def test_the_status_poll_leaves_the_bandit_state_in_the_database(admin_client, world):
+    run = run_in_foreground(synthetic_run().pk)
+    url = reverse("search:run_detail", args=[run.pk])
+    with CaptureQueriesContext(connection) as queries:
+        assert admin_client.get(url, **HTMX).status_code == 286
+    assert not [q for q in queries if "policy_state" in q["sql"]]
 
 
 def test_results_partial_and_chart(admin_client, world):
