@@ -119,5 +119,8 @@ def load_topic_demo(stdout) -> None:
 
 
 def load_demo(stdout) -> None:
+    from search.run_demo import load_run_demo
+
     _load_difficulty_demo(stdout)
     load_topic_demo(stdout)
+    load_run_demo(stdout)

@@ -258,7 +258,7 @@ def _next_step(run: SearchRun, policy: Policy) -> str:
         return "stopped"  # paused or cancelled during the round: it stops at this boundary
     if not (policy.done or _money_spent(run)):
         return "more"
-    if human_loop.outstanding(run):
+    if run.human_mode != SearchRun.HumanMode.OFF and human_loop.outstanding(run):
         run.status = SearchRun.Status.WAITING
         hours = float(run.human_settings.get("timeout_hours", 72.0))
         run.human_deadline = run.human_deadline or timezone.now() + timedelta(hours=hours)

@@ -32,6 +32,12 @@ _MIN_NOISE_DOF = 30
 _N_ATOMS = 96
 _N_BINS = 256
 _EM_ITERATIONS = 150
+# Share of the grid prior spread evenly over its atoms. The NPMLE is sparse and starves the
+# tails, so a well-pulled top topic was shrunk far below its data: the 95 % intervals of the
+# top-10 covered the true mean in 43 % of cases at 100k topics (77 % at 3.2k). With this floor
+# they cover 93 % (85 %), and EB-UCB's picks stay the same within noise (4 seeds each). A 1 %
+# floor let a single lucky draw outrank steady evidence.
+_TAIL_FLOOR = 0.003
 # Posterior tables: rows for counts 0..32, then every ~25 % up to 8192; x-bar on 256 points.
 _TABLE_ROWS = np.unique(
     np.concatenate([np.arange(33), np.round(32 * 1.25 ** np.arange(1, 33)).astype(np.int64)])
@@ -212,6 +218,7 @@ def _fit_grid(values: np.ndarray, noise_var: float) -> GridPrior:
         mix = np.maximum(lik @ weights, 1e-300)
         weights = weights * (lik.T @ (hist / mix)) / total
     weights /= weights.sum()
+    weights = (1.0 - _TAIL_FLOOR) * weights + _TAIL_FLOOR / _N_ATOMS
     return GridPrior(atoms, weights, noise_var)
 
 
