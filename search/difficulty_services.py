@@ -35,11 +35,10 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
-from django.db.models.functions import Coalesce
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from search import dec
+from search import dec, leases
 from search import estimators as est
 from search.difficulty_format import (
     DatasetFormatError,
@@ -484,40 +483,28 @@ def _lease() -> timedelta:
     return timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 30)
 
 
+def _active(evaluation_id: int, *statuses: str) -> QuerySet:
+    return DifficultyEvaluation.objects.filter(pk=evaluation_id, status__in=statuses)
+
+
 def _claim(evaluation_id: int, worker: str) -> bool:
-    now = timezone.now()
-    return bool(
-        DifficultyEvaluation.objects.filter(
-            pk=evaluation_id,
-            status__in=[DifficultyEvaluation.Status.QUEUED, DifficultyEvaluation.Status.RUNNING],
-        )
-        .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now))
-        .update(
-            status=DifficultyEvaluation.Status.RUNNING,
-            claimed_by=worker,
-            lease_expires_at=now + _lease(),
-            started_at=Coalesce("started_at", now),
-            updated_at=now,
-        )
+    rows = _active(
+        evaluation_id, DifficultyEvaluation.Status.QUEUED, DifficultyEvaluation.Status.RUNNING
     )
+    return leases.claim(rows, worker, _lease(), status=DifficultyEvaluation.Status.RUNNING)
 
 
 def _release(evaluation_id: int, worker: str) -> None:
-    DifficultyEvaluation.objects.filter(
-        pk=evaluation_id, claimed_by=worker, status=DifficultyEvaluation.Status.RUNNING
-    ).update(claimed_by="", lease_expires_at=None, updated_at=timezone.now())
+    leases.release(_active(evaluation_id, DifficultyEvaluation.Status.RUNNING), worker)
 
 
 def _fail(evaluation_id: int, worker: str, message: str) -> None:
-    DifficultyEvaluation.objects.filter(
-        pk=evaluation_id, claimed_by=worker, status=DifficultyEvaluation.Status.RUNNING
-    ).update(
+    leases.release(
+        _active(evaluation_id, DifficultyEvaluation.Status.RUNNING),
+        worker,
         status=DifficultyEvaluation.Status.FAILED,
         error=message[:5000],
         finished_at=timezone.now(),
-        claimed_by="",
-        lease_expires_at=None,
-        updated_at=timezone.now(),
     )
 
 

@@ -31,14 +31,13 @@ import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from engines.interfaces import EngineError
 from engines.models import Engine
 from engines.registry import difficulty_estimator_for, synthetic_world_for
 from engines.selectors import cost_by_scope
-from search import human_loop
+from search import human_loop, leases
 from search.bandit import policy_from_dict
 from search.bandit.base import Policy
 from search.models import Pull, SearchRun
@@ -120,22 +119,12 @@ def score_texts(run: SearchRun, draws: list[Draw]) -> list[Scored]:
 
 
 def _claim(run_id: int, round_index: int, worker: str) -> bool:
-    now = timezone.now()
-    return bool(
-        SearchRun.objects.filter(
-            pk=run_id,
-            round_index=round_index,
-            status__in=[SearchRun.Status.QUEUED, SearchRun.Status.RUNNING],
-        )
-        .filter(Q(claimed_by="") | Q(lease_expires_at__lt=now) | Q(claimed_by=worker))
-        .update(
-            status=SearchRun.Status.RUNNING,
-            claimed_by=worker,
-            lease_expires_at=now + _lease(),
-            started_at=Coalesce("started_at", now),
-            updated_at=now,
-        )
+    rows = SearchRun.objects.filter(
+        pk=run_id,
+        round_index=round_index,
+        status__in=[SearchRun.Status.QUEUED, SearchRun.Status.RUNNING],
     )
+    return leases.claim(rows, worker, _lease(), status=SearchRun.Status.RUNNING)
 
 
 def _unclaimed_outcome(run_id: int, round_index: int) -> RoundOutcome:
@@ -302,20 +291,14 @@ def _record_progress(run: SearchRun, policy: Policy) -> None:
 
 
 def _release(run_id: int, worker: str) -> None:
-    SearchRun.objects.filter(pk=run_id, claimed_by=worker).update(
-        claimed_by="", lease_expires_at=None, updated_at=timezone.now()
-    )
+    leases.release(SearchRun.objects.filter(pk=run_id), worker)
 
 
 def _fail(run_id: int, worker: str, message: str) -> None:
+    rows = SearchRun.objects.filter(pk=run_id)
     now = timezone.now()
-    SearchRun.objects.filter(pk=run_id, claimed_by=worker).update(
-        status=SearchRun.Status.FAILED,
-        error=message[:5000],
-        claimed_by="",
-        lease_expires_at=None,
-        finished_at=now,
-        updated_at=now,
+    leases.release(
+        rows, worker, status=SearchRun.Status.FAILED, error=message[:5000], finished_at=now
     )
 
 

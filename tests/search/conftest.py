@@ -67,3 +67,31 @@ def corpus_tree(db) -> TopicTree:
 @pytest.fixture
 def crowd(db, fake_openai) -> Engine:  # noqa: F811
     return make_crowd(fake_openai.base_url)
+
+
+def synthetic_run_config(**overrides) -> dict:
+    """A small synthetic run on an engine named "world" (see the ``world`` fixtures)."""
+    return {
+        "name": "Synthetic small",
+        "sampler": "synthetic",
+        "difficulty_engine": "world",
+        "budget_pulls": 300,
+        "k": 5,
+        "batch_size": 50,
+        "seed": 3,
+    } | overrides
+
+
+def crowd_run_config(tree, **overrides) -> dict:
+    """A corpus run over ``tree`` scored by the ``crowd`` engine of :func:`make_crowd`."""
+    return {
+        "name": "Crowd run",
+        "tree": tree.name,
+        "sampler": "corpus",
+        "difficulty_engine": "crowd",
+        "tgt_lang": "cs",
+        "algorithm": "epsilon_greedy",
+        "budget_pulls": 16,
+        "k": 2,
+        "batch_size": 4,
+    } | overrides

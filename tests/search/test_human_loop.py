@@ -15,7 +15,7 @@ from search.models import Pull, SearchRun
 from search.run_config import create_run
 from search.run_services import restore_policy, run_in_foreground
 from tests.annotation.factories import enrolled, esa_answer
-from tests.search.conftest import make_corpus_tree, make_crowd
+from tests.search.conftest import crowd_run_config, make_corpus_tree, make_crowd
 
 
 @pytest.fixture(autouse=True)
@@ -31,19 +31,12 @@ def _tasks_inline(monkeypatch):
 def human_run(fake_openai, mode: str, **human_settings) -> SearchRun:
     make_crowd(fake_openai.base_url, translators=("mt-a", "mt-b"))
     tree = make_corpus_tree(n_topics=6, per_topic=4)
-    config = {
-        "name": f"{mode} run",
-        "tree": tree.name,
-        "sampler": "corpus",
-        "difficulty_engine": "crowd",
-        "tgt_lang": "cs",
-        "algorithm": "epsilon_greedy",
-        "budget_pulls": 16,
-        "k": 2,
-        "batch_size": 4,
-        "human_mode": mode,
-        "human_settings": {"overlap": 1, **human_settings},
-    }
+    config = crowd_run_config(
+        tree,
+        name=f"{mode} run",
+        human_mode=mode,
+        human_settings={"overlap": 1, **human_settings},
+    )
     return run_in_foreground(create_run(config, enqueue=False).pk)
 
 

@@ -13,7 +13,7 @@ from search.models import SearchRun
 from search.run_config import create_run
 from search.run_services import run_in_foreground
 from tests.engines.factories import SyntheticEngineFactory
-from tests.search.conftest import make_corpus_tree, make_crowd
+from tests.search.conftest import make_corpus_tree, make_crowd, synthetic_run_config
 
 pytestmark = pytest.mark.django_db
 
@@ -40,15 +40,7 @@ def world(db):
 
 
 def config(**overrides) -> dict:
-    return {
-        "name": "API run",
-        "sampler": "synthetic",
-        "difficulty_engine": "world",
-        "budget_pulls": 300,
-        "k": 5,
-        "batch_size": 50,
-        "seed": 3,
-    } | overrides
+    return synthetic_run_config(**({"name": "API run"} | overrides))
 
 
 def finished_run() -> SearchRun:

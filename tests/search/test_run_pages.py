@@ -21,7 +21,12 @@ from search.run_services import run_in_foreground
 from search.topic_services import import_corpus, import_topic_tree
 from tests.annotation.factories import enrolled, esa_answer
 from tests.engines.factories import HeuristicEngineFactory, SyntheticEngineFactory
-from tests.search.conftest import make_corpus_tree, make_crowd
+from tests.search.conftest import (
+    crowd_run_config,
+    make_corpus_tree,
+    make_crowd,
+    synthetic_run_config,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -46,32 +51,13 @@ def world(db):
 
 
 def synthetic_run(**overrides) -> SearchRun:
-    config = {
-        "name": "Synthetic small",
-        "sampler": "synthetic",
-        "difficulty_engine": "world",
-        "budget_pulls": 300,
-        "k": 5,
-        "batch_size": 50,
-        "seed": 3,
-    } | overrides
-    return create_run(config, enqueue=False)
+    return create_run(synthetic_run_config(**overrides), enqueue=False)
 
 
 def crowd_run(fake_openai, **overrides) -> SearchRun:
     make_crowd(fake_openai.base_url, translators=("mt-a", "mt-b"))
     tree = make_corpus_tree(n_topics=6, per_topic=4)
-    config = {
-        "name": "Crowd run",
-        "tree": tree.name,
-        "sampler": "corpus",
-        "difficulty_engine": "crowd",
-        "tgt_lang": "cs",
-        "algorithm": "epsilon_greedy",
-        "budget_pulls": 16,
-        "k": 2,
-        "batch_size": 4,
-    } | overrides
+    config = crowd_run_config(tree, **overrides)
     return run_in_foreground(create_run(config, enqueue=False).pk)
 
 

@@ -10,7 +10,7 @@ from engines.models import CachedResponse, EngineCall
 from search.models import Pull, SearchRun
 from search.run_config import create_run
 from search.run_services import restore_policy
-from tests.search.conftest import make_corpus_tree, make_crowd
+from tests.search.conftest import crowd_run_config, make_corpus_tree, make_crowd
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,17 +23,9 @@ def crowd_run(fake_openai, budget: int, batch: int) -> SearchRun:
     make_crowd(fake_openai.base_url)
     tree = make_corpus_tree(n_topics=8, per_topic=6)
     return create_run(
-        {
-            "name": "worker run",
-            "tree": tree.name,
-            "sampler": "corpus",
-            "difficulty_engine": "crowd",
-            "tgt_lang": "cs",
-            "budget_pulls": budget,
-            "k": 3,
-            "batch_size": batch,
-            "seed": 11,
-        }
+        crowd_run_config(
+            tree, algorithm="default", budget_pulls=budget, k=3, batch_size=batch, seed=11
+        )
     )
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from decimal import Decimal
 from unittest import mock
 
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from engines.models import CachedResponse, EngineCall
 from engines.registry import difficulty_estimator_for
@@ -32,6 +34,7 @@ from tests.engines.factories import (
     SyntheticEngineFactory,
 )
 from tests.engines.fake_openai import Reply
+from tests.search.conftest import synthetic_run_config
 
 
 @pytest.fixture(autouse=True)
@@ -47,16 +50,7 @@ def patch_enqueue() -> mock.Mock:
 
 
 def synthetic_config(**overrides) -> dict:
-    config = {
-        "name": "synthetic",
-        "sampler": "synthetic",
-        "difficulty_engine": "world",
-        "budget_pulls": 600,
-        "k": 5,
-        "batch_size": 50,
-        "seed": 3,
-    }
-    return config | overrides
+    return synthetic_run_config(**({"name": "synthetic", "budget_pulls": 600} | overrides))
 
 
 @pytest.fixture
@@ -169,7 +163,9 @@ def test_a_re_run_round_selects_and_draws_the_same(world):
     reference = list(Pull.objects.filter(run=run, round_index=0).values_list("text", flat=True))
     again = create_run(synthetic_config(), enqueue=False)
     # A worker claims round 0 and dies before committing: its claim expires, nothing stored.
-    SearchRun.objects.filter(pk=again.pk).update(claimed_by="dead@host:1:x")
+    SearchRun.objects.filter(pk=again.pk).update(
+        claimed_by="dead@host:1:x", lease_expires_at=timezone.now() + timedelta(hours=1)
+    )
     assert advance_run(again.pk, 0, worker="other@host:2:y").status == "busy"
     assert recover_runs(dead_worker_prefix="dead@host:") == [again.pk]
     assert advance_run(again.pk, 0, worker="other@host:2:y", queue_next=False).status == "more"
