@@ -379,3 +379,15 @@ def test_contextual_runs_use_the_tree_keywords(db, corpus_tree):
     run = run_in_foreground(create_run(config, enqueue=False).pk)
     assert run.status == "finished" and run.pulls_done == 8
     assert np.isfinite(restore_policy(run).estimates().mean).sum() >= 1
+
+
+def test_an_llm_judge_drives_a_run_on_its_0_100_scale(db, corpus_tree, fake_openai):
+    judge = EngineFactory(name="judge", base_url=fake_openai.base_url, capabilities=["difficulty"])
+    run = run_in_foreground(create_run(corpus_config(corpus_tree, judge), enqueue=False).pk)
+    assert run.status == "finished", run.error
+    pull = Pull.objects.filter(run=run).first()
+    (quality,) = difficulty_estimator_for(judge).estimate([pull.text], "en", "cs")
+    assert 0 <= quality <= 100
+    assert pull.automatic_difficulty == pytest.approx(100 - quality)
+    judged = [r for r in fake_openai.requests if "[[[" in r.prompt]
+    assert len(judged) == len({p.text for p in Pull.objects.filter(run=run)})
