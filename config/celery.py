@@ -8,7 +8,6 @@ Engine calls go to the ``slow`` queue so that quick bookkeeping tasks never wait
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from celery import Celery
 
@@ -17,15 +16,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("hardset")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-
-
-@app.on_configure.connect
-def _create_filesystem_broker_folders(sender: Celery, **kwargs) -> None:
-    """Kombu's filesystem transport expects its folders to exist."""
-    options = sender.conf.broker_transport_options or {}
-    for key in ("data_folder_in", "data_folder_out", "control_folder"):
-        if options.get(key):
-            Path(options[key]).mkdir(parents=True, exist_ok=True)
 
 
 def slow_queue() -> str:

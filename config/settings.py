@@ -16,6 +16,9 @@ from config.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("HARDSET_VAR_DIR", str(BASE_DIR / "var")))
+# The embedded database, broker folders and beat schedule live here; SQLite cannot create the
+# folder of its file, so a fresh HARDSET_VAR_DIR is made on start.
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 DEV_SECRET_KEY = "django-insecure-hardset-development-key-do-not-deploy"
 
@@ -156,6 +159,10 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
     }
+    # The transport expects its folders to exist. Made here, not in a Celery on_configure
+    # handler: reading the app's conf from inside that signal re-enters configuration.
+    for _folder in ("queue", "control"):
+        (_BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         # Above the hard time limit, so a long task is never handed to a second worker
