@@ -88,7 +88,7 @@ def load_run_demo(stdout) -> None:
     _run_once(
         {"name": HUMAN_RUN, "tree": WMT24_TREE, "sampler": "corpus",
          "difficulty_engine": WMT24_CROWD, "src_lang": "en", "tgt_lang": "cs",
-         "budget_pulls": 40, "k": 1, "batch_size": 4, "human_mode": "replace",
-         "human_settings": {"rule": "top_k", "per_topic": 3, "max_items": 6}},
+         "budget_pulls": 40, "k": 2, "batch_size": 4, "human_mode": "replace",
+         "human_settings": {"rule": "top_k", "per_topic": 2, "max_items": 6}},
         stdout,
     )  # fmt: skip
