@@ -321,40 +321,37 @@ class CallPath:
         then asked again), so the ledger never shows one cache key paid twice.
         """
         with transaction.atomic():
-            self._book(operation, job, outcome)
-        return outcome
-
-    def _book(self, operation: str, job: RemoteJob, outcome: _Outcome) -> None:
-        self._write(
-            [
-                self._row(
-                    operation,
-                    tokens_in=outcome.tokens_in,
-                    tokens_out=outcome.tokens_out,
-                    cost=self.cost_of(outcome.tokens_in, outcome.tokens_out),
-                    latency_ms=outcome.latency_ms,
-                    attempts=outcome.attempts,
-                    error=outcome.error.message if outcome.error else "",
-                )
-            ]
-        )
-        if outcome.error is None and self.use_cache:
-            CachedResponse.objects.bulk_create(
+            self._write(
                 [
-                    CachedResponse(
-                        key=job.key,
-                        kind=self.engine.kind,
-                        model=self.engine.model,
-                        operation=operation,
-                        prompt_version=job.prompt_version,
-                        response_text=outcome.text,
-                        value=outcome.value,
+                    self._row(
+                        operation,
                         tokens_in=outcome.tokens_in,
                         tokens_out=outcome.tokens_out,
+                        cost=self.cost_of(outcome.tokens_in, outcome.tokens_out),
+                        latency_ms=outcome.latency_ms,
+                        attempts=outcome.attempts,
+                        error=outcome.error.message if outcome.error else "",
                     )
-                ],
-                ignore_conflicts=True,
+                ]
             )
+            if outcome.error is None and self.use_cache:
+                CachedResponse.objects.bulk_create(
+                    [
+                        CachedResponse(
+                            key=job.key,
+                            kind=self.engine.kind,
+                            model=self.engine.model,
+                            operation=operation,
+                            prompt_version=job.prompt_version,
+                            response_text=outcome.text,
+                            value=outcome.value,
+                            tokens_in=outcome.tokens_in,
+                            tokens_out=outcome.tokens_out,
+                        )
+                    ],
+                    ignore_conflicts=True,
+                )
+        return outcome
 
     @staticmethod
     def _backoff(retry: int, retry_after: float | None) -> float:

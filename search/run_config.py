@@ -26,6 +26,7 @@ from engines.models import Engine
 from engines.registry import synthetic_world_for
 from engines.services import save_engine
 from search.bandit import POLICIES, make_policy
+from search.bandit.base import Policy
 from search.models import SearchRun, TextSample, Topic, TopicTree
 
 __all__ = ["HUMAN_DEFAULTS", "RunConfigError", "build_policy", "create_run", "validate_config"]
@@ -59,6 +60,7 @@ class RunConfigError(ValueError):
 class _Checked:
     fields: dict[str, Any]
     errors: dict[str, str]
+    policy: Policy | None = None  # built while checking the parameters, kept for create_run
 
 
 def _integer(value: Any, field: str, errors: dict, *, minimum: int, maximum: int | None = None):
@@ -243,7 +245,7 @@ def _check_policy(config: dict, checked: _Checked) -> None:
     if errors:
         return
     try:
-        build_policy(SearchRun(**_model_fields(fields)))
+        checked.policy = build_policy(SearchRun(**_model_fields(fields)))
     except (TypeError, ValueError) as exc:
         errors["params"] = f"the {algorithm} method refuses these parameters: {exc}"
 
@@ -255,6 +257,10 @@ def _model_fields(fields: dict[str, Any]) -> dict[str, Any]:
 
 def validate_config(config: Any) -> dict[str, Any]:
     """Model fields for a new run, or :class:`RunConfigError` listing every problem."""
+    return _check(config).fields
+
+
+def _check(config: Any) -> _Checked:
     if not isinstance(config, dict):
         raise RunConfigError({"config": "a run configuration is a JSON object"})
     checked = _Checked(fields={}, errors={})
@@ -273,7 +279,8 @@ def validate_config(config: Any) -> dict[str, Any]:
         check(config, checked)
     if checked.errors:
         raise RunConfigError(checked.errors)
-    return _model_fields(checked.fields)
+    checked.fields = _model_fields(checked.fields)
+    return checked
 
 
 def build_policy(run: SearchRun):
@@ -297,10 +304,10 @@ def create_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True)
     """Validate, create the run with its initial bandit state, and queue its first round."""
     from search.run_services import enqueue_round  # the lifecycle module imports this one
 
-    fields = validate_config(config)
+    checked = _check(config)
     with transaction.atomic():
-        run = SearchRun(**fields, created_by=created_by)
-        run.policy_state = build_policy(run).to_dict()
+        run = SearchRun(**checked.fields, created_by=created_by)
+        run.policy_state = checked.policy.to_dict()
         run.save()
         if enqueue:
             transaction.on_commit(lambda: enqueue_round(run.pk, 0))

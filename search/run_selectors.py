@@ -86,12 +86,11 @@ def top_topics(run: SearchRun, limit: int | None = None) -> list[TopicRow]:
         else None
     )
     rows = []
-    for rank, arm in enumerate(int(a) for a in top):
-        i = rank
+    for i, arm in enumerate(int(a) for a in top):
         topic = topics.get(arm)
         rows.append(
             TopicRow(
-                rank=rank + 1,
+                rank=i + 1,
                 arm=arm,
                 name=topic.path if topic else f"Synthetic topic #{arm}",
                 topic=topic,

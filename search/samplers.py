@@ -89,13 +89,14 @@ def _topics_by_arm(run: SearchRun, arms: np.ndarray) -> dict[int, Topic]:
     return topics
 
 
+def _used_sample_ids(run: SearchRun, topic_ids: Sequence[int]) -> set[int]:
+    rows = Pull.objects.filter(run=run, topic_id__in=topic_ids, sample__isnull=False)
+    return set(rows.values_list("sample_id", flat=True))
+
+
 def _unused_samples(run: SearchRun, topic_ids: Sequence[int]) -> dict[int, list[int]]:
     """Sample ids per topic, oldest first, without those this run already pulled."""
-    used = set(
-        Pull.objects.filter(run=run, topic_id__in=topic_ids, sample__isnull=False).values_list(
-            "sample_id", flat=True
-        )
-    )
+    used = _used_sample_ids(run, topic_ids)
     by_topic: dict[int, list[int]] = defaultdict(list)
     rows = TextSample.objects.filter(topic_id__in=topic_ids).order_by("id")
     for sample_id, topic_id in rows.values_list("id", "topic_id"):
@@ -133,7 +134,8 @@ def _top_up_from_engine(run: SearchRun, arms: np.ndarray, topics: dict[int, Topi
             added += add_samples(topic, snippets, detail)
         if not added and attempt >= 2:
             break
-    short_names = [t.path for arm, t in topics.items() if not _unused_samples(run, [t.pk])[t.pk]]
+    unused = _unused_samples(run, [t.pk for t in topics.values()])
+    short_names = [t.path for t in topics.values() if not unused[t.pk]]
     if short_names:
         raise SamplerError(
             f"the sampler engine gave no usable snippets for {short_names[0]!r} "
@@ -152,14 +154,16 @@ def _next_request(topic: Topic, attempt: int) -> tuple[Topic, int]:
 
 def _from_samples(run: SearchRun, arms: np.ndarray, topics: dict[int, Topic]) -> list[Draw]:
     """Pick unused samples at random (seeded by run and round); reuse when a topic runs out."""
-    unused = _unused_samples(run, [t.pk for t in topics.values()])
-    rng = np.random.default_rng([run.seed & 0x7FFFFFFF, run.round_index])
-    samples = {
-        s.pk: s for s in TextSample.objects.filter(topic_id__in=[t.pk for t in topics.values()])
-    }
+    topic_ids = [t.pk for t in topics.values()]
+    samples = {s.pk: s for s in TextSample.objects.filter(topic_id__in=topic_ids).order_by("id")}
+    used = _used_sample_ids(run, topic_ids)
     every: dict[int, list[int]] = defaultdict(list)
-    for sample in sorted(samples.values(), key=lambda s: s.pk):
+    unused: dict[int, list[int]] = defaultdict(list)
+    for sample in samples.values():  # oldest first
         every[sample.topic_id].append(sample.pk)
+        if sample.pk not in used:
+            unused[sample.topic_id].append(sample.pk)
+    rng = np.random.default_rng([run.seed & 0x7FFFFFFF, run.round_index])
     draws = []
     for arm in (int(a) for a in arms):
         topic = topics[arm]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -51,14 +51,20 @@ def text_key(text: str) -> str:
     return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
 
 
-def _read_json(source: str | bytes | IO | Any) -> Any:
+def _read_text(source: Any, error: Callable[[str], Exception]) -> Any:
+    """The text of a file, bytes or str (UTF-8, BOM tolerated); other values pass through."""
     if hasattr(source, "read"):
         source = source.read()
     if isinstance(source, bytes):
         try:
-            source = source.decode("utf-8-sig")
+            return source.decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise TopicTreeError("the file is not UTF-8 text") from None
+            raise error("the file is not UTF-8 text") from None
+    return source
+
+
+def _read_json(source: str | bytes | IO | Any) -> Any:
+    source = _read_text(source, TopicTreeError)
     if not isinstance(source, str):
         return source  # already parsed (the API passes JSON bodies through)
     try:
@@ -168,13 +174,7 @@ class CorpusReport:
 
 
 def _corpus_lines(source: str | bytes | IO | Iterable) -> Iterable[tuple[int, str]]:
-    if hasattr(source, "read"):
-        source = source.read()
-    if isinstance(source, bytes):
-        try:
-            source = source.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise CorpusImportError([(0, "the file is not UTF-8 text")]) from None
+    source = _read_text(source, lambda message: CorpusImportError([(0, message)]))
     lines = source.splitlines() if isinstance(source, str) else source
     for number, line in enumerate(lines, start=1):
         if isinstance(line, bytes):
