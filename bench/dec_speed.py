@@ -5,8 +5,8 @@ one latent difficulty per source shared by all pairs; a length-like integer esti
 
 Part 1, pure maths, measured in the same run:
 
-* ``search.dec.dec`` on per-pair (segments × systems) matrices — the platform's path;
-* ``search.dec.dec_from_arrays`` on 2M flat cells (pivots first) — the calibration path;
+* ``difficulty.dec.dec`` on per-pair (segments × systems) matrices — the platform's path;
+* ``difficulty.dec.dec_from_arrays`` on 2M flat cells (pivots first) — the calibration path;
 * a naive baseline: one long pandas DataFrame (a row per cell) grouped by (pair, system) with the
   public ``scipy.stats.kendalltau`` per group, as one writes it in a notebook;
   the results must agree to 1e-12;
@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results"
 
-from search import dec  # noqa: E402  (after the path set-up above)
+from difficulty import dec  # noqa: E402  (after the path set-up above)
 
 VOCABULARY = (
     "the of and to in a is that for it as was with be by on not he this are or his from at "
@@ -202,7 +202,7 @@ def setup_django(var_dir: str) -> None:
 
 def part_platform(args, folder: Path) -> dict:
     setup_django(str(folder))
-    from search import difficulty_services as services
+    from difficulty import services
 
     n, s, lps = args.segments, args.systems, args.pairs
     lengths, pairs = synthetic(n, s, lps, args.seed)

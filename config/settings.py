@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "config.apps.PlatformConfig",
     "engines",
     "annotation",
+    "difficulty",
     "search",
     "lexical",
 ]
@@ -192,10 +193,11 @@ WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
 # A search round's claim on its run; past it another worker may take the round over. Past the
 # hard time limit the round's worker is certainly gone.
 SEARCH_ROUND_LEASE_S = env_int("SEARCH_ROUND_LEASE_S", CELERY_TASK_TIME_LIMIT + 30, minimum=2)
-# Beat (``celery -A config beat``, embedded in ``make run``'s worker) sweeps for runs whose round
-# nobody works on (a lost message, a worker gone for good) and for human deadlines.
+# Beat (``celery -A config beat``, embedded in ``make run``'s worker) sweeps every kind of long
+# job for rounds nobody works on (a lost message, a worker gone for good) and for human
+# deadlines (``rounds.sweep``).
 CELERY_BEAT_SCHEDULE = {
-    "search-recover-runs": {"task": "search.recover_runs", "schedule": 60.0},
+    "rounds-sweep": {"task": "rounds.sweep", "schedule": 60.0},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 

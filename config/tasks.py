@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+import rounds
 from config import health
 
 
@@ -9,3 +10,9 @@ from config import health
 def complete_probe(probe_id: int) -> None:
     """Mark a worker probe as completed by this worker (the broker → worker → DB round trip)."""
     health.complete_probe(probe_id, hostname=complete_probe.request.hostname or "")
+
+
+@shared_task(name="rounds.sweep")
+def sweep_jobs() -> None:
+    """Beat's periodic recovery of every kind of long job whose message was lost."""
+    rounds.sweep()

@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config import views
@@ -18,12 +18,16 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    re_path(r"^admin/search/(?P<rest>difficulty.*)$", views.moved_to("/admin/difficulty/")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include(router.urls)),
     path("engines/", include("engines.urls")),
     path("annotation/", include("annotation.urls")),
+    path("difficulty/", include("difficulty.urls")),
+    # Difficulty pages lived under /search/difficulty/ before difficulty became an app.
+    re_path(r"^search/difficulty/(?P<rest>.*)$", views.moved_to("/difficulty/")),
     path("search/", include("search.urls")),
     path("lexical/", include("lexical.urls")),
 ]

@@ -58,3 +58,14 @@ def healthz(request: HttpRequest) -> JsonResponse:
     body = health.report()
     reachable = body["database"]["ok"] and body["broker"]["ok"]
     return JsonResponse(body, status=200 if reachable else 503)
+
+
+def moved_to(prefix: str):
+    """A view that sends a page's old address to ``prefix`` + the rest of the path, with the
+    query string, permanently (bookmarks and links in old exports keep working)."""
+
+    def redirect_view(request: HttpRequest, rest: str) -> HttpResponse:
+        query = request.META.get("QUERY_STRING", "")
+        return redirect(prefix + rest + (f"?{query}" if query else ""), permanent=True)
+
+    return redirect_view

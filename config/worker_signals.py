@@ -44,3 +44,16 @@ def start_heartbeat(sender=None, **kwargs) -> None:
 @worker_shutdown.connect
 def stop_heartbeat(**kwargs) -> None:
     _stop.set()
+
+
+@worker_ready.connect
+def recover_after_restart(sender=None, **kwargs) -> None:
+    """A worker starting under a node name owns nothing yet: claims that carry the name were
+    its dead predecessor's, so their rounds are queued again at once (not after the lease)."""
+    import rounds
+
+    hostname = getattr(sender, "hostname", "") or ""
+    try:
+        rounds.sweep(dead_worker_prefix=f"{hostname}:" if hostname else None)
+    except Exception:  # recovery must never stop a worker from starting; the sweep retries
+        logger.exception("job recovery at worker start failed")

@@ -68,13 +68,20 @@ def _messages(exc: ValidationError) -> list[str]:
     return list(exc.messages)
 
 
-def save_engine(data: Mapping[str, Any], instance: Engine | None = None) -> Engine:
-    """Create (or update ``instance``) from field values, validated; raises ValidationError."""
+def build_engine(data: Mapping[str, Any], instance: Engine | None = None) -> Engine:
+    """``instance`` (or a new engine) with the field values set and validated, not saved;
+    raises ValidationError. Lets a caller check a whole configuration before writing any of it."""
     engine = instance or Engine()
     for field in EXPORT_FIELDS:
         if field in data:
             setattr(engine, field, data[field])
     engine.full_clean()
+    return engine
+
+
+def save_engine(data: Mapping[str, Any], instance: Engine | None = None) -> Engine:
+    """Create (or update ``instance``) from field values, validated; raises ValidationError."""
+    engine = build_engine(data, instance)
     engine.save()
     return engine
 

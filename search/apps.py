@@ -21,13 +21,6 @@ class SearchConfig(AppConfig):
             staff_only=True,
             order=35,
         ),
-        Area(
-            "Difficulty",
-            "search:dataset_list",
-            "Difficulty datasets: compare estimators with DEC and hardest-subset selection.",
-            staff_only=True,
-            order=40,
-        ),
     )
 
     def ready(self) -> None:

@@ -1,4 +1,8 @@
-"""Celery tasks of the search app: thin adapters over services (ids in, rows as the truth)."""
+"""Celery tasks of the search app: ids in, call a service, decide the successor.
+
+The only module of the app that queues a round's successor; services queue a job's first round
+by task name through :func:`rounds.enqueue` and never import this module.
+"""
 
 from __future__ import annotations
 
@@ -7,37 +11,14 @@ import os
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from search import difficulty_services, topic_generation
-
-# --- Difficulty evaluations (seed 002) -------------------------------------------------------
-
-
-@shared_task(name="search.advance_difficulty_evaluation", bind=True)
-def advance_difficulty_evaluation(self, evaluation_id: int) -> None:
-    """One round of a DEC evaluation; queues the next round until the evaluation is done.
-
-    Foreground twin: ``python manage.py run_difficulty_evaluation ID``.
-    """
-    worker = f"{self.request.hostname or 'worker'}:{self.request.id}"
-    try:
-        outcome = difficulty_services.advance_difficulty_evaluation(
-            evaluation_id, worker=worker, interrupts=(SoftTimeLimitExceeded,)
-        )
-    except SoftTimeLimitExceeded:
-        # The unit in flight is run again by the next round (engine answers are cached).
-        difficulty_services.enqueue_evaluation_round(evaluation_id)
-        return
-    if outcome.status == "more":
-        difficulty_services.enqueue_evaluation_round(evaluation_id)
-    elif outcome.status == "busy":
-        # A redelivered round while a dead worker's lease runs out: come back after it.
-        difficulty_services.enqueue_evaluation_round(evaluation_id, countdown=outcome.retry_in)
-
+from search.runs import human_loop
+from search.runs import services as run_services
+from search.topics import generation as topic_generation
 
 # --- Topic trees (seed 000) -------------------------------------------------------------------
 
 
-@shared_task(name="search.generate_topic_tree")
+@shared_task(name=topic_generation.GENERATE_TASK)
 def generate_topic_tree(tree_id: int) -> None:
     """Generate a topic tree with a chat engine; the tree row records the outcome.
 
@@ -59,15 +40,14 @@ def generate_topic_tree(tree_id: int) -> None:
 # --- Search runs (seed 000) ----------------------------------------------------------------
 
 
-@shared_task(name="search.advance_search_run", bind=True)
+@shared_task(name=run_services.ADVANCE_TASK, bind=True)
 def advance_search_run(self, run_id: int, round_index: int) -> None:
-    """One round of a search run; the round queues its successor on commit.
+    """One round of a search run, then its successor: the next round, or this one again later.
 
     The worker name starts with the Celery node name, so a worker restarted under the same name
-    knows that claims carrying it belonged to its dead predecessor (``recover_runs``).
+    knows that claims carrying it belonged to its dead predecessor (``rounds.sweep``).
+    Foreground twin: ``python manage.py run_search --foreground``.
     """
-    from search import run_services
-
     worker = f"{self.request.hostname or 'worker'}:{os.getpid()}:{self.request.id}"
     try:
         outcome = run_services.advance_run(
@@ -76,21 +56,12 @@ def advance_search_run(self, run_id: int, round_index: int) -> None:
     except SoftTimeLimitExceeded:
         run_services.enqueue_round(run_id, round_index)
         return
-    if outcome.status in ("busy", "retry"):
-        run_services.enqueue_round(run_id, round_index, countdown=outcome.retry_in)
+    if outcome.wants_successor:
+        successor = round_index if outcome.repeats_round else round_index + 1
+        run_services.enqueue_round(run_id, successor, countdown=outcome.retry_in)
 
 
-@shared_task(name="search.settle_search_run")
+@shared_task(name=human_loop.SETTLE_TASK)
 def settle_search_run(run_id: int) -> None:
     """Feed human scores that arrived into an idle run's bandit; finish it when they are all in."""
-    from search import run_services
-
     run_services.settle(run_id)
-
-
-@shared_task(name="search.recover_runs")
-def recover_runs() -> None:
-    """Periodic sweep (beat): rounds nobody works on, human deadlines that passed."""
-    from search import run_services
-
-    run_services.recover_runs()

@@ -14,6 +14,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+import rounds.queue
 from tests.factories import UserFactory
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -158,3 +159,15 @@ def celery_worker_factory(transactional_db) -> Iterator[Callable[..., WorkerProc
 @pytest.fixture
 def celery_worker(celery_worker_factory) -> WorkerProcess:
     return celery_worker_factory()
+
+
+@pytest.fixture
+def sent_tasks(monkeypatch) -> list[tuple[str, tuple, dict]]:
+    """Messages queued through the round kernel, as (task name, args, options), not sent."""
+    sent: list[tuple[str, tuple, dict]] = []
+
+    def record(task_name, args, queue, countdown):
+        sent.append((task_name, tuple(args), {"queue": queue, "countdown": countdown}))
+
+    monkeypatch.setattr(rounds.queue, "send_task", record)
+    return sent

@@ -1,6 +1,6 @@
 """REST API for bandit search runs (seed 000): list, create, control, results and exports.
 
-Staff only, like the pages; every run is looked up through ``search.run_selectors``; a run is
+Staff only, like the pages; every run is looked up through ``search.runs.selectors``; a run is
 created from the same configuration ``run_search`` reads (``search/run_config.py``), and a
 refused configuration is a 400 with ``errors`` (field → message), nothing written.
 """
@@ -19,11 +19,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from search.models import Pull, SearchRun
-from search.run_config import RunConfigError, create_run
-from search.run_records import pull_record
-from search.run_selectors import run_for_user, run_rows, top_topics
-from search.run_services import RunStateError, cancel_run, pause_run, resume_run
-from search.run_views import pulls_jsonl_response, top_k_json_response
+from search.runs.config import RunConfigError, create_run
+from search.runs.records import pull_record
+from search.runs.selectors import run_for_user, run_rows, top_topics
+from search.runs.services import RunStateError, cancel_run, pause_run, resume_run
+from search.runs.views import pulls_jsonl_response, top_k_json_response
 
 # --- Serializers ---------------------------------------------------------------------------
 

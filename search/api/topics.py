@@ -1,7 +1,7 @@
 """REST API for topic trees (seed 000): list, import, corpus upload, generation, topic search.
 
-Staff only, like the pages; writes go through ``search.topic_services`` and
-``search.topic_generation``, and a refused input is a 400 with the reason, nothing written.
+Staff only, like the pages; writes go through ``search.topics.services`` and
+``search.topics.generation``, and a refused input is a 400 with the reason, nothing written.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from search import topic_selectors as selectors
 from search.models import Topic, TopicTree
-from search.topic_forms import MAX_UPLOAD_BYTES
-from search.topic_generation import BRANCHING_RANGE, DEPTH_RANGE, start_tree_generation
-from search.topic_services import (
+from search.topics import selectors
+from search.topics.forms import MAX_UPLOAD_BYTES
+from search.topics.generation import BRANCHING_RANGE, DEPTH_RANGE, start_tree_generation
+from search.topics.services import (
     CorpusImportError,
     TopicTreeError,
     import_corpus,

@@ -22,7 +22,7 @@ from search.bandit.prior import PriorKind
 __all__ = ["Contextual", "Neighbours", "jaccard"]
 
 NeighbourLists = Sequence[Sequence[tuple[int, float]]]
-# (indptr, indices, similarities), the CSR triple of ``search.topic_trees.neighbour_lists``.
+# (indptr, indices, similarities), the CSR triple of ``search.topics.trees.neighbour_lists``.
 NeighbourCsr = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 

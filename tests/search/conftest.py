@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from unittest import mock
 
 import pytest
 
+import rounds.queue
 from engines.models import Engine
 from engines.services import save_engine
 from search.models import TopicTree
-from search.topic_services import import_corpus, import_topic_tree
+from search.runs import human_loop
+from search.runs import services as run_services
+from search.topics.services import import_corpus, import_topic_tree
 from tests.engines.conftest import fake_openai  # noqa: F401  (re-exported fixture)
 from tests.engines.factories import EngineFactory
 
@@ -95,3 +99,21 @@ def crowd_run_config(tree, **overrides) -> dict:
         "k": 2,
         "batch_size": 4,
     } | overrides
+
+
+def queue_rounds_settle_in_place(monkeypatch) -> mock.Mock:
+    """Patch the round kernel's sending: search rounds queued are recorded as
+    ``(run_id, round_index)`` calls of the returned mock, not sent, and human scores that arrive
+    settle their run in place (as the settle task would)."""
+    rounds_queued = mock.Mock()
+
+    def send(task_name, args, queue, countdown):
+        if task_name == human_loop.SETTLE_TASK:
+            run_services.settle(*args)
+        elif task_name == run_services.ADVANCE_TASK:
+            rounds_queued(*args)
+        else:
+            raise AssertionError(f"a search test queued an unexpected task: {task_name}")
+
+    monkeypatch.setattr(rounds.queue, "send_task", send)
+    return rounds_queued

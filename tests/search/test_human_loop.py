@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from unittest import mock
-
 import numpy as np
 import pytest
 
 from annotation import services as annotation
 from annotation.models import Item
-from search import run_services
 from search.models import Pull, SearchRun
-from search.run_config import create_run
-from search.run_services import restore_policy, run_in_foreground
+from search.runs import services as run_services
+from search.runs.config import create_run
+from search.runs.services import restore_policy, run_in_foreground
 from tests.annotation.factories import enrolled, esa_answer
-from tests.search.conftest import crowd_run_config, make_corpus_tree, make_crowd
+from tests.search.conftest import (
+    crowd_run_config,
+    make_corpus_tree,
+    make_crowd,
+    queue_rounds_settle_in_place,
+)
 
 
 @pytest.fixture(autouse=True)
 def _tasks_inline(monkeypatch):
     """Queue nothing: rounds are driven by the test, settling runs in place."""
-    monkeypatch.setattr(run_services, "enqueue_round", mock.Mock())
-    from search import tasks
-
-    inline = SimpleNamespace(delay=lambda run_id: run_services.settle(run_id))
-    monkeypatch.setattr(tasks, "settle_search_run", inline)
+    queue_rounds_settle_in_place(monkeypatch)
 
 
 def human_run(fake_openai, mode: str, **human_settings) -> SearchRun:

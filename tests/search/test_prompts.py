@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from search.prompts import (
+from search.topics.prompts import (
     ModelOutputError,
     parse_snippets,
     sampling_messages,

@@ -8,12 +8,16 @@ from unittest import mock
 import pytest
 from rest_framework.test import APIClient
 
-from search import run_services
 from search.models import SearchRun
-from search.run_config import create_run
-from search.run_services import run_in_foreground
+from search.runs.config import create_run
+from search.runs.services import run_in_foreground
 from tests.engines.factories import SyntheticEngineFactory
-from tests.search.conftest import make_corpus_tree, make_crowd, synthetic_run_config
+from tests.search.conftest import (
+    make_corpus_tree,
+    make_crowd,
+    queue_rounds_settle_in_place,
+    synthetic_run_config,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -22,9 +26,7 @@ RUNS = "/api/search-runs/"
 
 @pytest.fixture(autouse=True)
 def enqueued(monkeypatch) -> mock.Mock:
-    calls = mock.Mock()
-    monkeypatch.setattr(run_services, "enqueue_round", calls)
-    return calls
+    return queue_rounds_settle_in_place(monkeypatch)
 
 
 @pytest.fixture

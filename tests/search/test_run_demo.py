@@ -5,7 +5,7 @@ from __future__ import annotations
 from engines.demo import load_demo as load_engine_demo
 from search.demo import load_topic_demo
 from search.models import Pull, SearchRun
-from search.run_demo import CORPUS_RUN, HUMAN_RUN, SYNTHETIC_RUN, load_run_demo
+from search.runs.demo import CORPUS_RUN, HUMAN_RUN, SYNTHETIC_RUN, load_run_demo
 
 
 class Out:

@@ -4,7 +4,6 @@ annotation and exports."""
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 from unittest import mock
 
 import pytest
@@ -14,17 +13,17 @@ from django.urls import reverse
 
 from annotation import services as annotation
 from annotation.models import Item
-from search import run_services
 from search.models import Pull, SearchRun, Topic
-from search.run_config import create_run
-from search.run_services import run_in_foreground
-from search.topic_services import import_corpus, import_topic_tree
+from search.runs.config import create_run
+from search.runs.services import run_in_foreground
+from search.topics.services import import_corpus, import_topic_tree
 from tests.annotation.factories import enrolled, esa_answer
 from tests.engines.factories import HeuristicEngineFactory, SyntheticEngineFactory
 from tests.search.conftest import (
     crowd_run_config,
     make_corpus_tree,
     make_crowd,
+    queue_rounds_settle_in_place,
     synthetic_run_config,
 )
 
@@ -36,13 +35,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 @pytest.fixture(autouse=True)
 def enqueued(monkeypatch) -> mock.Mock:
     """Rounds queued by the pages are recorded, not sent; human scores settle in place."""
-    calls = mock.Mock()
-    monkeypatch.setattr(run_services, "enqueue_round", calls)
-    from search import tasks
-
-    inline = SimpleNamespace(delay=lambda run_id: run_services.settle(run_id))
-    monkeypatch.setattr(tasks, "settle_search_run", inline)
-    return calls
+    return queue_rounds_settle_in_place(monkeypatch)
 
 
 @pytest.fixture
@@ -375,7 +368,7 @@ def test_crowd_run_page_shows_translations_scores_sources_and_costs(admin_client
 
 
 def top_topic(run: SearchRun):
-    from search.run_selectors import top_topics
+    from search.runs.selectors import top_topics
 
     return top_topics(run)[0]
 

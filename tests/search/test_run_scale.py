@@ -9,9 +9,9 @@ import numpy as np
 
 from engines.registry import synthetic_world_for
 from search.models import Pull, Topic
-from search.run_config import create_run
-from search.run_selectors import run_summary, top_topics
-from search.run_services import restore_policy, run_in_foreground
+from search.runs.config import create_run
+from search.runs.selectors import run_summary, top_topics
+from search.runs.services import restore_policy, run_in_foreground
 
 
 def test_a_million_topic_synthetic_run(db):

@@ -8,8 +8,8 @@ import pytest
 
 from engines.models import CachedResponse, EngineCall
 from search.models import Pull, SearchRun
-from search.run_config import create_run
-from search.run_services import restore_policy
+from search.runs.config import create_run
+from search.runs.services import restore_policy
 from tests.search.conftest import crowd_run_config, make_corpus_tree, make_crowd
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,13 +12,14 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from engines.models import CachedResponse, EngineCall
+from engines.models import CachedResponse, Engine, EngineCall
 from engines.registry import difficulty_estimator_for
-from search import run_services
+from search import tasks
 from search.models import Pull, SearchRun
-from search.run_config import RunConfigError, create_run, validate_config
-from search.run_selectors import run_summary, top_topics
-from search.run_services import (
+from search.runs import services as run_services
+from search.runs.config import RunConfigError, create_run, validate_config
+from search.runs.selectors import run_summary, top_topics
+from search.runs.services import (
     RunStateError,
     advance_run,
     cancel_run,
@@ -34,19 +35,13 @@ from tests.engines.factories import (
     SyntheticEngineFactory,
 )
 from tests.engines.fake_openai import Reply
-from tests.search.conftest import synthetic_run_config
+from tests.search.conftest import queue_rounds_settle_in_place, synthetic_run_config
 
 
 @pytest.fixture(autouse=True)
-def _no_broker(monkeypatch):
+def enqueued(monkeypatch) -> mock.Mock:
     """Rounds queued by the code under test are recorded, not sent."""
-    calls = mock.Mock()
-    monkeypatch.setattr(run_services, "enqueue_round", calls)
-    return calls
-
-
-def patch_enqueue() -> mock.Mock:
-    return run_services.enqueue_round
+    return queue_rounds_settle_in_place(monkeypatch)
 
 
 def synthetic_config(**overrides) -> dict:
@@ -97,7 +92,7 @@ def test_config_rejects_unknown_algorithm_and_bad_params(world):
 
 
 def test_corpus_run_needs_samples_for_every_leaf(db, corpus_tree):
-    from search.topic_services import import_topic_tree
+    from search.topics.services import import_topic_tree
 
     bare = import_topic_tree({"Root": ["A", "B"]}, name="bare")
     engine = HeuristicEngineFactory(name="length")
@@ -121,6 +116,18 @@ def test_inline_engine_spec_is_created_once_and_must_match(db):
     create_run(synthetic_config(difficulty_engine=spec, k=3, budget_pulls=10), enqueue=False)
     with pytest.raises(RunConfigError, match="other settings"):
         validate_config(synthetic_config(difficulty_engine={**spec, "params": {"n_topics": 9}}))
+
+
+def test_validating_a_config_writes_nothing(db):
+    spec = {"name": "fresh", "kind": "synthetic", "capabilities": ["difficulty"],
+            "params": {"n_topics": 50, "seed": 0}}  # fmt: skip
+    fields = validate_config(synthetic_config(difficulty_engine=spec, k=3, budget_pulls=10))
+
+    assert fields["difficulty_engine"].name == "fresh"
+    assert not Engine.objects.exists()
+    with pytest.raises(RunConfigError):
+        create_run(synthetic_config(difficulty_engine=spec, k=0), enqueue=False)
+    assert not Engine.objects.exists()
 
 
 # --- rounds -------------------------------------------------------------------------------------
@@ -168,26 +175,25 @@ def test_a_re_run_round_selects_and_draws_the_same(world):
     )
     assert advance_run(again.pk, 0, worker="other@host:2:y").status == "busy"
     assert recover_runs(dead_worker_prefix="dead@host:") == [again.pk]
-    assert advance_run(again.pk, 0, worker="other@host:2:y", queue_next=False).status == "more"
+    assert advance_run(again.pk, 0, worker="other@host:2:y").status == "more"
     texts = list(Pull.objects.filter(run=again, round_index=0).values_list("text", flat=True))
     assert texts == reference
 
 
 def test_stale_messages_are_dropped(world):
     run = create_run(synthetic_config(budget_pulls=100), enqueue=False)
-    assert advance_run(run.pk, 0, worker="w:1:a", queue_next=False).status == "more"
-    assert advance_run(run.pk, 0, worker="w:1:b", queue_next=False).status == "stale"
+    assert advance_run(run.pk, 0, worker="w:1:a").status == "more"
+    assert advance_run(run.pk, 0, worker="w:1:b").status == "stale"
     assert Pull.objects.filter(run=run).count() == 50
 
 
-def test_round_queues_its_successor_on_commit(world, django_capture_on_commit_callbacks):
-    enqueue = patch_enqueue()
+def test_the_round_task_queues_its_successor(world, enqueued, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         run = create_run(synthetic_config(), enqueue=True)
-    enqueue.assert_called_once_with(run.pk, 0)
+    enqueued.assert_called_once_with(run.pk, 0)
     with django_capture_on_commit_callbacks(execute=True):
-        advance_run(run.pk, 0, worker="w:1:a")
-    enqueue.assert_called_with(run.pk, 1)
+        tasks.advance_search_run.run(run.pk, 0)  # the task decides the successor
+    enqueued.assert_called_with(run.pk, 1)
 
 
 def test_corpus_run_through_a_crowd_records_translations_and_costs(crowd, corpus_tree):
@@ -245,7 +251,7 @@ def test_permanent_engine_error_fails_the_run_with_its_message(crowd, corpus_tre
 
 
 def test_llm_sampler_draws_stores_and_reuses_snippets(crowd, fake_openai, db):
-    from search.topic_services import import_topic_tree
+    from search.topics.services import import_topic_tree
     from tests.search.conftest import snippet
 
     def responder(body):
@@ -287,10 +293,11 @@ def test_llm_sampler_draws_stores_and_reuses_snippets(crowd, fake_openai, db):
 # --- controls --------------------------------------------------------------------------------
 
 
-def test_pause_resume_and_cancel_at_round_boundaries(world, django_capture_on_commit_callbacks):
-    enqueue = patch_enqueue()
+def test_pause_resume_and_cancel_at_round_boundaries(
+    world, enqueued, django_capture_on_commit_callbacks
+):
     run = create_run(synthetic_config(), enqueue=False)
-    advance_run(run.pk, 0, worker="w:1:a", queue_next=False)
+    advance_run(run.pk, 0, worker="w:1:a")
     pause_run(run)
     assert advance_run(run.pk, 1, worker="w:1:a").status == "stopped"
     assert Pull.objects.filter(run=run).count() == 50
@@ -306,7 +313,7 @@ def test_pause_resume_and_cancel_at_round_boundaries(world, django_capture_on_co
     assert advance_run(run.pk, 1, worker="w:1:a").status == "stopped"
     with pytest.raises(RunStateError):
         resume_run(run)
-    assert enqueue.call_count >= 1
+    assert enqueued.call_count >= 1
 
 
 def test_pausing_during_a_round_keeps_what_it_paid_for(world, monkeypatch):

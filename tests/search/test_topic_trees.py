@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from search.topic_trees import (
+from search.topics.trees import (
     TopicTreeError,
     jaccard,
     keywords_of,

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from search.models import TextSample, Topic, TopicTree
-from search.topic_services import import_topic_tree
+from search.topics.services import import_topic_tree
 from tests.engines.factories import EngineFactory
 
 pytestmark = pytest.mark.django_db
@@ -135,13 +135,7 @@ def test_bad_corpus_lines_are_a_400_listing_each_line(api, tree):
     assert not TextSample.objects.exists()
 
 
-def test_generate_starts_a_background_job(api, monkeypatch, django_capture_on_commit_callbacks):
-    from search import tasks
-
-    queued = []
-    monkeypatch.setattr(
-        tasks.generate_topic_tree, "apply_async", lambda args, **kw: queued.append(args)
-    )
+def test_generate_starts_a_background_job(api, sent_tasks, django_capture_on_commit_callbacks):
     EngineFactory(name="gen")
     body = {"name": "Gen", "engine": "gen", "roots": ["Law"], "depth": 2, "branching": 3}
 
@@ -155,7 +149,9 @@ def test_generate_starts_a_background_job(api, monkeypatch, django_capture_on_co
         "generating",
         ["Law"],
     )
-    assert queued == [(response.json()["id"],)]
+    assert [(name, args) for name, args, _ in sent_tasks] == [
+        ("search.generate_topic_tree", (response.json()["id"],))
+    ]
     assert refused.status_code == 400
     assert refused.json()["detail"] == "there is no engine named 'x'"
     assert out_of_range.status_code == 400 and "depth" in out_of_range.json()

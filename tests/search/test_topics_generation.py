@@ -9,15 +9,16 @@ import re
 import pytest
 
 from engines.selectors import cost_by_scope
-from search import tasks, topic_generation
+from search import tasks
 from search.models import Topic, TopicTree
-from search.prompts import TOPIC_TREE_PROMPT_VERSION
-from search.topic_generation import (
+from search.topics import generation as topic_generation
+from search.topics.generation import (
     generate_topic_tree,
     retry_tree_generation,
     start_tree_generation,
 )
-from search.topic_trees import TopicTreeError
+from search.topics.prompts import TOPIC_TREE_PROMPT_VERSION
+from search.topics.trees import TopicTreeError
 from tests.engines.conftest import fake_openai  # noqa: F401  (fixture)
 from tests.engines.factories import EngineFactory, HeuristicEngineFactory
 from tests.engines.fake_openai import FakeOpenAI, Reply
@@ -212,13 +213,9 @@ def test_bad_requests_are_refused_and_nothing_is_written(overrides, message):
 
 
 def test_the_generate_page_queues_the_job_on_commit(
-    admin_client, monkeypatch, django_capture_on_commit_callbacks
+    admin_client, sent_tasks, django_capture_on_commit_callbacks
 ):
     EngineFactory(name="gen")
-    queued = []
-    monkeypatch.setattr(
-        tasks.generate_topic_tree, "apply_async", lambda args, **kw: queued.append((args, kw))
-    )
     form = {
         "name": "From the page",
         "engine": "gen",
@@ -230,7 +227,7 @@ def test_the_generate_page_queues_the_job_on_commit(
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = admin_client.post("/search/topics/generate/", form)
-        assert queued == []  # nothing is queued before the transaction commits
+        assert sent_tasks == []  # nothing is queued before the transaction commits
 
     tree = TopicTree.objects.get(name="From the page")
     assert response.status_code == 302 and response["Location"] == f"/search/topics/{tree.pk}/"
@@ -238,7 +235,9 @@ def test_the_generate_page_queues_the_job_on_commit(
     assert tree.created_by.username == "admin"
     for callback in callbacks:
         callback()
-    assert queued == [((tree.pk,), {"queue": "slow"})]
+    assert sent_tasks == [
+        ("search.generate_topic_tree", (tree.pk,), {"queue": "slow", "countdown": None})
+    ]
 
 
 def test_the_generate_page_shows_why_a_request_is_refused(admin_client):

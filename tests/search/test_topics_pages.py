@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from search.models import Pull, SearchRun, TextSample, Topic, TopicTree
-from search.topic_services import import_corpus, import_topic_tree
+from search.topics.services import import_corpus, import_topic_tree
 from tests.engines.factories import HeuristicEngineFactory
 
 pytestmark = pytest.mark.django_db

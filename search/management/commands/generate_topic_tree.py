@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from search.models import TopicTree
-from search.topic_generation import generate_topic_tree, start_tree_generation
-from search.topic_services import TopicTreeError
+from search.topics.generation import generate_topic_tree, start_tree_generation
+from search.topics.services import TopicTreeError
 
 
 class Command(BaseCommand):

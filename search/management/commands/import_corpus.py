@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from search.models import TopicTree
-from search.topic_services import CorpusImportError, import_corpus
+from search.topics.services import CorpusImportError, import_corpus
 
 
 class Command(BaseCommand):

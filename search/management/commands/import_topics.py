@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from search.topic_services import TopicTreeError, import_topic_tree
+from search.topics.services import TopicTreeError, import_topic_tree
 
 
 class Command(BaseCommand):

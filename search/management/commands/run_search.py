@@ -7,9 +7,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from search.run_config import RunConfigError, create_run
-from search.run_selectors import run_summary
-from search.run_services import RunStateError, run_in_foreground
+from search.runs.config import RunConfigError, create_run
+from search.runs.selectors import run_summary
+from search.runs.services import RunStateError, run_in_foreground
 
 
 class Command(BaseCommand):

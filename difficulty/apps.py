@@ -1,0 +1,23 @@
+from django.apps import AppConfig
+
+from config.navigation import Area
+
+
+class DifficultyConfig(AppConfig):
+    name = "difficulty"
+    verbose_name = "Difficulty"
+    areas: tuple = (
+        Area(
+            "Difficulty",
+            "difficulty:dataset_list",
+            "Difficulty datasets: compare estimators with DEC and hardest-subset selection.",
+            staff_only=True,
+            order=40,
+        ),
+    )
+
+    def ready(self) -> None:
+        import rounds
+        from difficulty.services import recover_evaluations
+
+        rounds.register(rounds.JobKind("DEC evaluation", recover_evaluations))

@@ -1,0 +1,152 @@
+"""Forms for difficulty datasets and evaluations (parse input; services do the work)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django import forms
+
+from difficulty import estimators as est
+from difficulty.dataset_format import (
+    DEFAULT_REFERENCE_NAMES,
+    DEFAULT_REFERENCE_PREFIXES,
+    ReferenceRule,
+)
+from difficulty.models import DifficultyDataset, DifficultySegment
+
+
+def _comma_list(value: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+class _ReferenceFields(forms.Form):
+    reference_systems = forms.CharField(
+        required=False,
+        initial=", ".join(DEFAULT_REFERENCE_NAMES),
+        help_text="Human reference translators, left out of evaluation by default.",
+    )
+    reference_prefixes = forms.CharField(
+        required=False,
+        initial=", ".join(DEFAULT_REFERENCE_PREFIXES),
+        help_text="Systems whose name starts with one of these (any case) are references too.",
+    )
+
+    def reference_rule(self) -> ReferenceRule:
+        return ReferenceRule(
+            names=_comma_list(self.cleaned_data["reference_systems"]),
+            prefixes=_comma_list(self.cleaned_data["reference_prefixes"]),
+        )
+
+
+class DatasetUploadForm(_ReferenceFields):
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    file = forms.FileField(
+        help_text="WMT-style JSONL: langs, src, tgt{system}, scores{system}; other fields kept."
+    )
+    perfect_score = forms.FloatField(
+        initial=100.0, help_text="Human score of a flawless translation (ESA: 100)."
+    )
+
+    field_order = ["name", "description", "file", "reference_systems", "reference_prefixes"]
+
+
+class CampaignDatasetForm(_ReferenceFields):
+    campaign = forms.ModelChoiceField(queryset=None, empty_label=None)
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+    field_order = ["campaign", "name", "description"]
+
+    def __init__(self, *args, campaigns=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["campaign"].queryset = campaigns
+        self.fields["campaign"].label_from_instance = lambda c: (
+            f"{c.name} ({c.protocol.upper()}, {c.get_status_display().lower()})"
+        )
+
+
+@dataclass(frozen=True)
+class EstimatorOption:
+    name: str
+    description: str
+    available: bool
+    reason: str = ""
+
+
+def _numeric(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    return isinstance(value, dict) and any(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in value.values()
+    )
+
+
+def estimator_options(dataset: DifficultyDataset) -> list[EstimatorOption]:
+    """Every estimator the evaluate form offers, unavailable ones with the reason."""
+    from engines.models import Engine
+
+    pairs = list(dataset.language_pairs.values_list("src_lang", "tgt_lang"))
+    options = []
+    for name, description in est.LOCAL_ESTIMATORS.items():
+        try:
+            est.check_estimator(est.parse_estimator(name), pairs)
+        except est.EstimatorError as exc:
+            options.append(EstimatorOption(name, description, False, str(exc)))
+        else:
+            options.append(EstimatorOption(name, description, True))
+    kinds = {kind: prefix for prefix, (kind, _d) in est.ENGINE_KINDS.items()}
+    for engine in Engine.objects.filter(kind__in=list(kinds), enabled=True).order_by("name"):
+        if engine.has_capability("difficulty"):
+            spec = est.parse_estimator(f"{kinds[engine.kind]}:{engine.name}")
+            options.append(EstimatorOption(spec.name, est.describe(spec), True))
+    # Offer the extra fields that hold numbers; the first segments tell which do.
+    sample = DifficultySegment.objects.filter(dataset=dataset).values_list("extra", flat=True)[:50]
+    numeric = sorted({k for extra in sample for k, v in extra.items() if _numeric(v)})
+    for field in numeric:
+        spec = est.parse_estimator(f"metric:{field}")
+        options.append(EstimatorOption(spec.name, est.describe(spec), True))
+    return options
+
+
+DEFAULT_CHECKED = ("length", "chars", "rarity", "syntax", "random", "oracle-src", "oracle-src-lang")
+
+
+class EvaluateForm(forms.Form):
+    estimators = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
+    other_estimators = forms.CharField(
+        required=False,
+        label="Other estimators",
+        help_text="Comma-separated names, e.g. metric:-mqm or llm-judge:my-engine.",
+    )
+    subset_fraction = forms.FloatField(
+        initial=0.25, min_value=0.01, max_value=1.0, label="Hardest-subset fraction per pair"
+    )
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=2**62)
+    n_bootstrap = forms.IntegerField(
+        initial=1000, min_value=0, max_value=10_000, label="Bootstrap resamples (CI)"
+    )
+    include_references = forms.BooleanField(
+        required=False, label="Also evaluate against human reference systems"
+    )
+
+    def __init__(self, *args, options: list[EstimatorOption], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.options = options
+        self.fields["estimators"].choices = [(o.name, o.name) for o in options if o.available]
+        # Ticked boxes: what was posted, or by default every available offline estimator.
+        if self.is_bound:
+            self.checked = set(self.data.getlist("estimators"))
+        else:
+            self.checked = {o.name for o in options if o.available and o.name in DEFAULT_CHECKED}
+
+    def clean(self):
+        cleaned = super().clean()
+        names = list(cleaned.get("estimators") or [])
+        names += [n for n in _comma_list(cleaned.get("other_estimators", "")) if n not in names]
+        if not names:
+            raise forms.ValidationError("Choose at least one estimator.")
+        cleaned["estimator_names"] = names
+        return cleaned

@@ -1,0 +1,209 @@
+"""Read queries for difficulty datasets and their evaluations (seed 002)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from django.db.models import QuerySet
+from django.http import Http404
+
+from difficulty import dec
+from difficulty.estimators import PairData
+from difficulty.models import (
+    DifficultyDataset,
+    DifficultyEvaluation,
+    DifficultyLanguagePair,
+    DifficultySegment,
+)
+
+__all__ = [
+    "comparison_rows",
+    "dataset_for_user",
+    "dataset_overview",
+    "datasets_for_user",
+    "evaluation_cost",
+    "evaluation_for_user",
+    "human_scores",
+    "pair_data",
+    "result_tables",
+    "segments_page",
+]
+
+
+def _may_see(user) -> bool:
+    # Difficulty datasets are research-lead material: staff only, everyone else gets a 404 so
+    # that their existence does not leak.
+    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+
+
+def datasets_for_user(user) -> QuerySet[DifficultyDataset]:
+    if not _may_see(user):
+        return DifficultyDataset.objects.none()
+    return DifficultyDataset.objects.all()
+
+
+def dataset_for_user(user, pk: int) -> DifficultyDataset:
+    """The one permission-checked accessor for datasets (views, API, exports)."""
+    try:
+        return datasets_for_user(user).get(pk=pk)
+    except DifficultyDataset.DoesNotExist:
+        raise Http404("No such difficulty dataset.") from None
+
+
+def evaluation_for_user(user, pk: int) -> DifficultyEvaluation:
+    if not _may_see(user):
+        raise Http404("No such evaluation.")
+    try:
+        return DifficultyEvaluation.objects.select_related("dataset").get(pk=pk)
+    except DifficultyEvaluation.DoesNotExist:
+        raise Http404("No such evaluation.") from None
+
+
+def human_scores(
+    language_pair: DifficultyLanguagePair, include_references: bool
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The pair's score matrix restricted to the evaluated systems, and their names."""
+    matrix = language_pair.score_matrix()
+    systems = [s for s in language_pair.systems.all() if include_references or not s.is_reference]
+    columns = [s.column for s in systems]
+    return matrix[:, columns], tuple(s.name for s in systems)
+
+
+def pair_data(
+    dataset: DifficultyDataset, *, include_references: bool = False, with_extra: bool = False
+) -> list[PairData]:
+    """Everything estimators and DEC read, one :class:`PairData` per language pair."""
+    pairs = []
+    for language_pair in dataset.language_pairs.prefetch_related("systems").order_by("code"):
+        human, systems = human_scores(language_pair, include_references)
+        fields = ["row", "source", "source_key"]
+        if with_extra:
+            fields += ["extra", "line_number"]
+        rows = list(
+            DifficultySegment.objects.filter(language_pair=language_pair)
+            .order_by("row")
+            .values_list(*fields)
+        )
+        if [r[0] for r in rows] != list(range(language_pair.n_segments)):
+            raise RuntimeError(f"{language_pair}: segment rows do not match the score matrix")
+        pairs.append(
+            PairData(
+                code=language_pair.code,
+                src_lang=language_pair.src_lang,
+                tgt_lang=language_pair.tgt_lang,
+                systems=systems,
+                human=human,
+                sources=[r[1] for r in rows],
+                source_keys=np.array([r[2] for r in rows]),
+                extra=[r[3] for r in rows] if with_extra else None,
+                line_numbers=[r[4] for r in rows] if with_extra else None,
+            )
+        )
+    return pairs
+
+
+def dataset_overview(dataset: DifficultyDataset) -> list[dict[str, Any]]:
+    """Per language pair: size, systems (references marked) and the evaluated cells' scores."""
+    overview = []
+    for language_pair in dataset.language_pairs.prefetch_related("systems").order_by("code"):
+        human, systems = human_scores(language_pair, include_references=False)
+        block = dec.LanguagePairBlock(language_pair.code, human, np.zeros(human.shape[0]), systems)
+        summary = dec.full_set_scores([block], perfect=dataset.perfect_score).per_lp[
+            language_pair.code
+        ]
+        overview.append(
+            {
+                "language_pair": language_pair,
+                "systems": list(language_pair.systems.all()),
+                "n_evaluated": len(systems),
+                "n_references": sum(s.is_reference for s in language_pair.systems.all()),
+                "avg_score": summary["avg_score"],
+                "pct_perfect": summary["pct_perfect"],
+                "n_cells": int((~np.isnan(human)).sum()),
+            }
+        )
+    return overview
+
+
+def segments_page(
+    dataset: DifficultyDataset, language_pair_code: str | None = None
+) -> QuerySet[DifficultySegment]:
+    segments = DifficultySegment.objects.filter(dataset=dataset).select_related("language_pair")
+    if language_pair_code:
+        segments = segments.filter(language_pair__code=language_pair_code)
+    return segments.order_by("language_pair__code", "row")
+
+
+def comparison_rows(dataset: DifficultyDataset) -> list[dict[str, Any]]:
+    """Every estimator of every finished evaluation of ``dataset``, best DEC first."""
+    rows = []
+    for evaluation in dataset.evaluations.filter(status=DifficultyEvaluation.Status.DONE):
+        details = evaluation.results.get("details", {})
+        for name, result in evaluation.results.get("estimators", {}).items():
+            rows.append(
+                {
+                    "evaluation": evaluation,
+                    "estimator": name,
+                    **result,
+                    "dec_ci": details.get(name, {}).get("dec_ci"),
+                }
+            )
+    rows.sort(key=lambda r: math.inf if r["dec"] is None else -r["dec"])
+    return rows
+
+
+GROUP_ORDER = ("Oracle", "Heuristic", "Dataset metric", "LLM judge", "Crowd based", "Random")
+
+
+def result_tables(results: dict[str, Any]) -> dict[str, Any]:
+    """An evaluation's results arranged for display: seed 002 Table 1 rows (grouped, best DEC
+    first within a group), per-language-pair columns in order, and the subset table."""
+    pairs = list(results["dataset"]["language_pairs"])
+    details = results["details"]
+    rows = []
+    for name, result in results["estimators"].items():
+        detail = details[name]
+        ci = detail.get("dec_ci") or [None, None]
+        rows.append(
+            {
+                "name": name,
+                "group": detail["group"],
+                "description": detail["description"],
+                "dec": result["dec"],
+                "ci_low": ci[0],
+                "ci_high": ci[1],
+                "pearson": result["pearson"],
+                "dec_per_lp": [result["dec_per_lp"].get(code) for code in pairs],
+                "avg_score": result["avg_score"],
+                "pct_perfect": result["pct_perfect"],
+                "subset_per_lp": [detail["subset_per_lp"].get(code, {}) for code in pairs],
+                "per_system": [
+                    (code, system, tau)
+                    for code in pairs
+                    for system, tau in detail["per_system"].get(code, {}).items()
+                ],
+                "undefined": detail["undefined"],
+            }
+        )
+    rows.sort(
+        key=lambda r: (
+            GROUP_ORDER.index(r["group"]) if r["group"] in GROUP_ORDER else len(GROUP_ORDER),
+            math.inf if r["dec"] is None else -r["dec"],
+        )
+    )
+    return {
+        "pairs": pairs,
+        "rows": rows,
+        "full_set": results["dataset"]["full_set"],
+        "random_selection": results["random_selection"],
+        "settings": results["settings"],
+    }
+
+
+def evaluation_cost(evaluation: DifficultyEvaluation) -> dict[str, Any]:
+    """Engine calls and cost of an evaluation, from the engines ledger (its scope)."""
+    from engines.selectors import cost_by_scope
+
+    return cost_by_scope(f"dataset_eval:{evaluation.pk}")

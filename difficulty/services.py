@@ -1,0 +1,789 @@
+"""Write use-cases for difficulty datasets and their evaluations (seed 002).
+
+* :func:`import_difficulty_dataset`: a WMT-style JSONL file → a dataset, all or nothing.
+* :func:`build_difficulty_dataset_from_campaign`: a finished annotation campaign → a dataset.
+* :func:`start_difficulty_evaluation`: validate the estimators, create the evaluation row and
+  queue its first round.
+* :func:`advance_difficulty_evaluation`: one round of an evaluation (the Celery task and the
+  foreground command both call it): claim the row with a lease, run units until the round's time
+  budget is spent (engine calls outside any transaction), record each unit atomically.
+* :func:`run_difficulty_evaluation`: every remaining round in the foreground.
+* :func:`cancel_difficulty_evaluation`.
+
+An evaluation is planned when it starts as a list of units: estimates (one per local estimator;
+one per chunk of distinct sources per language pair for engine estimators), then per estimator
+its DEC/Pearson/subset metrics and its bootstrap resamples in chunks, then ``finish``, which
+writes the results. The plan and the set of finished units live on the row, so a killed worker
+loses at most the unit in flight, and a redelivered round carries on where the last one stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from datetime import timedelta
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+import rounds
+from difficulty import dec
+from difficulty import estimators as est
+from difficulty.dataset_format import (
+    DatasetFormatError,
+    ParsedSegment,
+    ReferenceRule,
+    parse_jsonl,
+    source_key,
+    split_language_pair,
+)
+from difficulty.models import (
+    DifficultyDataset,
+    DifficultyEstimate,
+    DifficultyEvaluation,
+    DifficultyLanguagePair,
+    DifficultySegment,
+    DifficultySystem,
+    matrix_from_bytes,
+    matrix_to_bytes,
+)
+from difficulty.selectors import pair_data
+
+__all__ = [
+    "ADVANCE_TASK",
+    "DatasetFormatError",
+    "DifficultyDatasetError",
+    "advance_difficulty_evaluation",
+    "build_difficulty_dataset_from_campaign",
+    "cancel_difficulty_evaluation",
+    "enqueue_evaluation_round",
+    "evaluation_queue",
+    "import_difficulty_dataset",
+    "run_difficulty_evaluation",
+    "start_difficulty_evaluation",
+]
+
+logger = logging.getLogger(__name__)
+Status = rounds.Status
+
+# Distinct sources sent to an engine estimator per unit: small enough that one unit stays far
+# below the task time limit even for a slow LLM, large enough to batch well.
+ENGINE_CHUNK = 32
+# A round stops starting new units after this long, then hands over to the next round.
+ROUND_BUDGET_S = 20.0
+# Work per bootstrap unit, in (scored cells + a per-correlation overhead) × resamples; about a
+# second on one core.
+BOOTSTRAP_WORK_PER_UNIT = 1_000_000
+MAX_BOOTSTRAP = 10_000
+RANDOM_SELECTION_RUNS = 10
+CONFIDENCE = 0.95
+
+
+class DifficultyDatasetError(Exception):
+    """A request about difficulty datasets that cannot be done; the message says why."""
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN and infinities become null: PostgreSQL's jsonb refuses them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+# --- Datasets --------------------------------------------------------------------------------
+
+
+def _check_name(name: str) -> str:
+    name = name.strip()
+    if not name:
+        raise DifficultyDatasetError("a dataset needs a name")
+    if len(name) > 200:
+        raise DifficultyDatasetError("a dataset name has at most 200 characters")
+    if DifficultyDataset.objects.filter(name=name).exists():
+        raise DifficultyDatasetError(f"a difficulty dataset named {name!r} exists already")
+    return name
+
+
+def import_difficulty_dataset(
+    lines: Iterable[bytes | str],
+    *,
+    name: str,
+    description: str = "",
+    reference_rule: ReferenceRule | None = None,
+    source_file_name: str = "",
+    perfect_score: float = 100.0,
+    created_by=None,
+) -> DifficultyDataset:
+    """Import a WMT-style JSONL file (see ``difficulty.dataset_format``); all or nothing.
+
+    Raises :class:`DatasetFormatError` (every bad line with its number) or
+    :class:`DifficultyDatasetError`; in both cases nothing is written.
+    """
+    name = _check_name(name)
+    segments = parse_jsonl(lines)
+    return _write_dataset(
+        segments,
+        name=name,
+        description=description,
+        origin=DifficultyDataset.Origin.IMPORT,
+        reference_rule=reference_rule or ReferenceRule(),
+        source_file_name=source_file_name,
+        perfect_score=perfect_score,
+        created_by=created_by,
+    )
+
+
+def _write_dataset(
+    segments: list[ParsedSegment],
+    *,
+    name: str,
+    description: str,
+    origin: str,
+    reference_rule: ReferenceRule,
+    source_file_name: str = "",
+    perfect_score: float = 100.0,
+    created_by=None,
+    campaign_id: int | None = None,
+    campaign_name: str = "",
+) -> DifficultyDataset:
+    by_pair: dict[str, list[ParsedSegment]] = defaultdict(list)
+    for segment in segments:
+        by_pair[segment.lp].append(segment)
+    extra_fields = sorted({key for segment in segments for key in segment.extra})
+    all_systems: set[str] = set()
+    try:
+        with transaction.atomic():
+            dataset = DifficultyDataset.objects.create(
+                name=name,
+                description=description,
+                origin=origin,
+                source_file_name=source_file_name[:255],
+                source_campaign_id=campaign_id,
+                source_campaign_name=campaign_name[:200],
+                reference_rule=reference_rule.as_dict(),
+                extra_fields=extra_fields,
+                perfect_score=perfect_score,
+                n_segments=len(segments),
+                n_language_pairs=len(by_pair),
+                created_by=created_by,
+            )
+            for code in sorted(by_pair):
+                all_systems |= _write_pair(dataset, code, by_pair[code], reference_rule)
+            dataset.n_systems = len(all_systems)
+            dataset.save(update_fields=["n_systems", "updated_at"])
+    except IntegrityError as exc:
+        # Two imports with one name at once: the unique name is the referee.
+        if DifficultyDataset.objects.filter(name=name).exists():
+            raise DifficultyDatasetError(
+                f"a difficulty dataset named {name!r} exists already"
+            ) from exc
+        raise
+    return dataset
+
+
+def _write_pair(
+    dataset: DifficultyDataset,
+    code: str,
+    segments: list[ParsedSegment],
+    reference_rule: ReferenceRule,
+) -> set[str]:
+    systems = sorted({system for segment in segments for system in segment.scores})
+    column = {system: j for j, system in enumerate(systems)}
+    matrix = np.full((len(segments), len(systems)), np.nan)
+    for row, segment in enumerate(segments):
+        for system, score in segment.scores.items():
+            if score is not None:
+                matrix[row, column[system]] = score
+    language_pair = DifficultyLanguagePair.objects.create(
+        dataset=dataset,
+        code=code,
+        src_lang=segments[0].src_lang,
+        tgt_lang=segments[0].tgt_lang,
+        n_segments=len(segments),
+        scores=matrix_to_bytes(matrix),
+    )
+    scored = ~np.isnan(matrix)
+    DifficultySystem.objects.bulk_create(
+        DifficultySystem(
+            language_pair=language_pair,
+            name=system,
+            column=j,
+            is_reference=reference_rule.is_reference(system),
+            n_scored=int(scored[:, j].sum()),
+            mean_score=float(matrix[scored[:, j], j].mean()) if scored[:, j].any() else None,
+        )
+        for j, system in enumerate(systems)
+    )
+    DifficultySegment.objects.bulk_create(
+        (
+            DifficultySegment(
+                dataset=dataset,
+                language_pair=language_pair,
+                row=row,
+                line_number=segment.line_number,
+                segment_key=segment.segment_key,
+                doc_id=segment.doc_id,
+                domain=segment.domain,
+                source=segment.source,
+                source_key=source_key(segment.src_lang, segment.source),
+                reference=segment.reference,
+                translations=segment.translations,
+                scores=segment.scores,
+                extra=segment.extra,
+            )
+            for row, segment in enumerate(segments)
+        ),
+        batch_size=500,
+    )
+    return set(systems)
+
+
+def build_difficulty_dataset_from_campaign(
+    campaign,
+    *,
+    name: str,
+    description: str = "",
+    reference_rule: ReferenceRule | None = None,
+    created_by=None,
+) -> DifficultyDataset:
+    """A dataset from an ESA or MQM campaign's submitted scores: items' systems × mean score.
+
+    Each (language pair, document, segment id, source) becomes a segment and each item's system
+    a column; the human score is the mean computed 0–100 score of the item's submitted
+    annotations, as annotation's per-item export aggregates it (attention checks and tutorials
+    are left out; items nobody has scored yet are skipped). An unfinished campaign can be used;
+    the description says how complete it was.
+    """
+    from annotation import exports as annotation_exports
+    from annotation import selectors as annotation_selectors
+
+    name = _check_name(name)
+    if campaign.protocol not in {"esa", "mqm"}:
+        raise DifficultyDatasetError(
+            f"campaign {campaign.name!r} uses the {campaign.protocol} protocol; only ESA and MQM "
+            "campaigns have scores"
+        )
+    segments = _segments_from_items(annotation_exports.aggregate_rows(campaign), campaign)
+    if not segments:
+        raise DifficultyDatasetError(
+            f"campaign {campaign.name!r} has no regular item with a submitted score yet"
+        )
+    progress = annotation_selectors.campaign_progress(campaign)
+    note = (
+        f"Built from campaign {campaign.name!r} ({campaign.protocol}) when "
+        f"{progress['items_done']} of {progress['items']} items had all their annotations."
+    )
+    return _write_dataset(
+        segments,
+        name=name,
+        description=(description.strip() + "\n\n" + note).strip(),
+        origin=DifficultyDataset.Origin.CAMPAIGN,
+        reference_rule=reference_rule or ReferenceRule(),
+        created_by=created_by,
+        campaign_id=campaign.pk,
+        campaign_name=campaign.name,
+    )
+
+
+def _segments_from_items(items: Iterable[dict[str, Any]], campaign) -> list[ParsedSegment]:
+    grouped: dict[tuple[str, str, str, str], ParsedSegment] = {}
+    for item in items:
+        if item["mean_score"] is None:
+            continue
+        src_lang = item["src_lang"] or campaign.src_lang
+        tgt_lang = item["tgt_lang"] or campaign.tgt_lang
+        lp = f"{src_lang}-{tgt_lang}"
+        try:
+            split_language_pair(lp)
+        except ValueError as exc:
+            raise DifficultyDatasetError(
+                f"item {item['item_id']}: {exc} (set the items' or the campaign's languages)"
+            ) from exc
+        key = (lp, item["doc_id"], item["seg_id"], item["source"])
+        segment = grouped.get(key)
+        if segment is None:
+            segment = grouped[key] = ParsedSegment(
+                line_number=0,
+                lp=lp,
+                src_lang=src_lang,
+                tgt_lang=tgt_lang,
+                source=item["source"],
+                scores={},
+                segment_key=item["seg_id"][:100],
+                doc_id=item["doc_id"],
+                extra={"n_annotations": {}, "item_ids": {}},
+            )
+        system = item["system"] or "unnamed"
+        if system in segment.scores:
+            raise DifficultyDatasetError(
+                f"items {segment.extra['item_ids'][system]} and {item['item_id']} both hold "
+                f"system {system!r}'s translation of segment {item['seg_id']!r} "
+                f"({item['doc_id']!r}); give them distinct segment ids or systems"
+            )
+        segment.scores[system] = float(item["mean_score"])
+        segment.translations[system] = item["target"]
+        segment.extra["n_annotations"][system] = item["n_annotations"]
+        segment.extra["item_ids"][system] = item["item_id"]
+    return list(grouped.values())
+
+
+# --- Evaluations: starting -------------------------------------------------------------------
+
+
+def _unit_key(unit: list) -> str:
+    return json.dumps(unit, separators=(",", ":"))
+
+
+def _plan(
+    specs: list[est.EstimatorSpec],
+    distinct_per_pair: dict[str, int],
+    n_bootstrap: int,
+    bootstrap_chunk: int,
+) -> list[list]:
+    units: list[list] = []
+    for spec in specs:
+        if spec.uses_engine:
+            for code, n_distinct in distinct_per_pair.items():
+                units += [
+                    ["estimate", spec.name, code, o] for o in range(0, n_distinct, ENGINE_CHUNK)
+                ]
+        else:
+            units.append(["estimate", spec.name, "*", 0])
+    units += [["metrics", spec.name, "", 0] for spec in specs]
+    n_chunks = math.ceil(n_bootstrap / bootstrap_chunk) if n_bootstrap else 0
+    units += [["bootstrap", spec.name, "", k] for spec in specs for k in range(n_chunks)]
+    units.append(["finish", "", "", 0])
+    return units
+
+
+def evaluation_queue(estimator_names: Iterable[str]) -> str:
+    """Engine-calling evaluations go to the slow queue (DESIGN.md §6)."""
+    uses_engine = any(est.parse_estimator(name).uses_engine for name in estimator_names)
+    return settings.CELERY_SLOW_QUEUE if uses_engine else settings.CELERY_TASK_DEFAULT_QUEUE
+
+
+ADVANCE_TASK = "difficulty.advance_evaluation"
+
+
+def enqueue_evaluation_round(evaluation_id: int, *, countdown: float | None = None) -> None:
+    """Queue the evaluation's next round once the current transaction commits."""
+    names = DifficultyEvaluation.objects.values_list("estimators", flat=True).get(pk=evaluation_id)
+    rounds.enqueue(
+        ADVANCE_TASK, (evaluation_id,), queue=evaluation_queue(names), countdown=countdown
+    )
+
+
+def start_difficulty_evaluation(
+    dataset: DifficultyDataset,
+    estimator_names: list[str],
+    *,
+    subset_fraction: float = 0.25,
+    seed: int = 0,
+    n_bootstrap: int = 1000,
+    include_references: bool = False,
+    created_by=None,
+    enqueue: bool = True,
+) -> DifficultyEvaluation:
+    """Check the estimators, create the evaluation and (by default) queue its first round."""
+    names = [name.strip() for name in estimator_names if name.strip()]
+    if not names:
+        raise DifficultyDatasetError("choose at least one estimator")
+    if len(set(names)) != len(names):
+        raise DifficultyDatasetError("an estimator is listed twice")
+    if not 0.0 < subset_fraction <= 1.0:
+        raise DifficultyDatasetError("the subset fraction must be above 0 and at most 1")
+    if not 0 <= n_bootstrap <= MAX_BOOTSTRAP:
+        raise DifficultyDatasetError(f"bootstrap resamples must be between 0 and {MAX_BOOTSTRAP}")
+    language_pairs = list(dataset.language_pairs.prefetch_related("systems").order_by("code"))
+    pairs = [(lp.src_lang, lp.tgt_lang) for lp in language_pairs]
+    try:
+        specs = [est.parse_estimator(name) for name in names]
+        for spec in specs:
+            est.check_estimator(spec, pairs)
+    except est.EstimatorError as exc:
+        raise DifficultyDatasetError(str(exc)) from exc
+    for spec in specs:
+        if spec.kind == "metric" and spec.argument not in dataset.extra_fields:
+            fields = ", ".join(dataset.extra_fields) or "none"
+            raise DifficultyDatasetError(
+                f"{spec.name}: the dataset has no extra field {spec.argument!r} (extra fields: "
+                f"{fields})"
+            )
+    distinct = {}
+    cells = groups = 0
+    for lp in language_pairs:
+        evaluated = [s for s in lp.systems.all() if include_references or not s.is_reference]
+        if not evaluated:
+            raise DifficultyDatasetError(f"{lp.code} has no system to evaluate")
+        groups += len(evaluated)
+        cells += sum(s.n_scored for s in evaluated)
+        if any(spec.uses_engine for spec in specs):
+            distinct[lp.code] = lp.segments.values("source_key").distinct().count()
+    bootstrap_chunk = max(
+        1, min(n_bootstrap or 1, BOOTSTRAP_WORK_PER_UNIT // (cells + 500 * groups))
+    )
+    plan = _plan(specs, distinct, n_bootstrap, bootstrap_chunk)
+    with transaction.atomic():
+        evaluation = DifficultyEvaluation.objects.create(
+            dataset=dataset,
+            estimators=names,
+            subset_fraction=subset_fraction,
+            seed=seed,
+            n_bootstrap=n_bootstrap,
+            include_references=include_references,
+            progress_total=len(plan),
+            state={"plan": plan, "done": [], "bootstrap_chunk": bootstrap_chunk},
+            created_by=created_by,
+        )
+        if enqueue:
+            enqueue_evaluation_round(evaluation.pk)
+    return evaluation
+
+
+def cancel_difficulty_evaluation(evaluation: DifficultyEvaluation) -> bool:
+    """Stop an evaluation that has not finished; a round in flight stops at its next unit."""
+    changed = DifficultyEvaluation.objects.filter(
+        pk=evaluation.pk,
+        status__in=[DifficultyEvaluation.Status.QUEUED, DifficultyEvaluation.Status.RUNNING],
+    ).update(
+        status=DifficultyEvaluation.Status.CANCELLED,
+        finished_at=timezone.now(),
+        claimed_by="",
+        lease_expires_at=None,
+        updated_at=timezone.now(),
+    )
+    return bool(changed)
+
+
+# --- Evaluations: running --------------------------------------------------------------------
+
+
+def _lease() -> timedelta:
+    # Past the hard time limit, a round's worker is certainly gone.
+    return timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 30)
+
+
+def _active(evaluation_id: int, *statuses: str) -> QuerySet:
+    return DifficultyEvaluation.objects.filter(pk=evaluation_id, status__in=statuses)
+
+
+def _claim(evaluation_id: int, worker: str) -> bool:
+    rows = _active(
+        evaluation_id, DifficultyEvaluation.Status.QUEUED, DifficultyEvaluation.Status.RUNNING
+    )
+    return rounds.claim(rows, worker, _lease(), status=DifficultyEvaluation.Status.RUNNING)
+
+
+def _release(evaluation_id: int, worker: str) -> None:
+    rounds.release(_active(evaluation_id, DifficultyEvaluation.Status.RUNNING), worker)
+
+
+def _fail(evaluation_id: int, worker: str, message: str) -> None:
+    rounds.release(
+        _active(evaluation_id, DifficultyEvaluation.Status.RUNNING),
+        worker,
+        status=DifficultyEvaluation.Status.FAILED,
+        error=message[:5000],
+        finished_at=timezone.now(),
+    )
+
+
+class _Run:
+    """What one round knows about its evaluation: data loaded once, units executed lazily."""
+
+    def __init__(self, evaluation: DifficultyEvaluation) -> None:
+        self.evaluation = evaluation
+        self.specs = {name: est.parse_estimator(name) for name in evaluation.estimators}
+        self._blocks: dict[str, list[dec.LanguagePairBlock]] = {}
+
+    @cached_property
+    def pairs(self) -> list[est.PairData]:
+        return pair_data(
+            self.evaluation.dataset,
+            include_references=self.evaluation.include_references,
+            with_extra=any(spec.kind == "metric" for spec in self.specs.values()),
+        )
+
+    @cached_property
+    def pair_by_code(self) -> dict[str, est.PairData]:
+        return {pair.code: pair for pair in self.pairs}
+
+    @cached_property
+    def language_pair_ids(self) -> dict[str, int]:
+        return dict(self.evaluation.dataset.language_pairs.values_list("code", "id"))
+
+    def human_blocks(self) -> list[dec.LanguagePairBlock]:
+        return [
+            dec.LanguagePairBlock(p.code, p.human, np.zeros(p.n_segments), p.systems)
+            for p in self.pairs
+        ]
+
+    def blocks(self, name: str) -> list[dec.LanguagePairBlock]:
+        """The estimator's stored scores lined up with the human matrices."""
+        if name not in self._blocks:
+            rows = DifficultyEstimate.objects.filter(
+                evaluation=self.evaluation, estimator=name
+            ).order_by("offset")
+            chunks: dict[int, list[np.ndarray]] = defaultdict(list)
+            for row in rows:
+                chunks[row.language_pair_id].append(matrix_from_bytes(row.values))
+            blocks = []
+            for pair in self.pairs:
+                parts = chunks[self.language_pair_ids[pair.code]]
+                if self.specs[name].uses_engine:
+                    per_source = np.concatenate(parts)
+                    _texts, source_of_row = pair.distinct_sources()
+                    values = per_source[source_of_row]
+                else:
+                    (values,) = parts
+                blocks.append(dec.LanguagePairBlock(pair.code, pair.human, values, pair.systems))
+            self._blocks[name] = blocks
+        return self._blocks[name]
+
+    def execute(self, unit: list) -> Callable[[DifficultyEvaluation], None]:
+        """Run one unit (outside any transaction); return how to record it on the locked row."""
+        kind, name, code, index = unit
+        evaluation = self.evaluation
+        if kind == "estimate":
+            spec = self.specs[name]
+            if spec.uses_engine:
+                pair = self.pair_by_code[code]
+                texts, _rows = pair.distinct_sources()
+                values = est.estimate_with_engine(
+                    spec, pair, texts[index : index + ENGINE_CHUNK], f"dataset_eval:{evaluation.pk}"
+                )
+                arrays = [(code, index, values)]
+            else:
+                computed = est.compute_local(spec, self.pairs, evaluation.seed)
+                arrays = [(p.code, 0, a) for p, a in zip(self.pairs, computed, strict=True)]
+
+            def record(row: DifficultyEvaluation) -> None:
+                DifficultyEstimate.objects.bulk_create(
+                    DifficultyEstimate(
+                        evaluation=row,
+                        estimator=name,
+                        language_pair_id=self.language_pair_ids[c],
+                        offset=o,
+                        values=matrix_to_bytes(a),
+                    )
+                    for c, o, a in arrays
+                )
+
+            return record
+        if kind == "metrics":
+            blocks = self.blocks(name)
+            result = {
+                "dec": dec.dec(blocks).as_dict(),
+                "subset": dec.hardest_subset(
+                    blocks, evaluation.subset_fraction, evaluation.dataset.perfect_score
+                ).as_dict(),
+            }
+
+            def record(row: DifficultyEvaluation) -> None:
+                row.state.setdefault("metrics", {})[name] = _json_safe(result)
+
+            return record
+        if kind == "bootstrap":
+            chunk = evaluation.state["bootstrap_chunk"]
+            count = min(chunk, evaluation.n_bootstrap - index * chunk)
+            rng = est.estimator_rng(evaluation.seed, name, 1, index)
+            samples = dec.bootstrap_dec(self.blocks(name), rng, count).tolist()
+
+            def record(row: DifficultyEvaluation) -> None:
+                row.state.setdefault("bootstrap", {}).setdefault(name, {})[str(index)] = _json_safe(
+                    samples
+                )
+
+            return record
+        if kind == "finish":
+            return self._finish()
+        raise ValueError(f"unknown unit {unit!r}")
+
+    def _finish(self) -> Callable[[DifficultyEvaluation], None]:
+        evaluation = self.evaluation
+        dataset = evaluation.dataset
+        human = self.human_blocks()
+        rng = np.random.default_rng([evaluation.seed, 2])
+        random_rows = dec.random_selection(
+            human,
+            rng,
+            evaluation.subset_fraction,
+            runs=RANDOM_SELECTION_RUNS,
+            perfect=dataset.perfect_score,
+        )
+        full = dec.full_set_scores(human, dataset.perfect_score)
+
+        def record(row: DifficultyEvaluation) -> None:
+            estimators_out: dict[str, Any] = {}
+            details: dict[str, Any] = {}
+            for name in row.estimators:
+                metrics = row.state["metrics"][name]
+                samples = [
+                    np.nan if v is None else v
+                    for chunk in row.state.get("bootstrap", {}).get(name, {}).values()
+                    for v in chunk
+                ]
+                low, high = dec.percentile_interval(np.array(samples), CONFIDENCE)
+                estimators_out[name] = {
+                    "dec": metrics["dec"]["dec"],
+                    "dec_per_lp": metrics["dec"]["dec_per_lp"],
+                    "pearson": metrics["dec"]["pearson"],
+                    "avg_score": metrics["subset"]["avg_score"],
+                    "pct_perfect": metrics["subset"]["pct_perfect"],
+                }
+                details[name] = {
+                    "description": est.describe(self.specs[name]),
+                    "group": _group(self.specs[name]),
+                    "dec_ci": [low, high] if samples else None,
+                    "n_bootstrap": len(samples),
+                    "pearson_per_lp": metrics["dec"]["pearson_per_lp"],
+                    "per_system": metrics["dec"]["per_system"],
+                    "n_pairs": metrics["dec"]["n_pairs"],
+                    "undefined": metrics["dec"]["undefined"],
+                    "subset_per_lp": metrics["subset"]["per_lp"],
+                }
+            row.results = _json_safe(
+                {
+                    "estimators": estimators_out,
+                    "dataset": {
+                        "id": dataset.pk,
+                        "name": dataset.name,
+                        "n_segments": dataset.n_segments,
+                        "language_pairs": {
+                            p.code: {"n_segments": p.n_segments, "systems": list(p.systems)}
+                            for p in self.pairs
+                        },
+                        "references_included": row.include_references,
+                        "full_set": full.as_dict(),
+                    },
+                    "settings": {
+                        "subset_fraction": row.subset_fraction,
+                        "seed": row.seed,
+                        "n_bootstrap": row.n_bootstrap,
+                        "confidence": CONFIDENCE,
+                        "perfect_score": dataset.perfect_score,
+                    },
+                    "random_selection": random_rows.as_dict(),
+                    "details": details,
+                }
+            )
+            row.status = DifficultyEvaluation.Status.DONE
+            row.finished_at = timezone.now()
+            row.claimed_by = ""
+            row.lease_expires_at = None
+
+        return record
+
+
+def _group(spec: est.EstimatorSpec) -> str:
+    """The row group of seed 002 Table 1 an estimator belongs to."""
+    if spec.is_reference:
+        return "Oracle"
+    if spec.kind == "random":
+        return "Random"
+    if spec.kind == "metric":
+        return "Dataset metric"
+    if spec.kind == "llm-judge":
+        return "LLM judge"
+    if spec.kind == "crowd":
+        return "Crowd based"
+    return "Heuristic"
+
+
+def _record(evaluation_id: int, worker: str, key: str, write: Callable) -> bool:
+    with transaction.atomic():
+        row = DifficultyEvaluation.objects.select_for_update().get(pk=evaluation_id)
+        if row.status != DifficultyEvaluation.Status.RUNNING or row.claimed_by != worker:
+            return False  # cancelled, or the lease ran out and another round took over
+        write(row)
+        row.state["done"].append(key)
+        row.progress_done = len(row.state["done"])
+        if row.status == DifficultyEvaluation.Status.RUNNING:
+            row.lease_expires_at = timezone.now() + _lease()
+        row.save()
+    return True
+
+
+def advance_difficulty_evaluation(
+    evaluation_id: int,
+    *,
+    worker: str,
+    budget_s: float = ROUND_BUDGET_S,
+    interrupts: tuple[type[BaseException], ...] = (),
+) -> rounds.Outcome:
+    """One round: claim the evaluation, run units until ``budget_s`` is spent, record each.
+
+    ``interrupts`` are exceptions (e.g. Celery's soft time limit) that end the round early
+    without failing the evaluation: the lease is released and the exception propagates, so the
+    caller can queue the next round; the unit in flight is simply run again.
+    """
+    if not _claim(evaluation_id, worker):
+        row = DifficultyEvaluation.objects.filter(pk=evaluation_id).first()
+        if row is None or row.is_finished:
+            return rounds.Outcome(Status.STALE)  # it had finished before this round
+        return rounds.Outcome(Status.BUSY, retry_in=rounds.retry_after_lease(row.lease_expires_at))
+    evaluation = DifficultyEvaluation.objects.select_related("dataset").get(pk=evaluation_id)
+    run = _Run(evaluation)
+    done = set(evaluation.state.get("done", []))
+    started = time.monotonic()
+    ran = 0
+    try:
+        for unit in evaluation.state["plan"]:
+            key = _unit_key(unit)
+            if key in done:
+                continue
+            if ran and time.monotonic() - started > budget_s:
+                _release(evaluation_id, worker)
+                return rounds.Outcome(Status.MORE)
+            write = run.execute(unit)
+            if not _record(evaluation_id, worker, key, write):
+                return rounds.Outcome(Status.STOPPED)  # cancelled, or another worker took over
+            ran += 1
+    except interrupts:
+        _release(evaluation_id, worker)
+        raise
+    except est.EstimatorError as exc:
+        _fail(evaluation_id, worker, str(exc))
+        return rounds.Outcome(Status.STOPPED)
+    except Exception as exc:
+        logger.exception("difficulty evaluation %s failed", evaluation_id)
+        _fail(evaluation_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        return rounds.Outcome(Status.STOPPED)
+    return rounds.Outcome(Status.DONE)
+
+
+def run_difficulty_evaluation(
+    evaluation_id: int, *, worker: str | None = None
+) -> DifficultyEvaluation:
+    """Run every remaining round in this process (the foreground twin of the Celery task)."""
+    worker = worker or rounds.foreground_worker()
+    try:
+        rounds.run_in_foreground(
+            lambda: advance_difficulty_evaluation(evaluation_id, worker=worker, budget_s=math.inf)
+        )
+    except rounds.Busy as exc:
+        raise DifficultyDatasetError(f"evaluation {evaluation_id} is {exc}") from None
+    return DifficultyEvaluation.objects.get(pk=evaluation_id)
+
+
+def recover_evaluations(dead_worker_prefix: str | None = None) -> list[int]:
+    """Queue the next round of evaluations nobody works on (the sweep's part for them)."""
+    active = DifficultyEvaluation.objects.filter(
+        status__in=[DifficultyEvaluation.Status.QUEUED, DifficultyEvaluation.Status.RUNNING]
+    )
+    return rounds.requeue_stalled(
+        active, _lease(), enqueue_evaluation_round, dead_worker_prefix=dead_worker_prefix
+    )

@@ -1,0 +1,226 @@
+"""Pages of the search app. Thin: parse the request, call one service or selector, render."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from difficulty import plots as difficulty_plots
+from difficulty import selectors as difficulty
+from difficulty.forms import (
+    CampaignDatasetForm,
+    DatasetUploadForm,
+    EvaluateForm,
+    estimator_options,
+)
+from difficulty.services import (
+    DatasetFormatError,
+    DifficultyDatasetError,
+    build_difficulty_dataset_from_campaign,
+    cancel_difficulty_evaluation,
+    import_difficulty_dataset,
+    start_difficulty_evaluation,
+)
+
+# --- Difficulty datasets and DEC evaluations (seed 002) --------------------------------------
+
+
+@staff_member_required
+@require_GET
+def dataset_list(request: HttpRequest) -> HttpResponse:
+    datasets = (
+        difficulty.datasets_for_user(request.user)
+        .select_related("created_by")
+        .annotate(n_evaluations=Count("evaluations"))
+    )
+    return render(request, "difficulty/dataset_list.html", {"datasets": datasets})
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def dataset_upload(request: HttpRequest) -> HttpResponse:
+    form = DatasetUploadForm(request.POST or None, request.FILES or None)
+    errors: list[str] = []
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            dataset = import_difficulty_dataset(
+                upload,
+                name=form.cleaned_data["name"],
+                description=form.cleaned_data["description"],
+                reference_rule=form.reference_rule(),
+                source_file_name=upload.name,
+                perfect_score=form.cleaned_data["perfect_score"],
+                created_by=request.user,
+            )
+        except DatasetFormatError as exc:
+            errors = exc.errors + (["(more errors not shown)"] if exc.truncated else [])
+        except DifficultyDatasetError as exc:
+            errors = [str(exc)]
+        else:
+            messages.success(request, f"Imported {dataset.name}: {dataset.n_segments} segments.")
+            return redirect("difficulty:dataset_detail", pk=dataset.pk)
+    status = 400 if errors else 200
+    return render(
+        request,
+        "difficulty/dataset_upload.html",
+        {"form": form, "errors": errors},
+        status=status,
+    )
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def dataset_from_campaign(request: HttpRequest) -> HttpResponse:
+    from annotation.selectors import campaign_rows
+
+    campaigns = campaign_rows().filter(protocol__in=["esa", "mqm"])
+    form = CampaignDatasetForm(request.POST or None, campaigns=campaigns)
+    errors: list[str] = []
+    if request.method == "POST" and form.is_valid():
+        try:
+            dataset = build_difficulty_dataset_from_campaign(
+                form.cleaned_data["campaign"],
+                name=form.cleaned_data["name"],
+                description=form.cleaned_data["description"],
+                reference_rule=form.reference_rule(),
+                created_by=request.user,
+            )
+        except DifficultyDatasetError as exc:
+            errors = [str(exc)]
+        else:
+            messages.success(request, f"Built {dataset.name}: {dataset.n_segments} segments.")
+            return redirect("difficulty:dataset_detail", pk=dataset.pk)
+    return render(
+        request,
+        "difficulty/dataset_from_campaign.html",
+        {"form": form, "errors": errors, "has_campaigns": campaigns.exists()},
+        status=400 if errors else 200,
+    )
+
+
+def _detail_context(request: HttpRequest, dataset, form: EvaluateForm | None = None) -> dict:
+    options = estimator_options(dataset)
+    return {
+        "dataset": dataset,
+        "overview": difficulty.dataset_overview(dataset),
+        "form": form or EvaluateForm(options=options),
+        "evaluations": dataset.evaluations.all()[:20],
+        "comparison": difficulty.comparison_rows(dataset),
+    }
+
+
+@staff_member_required
+@require_GET
+def dataset_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = difficulty.dataset_for_user(request.user, pk)
+    return render(request, "difficulty/dataset_detail.html", _detail_context(request, dataset))
+
+
+@staff_member_required
+@require_GET
+def dataset_segments(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = difficulty.dataset_for_user(request.user, pk)
+    code = request.GET.get("lp") or None
+    page = Paginator(difficulty.segments_page(dataset, code), 25).get_page(request.GET.get("page"))
+    template = "difficulty/dataset_segments.html"
+    if request.htmx:
+        template += "#segments"
+    return render(
+        request,
+        template,
+        {
+            "dataset": dataset,
+            "page": page,
+            "lp": code or "",
+            "codes": dataset.language_pairs.order_by("code").values_list("code", flat=True),
+        },
+    )
+
+
+@staff_member_required
+@require_GET
+def dataset_scores_plot(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = difficulty.dataset_for_user(request.user, pk)
+    matrices = [
+        (lp.code, difficulty.human_scores(lp, include_references=False)[0])
+        for lp in dataset.language_pairs.prefetch_related("systems").order_by("code")
+    ]
+    svg = difficulty_plots.score_distribution_svg(matrices, perfect=dataset.perfect_score)
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+@staff_member_required
+@require_POST
+def dataset_evaluate(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = difficulty.dataset_for_user(request.user, pk)
+    form = EvaluateForm(request.POST, options=estimator_options(dataset))
+    if form.is_valid():
+        try:
+            evaluation = start_difficulty_evaluation(
+                dataset,
+                form.cleaned_data["estimator_names"],
+                subset_fraction=form.cleaned_data["subset_fraction"],
+                seed=form.cleaned_data["seed"],
+                n_bootstrap=form.cleaned_data["n_bootstrap"],
+                include_references=form.cleaned_data["include_references"],
+                created_by=request.user,
+            )
+        except DifficultyDatasetError as exc:
+            form.add_error(None, str(exc))
+        else:
+            return redirect("difficulty:evaluation_detail", pk=evaluation.pk)
+    return render(
+        request,
+        "difficulty/dataset_detail.html",
+        _detail_context(request, dataset, form),
+        status=400,
+    )
+
+
+@staff_member_required
+@require_GET
+def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation = difficulty.evaluation_for_user(request.user, pk)
+    if request.GET.get("format") == "json" and evaluation.results:
+        response = JsonResponse(evaluation.results, json_dumps_params={"indent": 2})
+        response["Content-Disposition"] = f'attachment; filename="dec-evaluation-{pk}.json"'
+        return response
+    context = {"evaluation": evaluation, "dataset": evaluation.dataset}
+    if evaluation.status == evaluation.Status.DONE:
+        context["tables"] = difficulty.result_tables(evaluation.results)
+        context["cost"] = difficulty.evaluation_cost(evaluation)
+    if request.htmx:
+        html = render_to_string(
+            "difficulty/evaluation_detail.html#status", context, request=request
+        )
+        # A finished evaluation answers 286 so htmx stops polling.
+        return HttpResponseStopPolling(html) if evaluation.is_finished else HttpResponse(html)
+    return render(request, "difficulty/evaluation_detail.html", context)
+
+
+@staff_member_required
+@require_GET
+def evaluation_plot(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation = difficulty.evaluation_for_user(request.user, pk)
+    if not evaluation.results:
+        return HttpResponse("This evaluation has no results yet.", status=404)
+    return HttpResponse(
+        difficulty_plots.evaluation_chart_svg(evaluation.results), content_type="image/svg+xml"
+    )
+
+
+@staff_member_required
+@require_POST
+def evaluation_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation = difficulty.evaluation_for_user(request.user, pk)
+    if cancel_difficulty_evaluation(evaluation):
+        messages.success(request, "Evaluation cancelled.")
+    return redirect("difficulty:evaluation_detail", pk=evaluation.pk)

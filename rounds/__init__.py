@@ -1,0 +1,33 @@
+"""The round kernel every long job shares (search runs, DEC evaluations, topic generation, ...).
+
+A long job is a chain of short rounds. Each round claims its row with a lease (:mod:`.leases`),
+does its work, commits, and reports an :class:`Outcome`; the task adapter decides the successor
+and queues it by name on commit (:func:`enqueue`); commands run the same rounds in the
+foreground (:func:`run_in_foreground`); one sweep (:func:`sweep`) finds jobs whose message was
+lost, for every kind registered with :func:`register`.
+
+No models and no imports of the platform's apps: apps import this, never the other way round.
+"""
+
+from rounds.foreground import foreground_worker, run_in_foreground
+from rounds.leases import claim, release, requeue_stalled, retry_after_lease
+from rounds.outcome import Busy, Outcome, Status
+from rounds.queue import enqueue
+from rounds.sweep import JobKind, register, registered, sweep
+
+__all__ = [
+    "Busy",
+    "JobKind",
+    "Outcome",
+    "Status",
+    "claim",
+    "enqueue",
+    "foreground_worker",
+    "register",
+    "registered",
+    "release",
+    "requeue_stalled",
+    "retry_after_lease",
+    "run_in_foreground",
+    "sweep",
+]

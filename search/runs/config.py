@@ -1,0 +1,318 @@
+"""A search run's configuration: validated from a form, the API or a JSON file, then created.
+
+One dictionary shape serves all three (see ``search/examples/*.json``)::
+
+    {"name": "...", "tree": "<tree name or id>", "sampler": "corpus" | "llm" | "synthetic",
+     "sampler_engine": "<chat engine>", "difficulty_engine": "<engine name>" | {engine spec},
+     "src_lang": "en", "tgt_lang": "cs", "algorithm": "default", "params": {...},
+     "budget_pulls": 3000, "budget_money": 5.0, "k": 10, "seed": 0, "batch_size": 10,
+     "human_mode": "off" | "replace" | "calibrate", "human_settings": {...}}
+
+A difficulty engine given as an object (``{"name", "kind", "params", ...}``) is created when
+absent, so an example config runs on a fresh database; an existing engine of that name must
+have the same kind and parameters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+
+from engines.models import Engine
+from engines.registry import synthetic_world_for
+from engines.services import build_engine
+from search.bandit import POLICIES, make_policy
+from search.bandit.base import Policy
+from search.models import SearchRun, TextSample, Topic, TopicTree
+from search.runs import services
+
+__all__ = ["HUMAN_DEFAULTS", "RunConfigError", "build_policy", "create_run", "validate_config"]
+
+MAX_BATCH = 5000
+MONEY_QUANTUM = Decimal("0.0001")  # SearchRun.budget_money keeps four decimals
+HUMAN_DEFAULTS: dict[str, Any] = {
+    "rule": "top_k",  # send the samples of the current top-k topics; or "fraction"
+    "per_topic": 2,  # top_k rule: pulls per candidate topic sent to humans at most
+    "fraction": 0.1,  # fraction rule: share of each round's pulls sent
+    "max_items": 100,  # pulls sent over the whole run at most
+    "overlap": 1,  # annotators per item
+    "timeout_hours": 72.0,  # how long a finished run waits for outstanding human scores
+}
+_KNOWN_KEYS = {
+    "name", "tree", "sampler", "sampler_engine", "difficulty_engine", "src_lang", "tgt_lang",
+    "algorithm", "params", "budget_pulls", "budget_money", "k", "seed", "batch_size",
+    "human_mode", "human_settings", "description",
+}  # fmt: skip
+
+
+class RunConfigError(ValueError):
+    """A configuration that cannot run; ``errors`` maps field to message."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+
+
+@dataclass
+class _Checked:
+    fields: dict[str, Any]
+    errors: dict[str, str]
+    policy: Policy | None = None  # built while checking the parameters, kept for create_run
+
+
+def _integer(value: Any, field: str, errors: dict, *, minimum: int, maximum: int | None = None):
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        errors[field] = "must be an integer"
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        errors[field] = "must be an integer"
+        return None
+    if number < minimum or (maximum is not None and number > maximum):
+        bound = f"between {minimum} and {maximum}" if maximum is not None else f">= {minimum}"
+        errors[field] = f"must be {bound}"
+        return None
+    return number
+
+
+def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | None:
+    if isinstance(value, dict):
+        return _engine_from_spec(value, field, errors)
+    engine = Engine.objects.filter(name=str(value or "")).first()
+    if engine is None:
+        errors[field] = f"there is no engine named {value!r}"
+    elif not engine.enabled:
+        errors[field] = f"engine {engine.name} is disabled"
+    elif not engine.has_capability(capability):
+        errors[field] = f"engine {engine.name} has no {capability!r} capability"
+    else:
+        return engine
+    return None
+
+
+def _engine_from_spec(spec: dict, field: str, errors: dict) -> Engine | None:
+    existing = Engine.objects.filter(name=spec.get("name", "")).first()
+    if existing is not None:
+        if existing.kind != spec.get("kind") or existing.params != spec.get("params", {}):
+            errors[field] = f"an engine named {existing.name!r} exists with other settings"
+            return None
+        return existing
+    try:
+        return build_engine(spec)  # validated, saved only by create_run: checking writes nothing
+    except Exception as exc:  # build_engine raises ValidationError with readable messages
+        errors[field] = f"cannot create engine: {exc}"
+        return None
+
+
+def _tree(value: Any, errors: dict) -> TopicTree | None:
+    lookup = {"pk": int(value)} if str(value).isdigit() else {"name": str(value)}
+    tree = TopicTree.objects.filter(**lookup).first()
+    if tree is None:
+        errors["tree"] = f"there is no topic tree {value!r}"
+    elif tree.status != TopicTree.Status.READY or tree.n_leaves == 0:
+        errors["tree"] = f"topic tree {tree.name!r} is not ready"
+    else:
+        return tree
+    return None
+
+
+def _check_engines(config: dict, checked: _Checked) -> None:
+    errors, fields = checked.errors, checked.fields
+    fields["difficulty_engine"] = _engine(
+        config.get("difficulty_engine"), "difficulty_engine", "difficulty", errors
+    )
+    sampler = config.get("sampler", "corpus")
+    if sampler not in SearchRun.Sampler.values:
+        errors["sampler"] = f"must be one of {', '.join(SearchRun.Sampler.values)}"
+        return
+    fields["sampler"] = sampler
+    if sampler == SearchRun.Sampler.LLM:
+        fields["sampler_engine"] = _engine(
+            config.get("sampler_engine"), "sampler_engine", "chat", errors
+        )
+    engine = fields["difficulty_engine"]
+    if engine and (sampler == SearchRun.Sampler.SYNTHETIC) != (
+        engine.kind == Engine.Kind.SYNTHETIC
+    ):
+        errors["sampler"] = "the synthetic sampler goes with a synthetic difficulty engine only"
+
+
+def _check_topics(config: dict, checked: _Checked) -> None:
+    errors, fields = checked.errors, checked.fields
+    sampler, engine = fields.get("sampler"), fields.get("difficulty_engine")
+    if sampler == SearchRun.Sampler.SYNTHETIC:
+        if engine is not None:
+            fields["n_topics"] = synthetic_world_for(engine).n_topics
+        return
+    if config.get("tree") in (None, ""):
+        errors["tree"] = "a topic tree is required"
+        return
+    tree = _tree(config["tree"], errors)
+    if tree is None:
+        return
+    fields["tree"], fields["n_topics"] = tree, tree.n_leaves
+    if sampler == SearchRun.Sampler.CORPUS:
+        empty = (
+            Topic.objects.filter(tree=tree, arm__isnull=False)
+            .exclude(pk__in=TextSample.objects.filter(topic__tree=tree).values("topic_id"))
+            .values_list("path", flat=True)
+        )
+        count = empty.count()
+        if count:
+            errors["sampler"] = (
+                f"{count} leaf topic(s) of {tree.name!r} have no samples (e.g. {empty[0]!r}); "
+                "import a corpus that covers them or draw samples with a chat engine"
+            )
+
+
+def _check_budget(config: dict, checked: _Checked) -> None:
+    errors, fields = checked.errors, checked.fields
+    money = config.get("budget_money")
+    if money not in (None, ""):
+        try:
+            amount = Decimal(str(money)).quantize(MONEY_QUANTUM)
+            if not amount.is_finite() or amount <= 0:
+                raise InvalidOperation
+            fields["budget_money"] = amount
+        except InvalidOperation:
+            errors["budget_money"] = f"must be an amount of at least {MONEY_QUANTUM}"
+    pulls = config.get("budget_pulls")
+    n_topics = fields.get("n_topics") or 0
+    if pulls in (None, "") and fields.get("budget_money") and n_topics:
+        pulls = 3 * n_topics  # a money budget still needs a planning horizon
+    if pulls in (None, ""):
+        errors["budget_pulls"] = "a budget in pulls (or in money) is required"
+    else:
+        fields["budget_pulls"] = _integer(pulls, "budget_pulls", errors, minimum=1)
+    fields["k"] = _integer(config.get("k", 10), "k", errors, minimum=1)
+    if fields["k"] and n_topics and fields["k"] > n_topics:
+        errors["k"] = f"must be at most the number of topics ({n_topics})"
+    fields["batch_size"] = _integer(
+        config.get("batch_size", 10), "batch_size", errors, minimum=1, maximum=MAX_BATCH
+    )
+    fields["seed"] = _integer(config.get("seed", 0), "seed", errors, minimum=0, maximum=2**62)
+
+
+def _check_human(config: dict, checked: _Checked) -> None:
+    errors, fields = checked.errors, checked.fields
+    mode = config.get("human_mode", "off") or "off"
+    if mode not in SearchRun.HumanMode.values:
+        errors["human_mode"] = f"must be one of {', '.join(SearchRun.HumanMode.values)}"
+        return
+    fields["human_mode"] = mode
+    given = config.get("human_settings") or {}
+    if not isinstance(given, dict):
+        errors["human_settings"] = "must be an object"
+        return
+    unknown = set(given) - set(HUMAN_DEFAULTS)
+    if unknown:
+        errors["human_settings"] = f"unknown setting(s): {', '.join(sorted(unknown))}"
+        return
+    merged = {**HUMAN_DEFAULTS, **given}
+    if merged["rule"] not in ("top_k", "fraction"):
+        errors["human_settings"] = "rule must be 'top_k' or 'fraction'"
+    elif not 0 < float(merged["fraction"]) <= 1:
+        errors["human_settings"] = "fraction must be in (0, 1]"
+    fields["human_settings"] = merged
+    engine = fields.get("difficulty_engine")
+    if mode != "off" and engine is not None and engine.kind != Engine.Kind.ARTIFICIAL_CROWD:
+        errors["human_mode"] = (
+            "humans score translations, so this mode needs an artificial-crowd difficulty "
+            "engine (its translators produce what annotators see)"
+        )
+    if mode != "off" and not (config.get("tgt_lang") or "").strip():
+        errors["tgt_lang"] = "the target language is required when humans score translations"
+
+
+def _check_policy(config: dict, checked: _Checked) -> None:
+    errors, fields = checked.errors, checked.fields
+    algorithm = config.get("algorithm", "default") or "default"
+    params = config.get("params") or {}
+    if algorithm != "default" and algorithm not in POLICIES:
+        known = ", ".join(sorted([*POLICIES, "default"]))
+        errors["algorithm"] = f"unknown algorithm {algorithm!r}; known: {known}"
+        return
+    if not isinstance(params, dict):
+        errors["params"] = "must be an object"
+        return
+    fields["algorithm"], fields["params"] = algorithm, params
+    if algorithm == "contextual" and fields.get("sampler") == SearchRun.Sampler.SYNTHETIC:
+        errors["algorithm"] = "the contextual method needs a topic tree (keywords)"
+    if errors:
+        return
+    try:
+        checked.policy = build_policy(SearchRun(**_model_fields(fields)))
+    except (TypeError, ValueError) as exc:
+        errors["params"] = f"the {algorithm} method refuses these parameters: {exc}"
+
+
+def _model_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in SearchRun._meta.get_fields()}
+    return {key: value for key, value in fields.items() if key in names}
+
+
+def validate_config(config: Any) -> dict[str, Any]:
+    """Model fields for a new run, or :class:`RunConfigError` listing every problem."""
+    return _check(config).fields
+
+
+def _check(config: Any) -> _Checked:
+    if not isinstance(config, dict):
+        raise RunConfigError({"config": "a run configuration is a JSON object"})
+    checked = _Checked(fields={}, errors={})
+    unknown = set(config) - _KNOWN_KEYS
+    if unknown:
+        checked.errors["config"] = f"unknown key(s): {', '.join(sorted(unknown))}"
+    name = str(config.get("name") or "").strip()
+    if not name:
+        checked.errors["name"] = "a run needs a name"
+    checked.fields.update(
+        name=name[:200],
+        src_lang=str(config.get("src_lang") or "en").strip()[:16],
+        tgt_lang=str(config.get("tgt_lang") or "").strip()[:16],
+    )
+    for check in (_check_engines, _check_topics, _check_budget, _check_human, _check_policy):
+        check(config, checked)
+    if checked.errors:
+        raise RunConfigError(checked.errors)
+    checked.fields = _model_fields(checked.fields)
+    return checked
+
+
+def build_policy(run: SearchRun):
+    """A fresh bandit policy for ``run`` (seeded; contextual gets the tree's keywords)."""
+    params = dict(run.params)
+    if run.algorithm == "contextual" and run.tree_id:
+        keywords = list(
+            Topic.objects.filter(tree_id=run.tree_id, arm__isnull=False)
+            .order_by("arm")
+            .values_list("keywords", flat=True)
+        )
+        params.setdefault("keywords", keywords)
+    rng = np.random.default_rng(run.seed)
+    return make_policy(
+        run.algorithm, run.n_topics, min(run.k, run.n_topics), rng, budget=run.budget_pulls,
+        **params,
+    )  # fmt: skip
+
+
+def create_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True) -> SearchRun:
+    """Validate, create the run with its initial bandit state (and the engines its config
+    describes inline), and queue its first round."""
+    checked = _check(config)
+    with transaction.atomic():
+        for field in ("difficulty_engine", "sampler_engine"):
+            engine = checked.fields.get(field)
+            if engine is not None and engine.pk is None:
+                engine.save()
+        run = SearchRun(**checked.fields, created_by=created_by)
+        run.policy_state = checked.policy.to_dict()
+        run.save()
+        if enqueue:
+            services.enqueue_round(run.pk, 0)
+    return run

@@ -1,0 +1,283 @@
+"""Humans in the loop of a search run (seed 000 §2, DESIGN.md §4/§6).
+
+* ``replace``: chosen pulls go to an ESA campaign; once a pull's items are complete its human
+  difficulty (100 − mean ESA score) replaces the automatic one in the bandit.
+* ``calibrate``: the same pairs fit an isotonic map automatic → human difficulty, applied to
+  every automatic estimate of the run; agreement with humans is reported before and after.
+
+Annotation stays unaware of search: items carry ``origin="search"`` and
+``origin_ref="pull:<id>:<translator>"``; :func:`on_item_completed` is connected to
+``annotation.signals.item_completed`` in ``SearchConfig.ready``.
+
+The bandit state is only changed by whoever holds the run (a round in its commit, or
+``run_services.settle`` when no round is in flight): receivers just mark pulls ``received``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+import numpy as np
+from django.db import transaction
+from django.db.models import Avg
+
+import rounds
+from annotation.models import Campaign, Item
+from annotation.services import add_items, create_campaign
+from difficulty.calibration import Calibration, agreement, fit_calibration
+from difficulty.dec import dec_from_arrays
+from search.bandit.base import Policy
+from search.models import Pull, SearchRun
+
+__all__ = [
+    "ORIGIN",
+    "apply_received",
+    "current_calibration",
+    "on_item_completed",
+    "outstanding",
+    "send_chosen",
+    "send_pulls",
+]
+
+logger = logging.getLogger(__name__)
+
+ORIGIN = "search"
+SETTLE_TASK = "search.settle_search_run"  # queued by name: services never import tasks
+ESA_INSTRUCTIONS = (
+    "These texts were chosen by a search for difficult topics. Mark every error span in the "
+    "translation (minor or major), then score how much of the meaning the translation keeps: "
+    "0 none, 33 some, 66 most, 100 all of it with perfect grammar."
+)
+
+
+def _identity(value: float) -> float:
+    return value
+
+
+def current_calibration(run: SearchRun) -> Callable[[float], float]:
+    """What an automatic difficulty becomes when it enters the bandit."""
+    if run.human_mode != SearchRun.HumanMode.CALIBRATE or not run.calibration.get("x"):
+        return _identity
+    mapping = Calibration.from_dict(run.calibration)
+    return lambda value: float(mapping.apply(np.array([value]))[0])
+
+
+def outstanding(run: SearchRun) -> bool:
+    return Pull.objects.filter(run=run, human_status=Pull.HumanStatus.SENT).exists()
+
+
+# --- Sending -------------------------------------------------------------------------------------
+
+
+def send_chosen(run: SearchRun, policy: Policy, round_index: int) -> int:
+    """Send the pulls the run's rule picks this round; returns how many pulls were sent."""
+    if run.human_mode == SearchRun.HumanMode.OFF:
+        return 0
+    settings = run.human_settings
+    sent = Pull.objects.filter(run=run).exclude(human_status="").count()
+    room = int(settings["max_items"]) - sent
+    if room <= 0:
+        return 0
+    fresh = Pull.objects.filter(run=run, human_status="").exclude(translations={})
+    if settings["rule"] == "fraction":
+        chosen = _fraction_of_round(run, fresh.filter(round_index=round_index), settings)
+    else:
+        chosen = _top_k_samples(run, policy, fresh, int(settings["per_topic"]))
+    return send_pulls(run, chosen[:room])
+
+
+def _fraction_of_round(run: SearchRun, pulls, settings: dict) -> list[Pull]:
+    pulls = list(pulls.order_by("slot"))
+    count = round(float(settings["fraction"]) * len(pulls))
+    rng = np.random.default_rng([run.seed & 0x7FFFFFFF, run.round_index, 7])
+    picked = sorted(rng.choice(len(pulls), size=count, replace=False)) if count else []
+    return [pulls[i] for i in picked]
+
+
+def _top_k_samples(run: SearchRun, policy: Policy, fresh, per_topic: int) -> list[Pull]:
+    top = [int(arm) for arm in policy.top_k()]
+    already = defaultdict(int)
+    for arm in (
+        Pull.objects.filter(run=run, arm__in=top)
+        .exclude(human_status="")
+        .values_list("arm", flat=True)
+    ):
+        already[arm] += 1
+    chosen = []
+    for pull in fresh.filter(arm__in=top).order_by("arm", "id"):
+        if already[pull.arm] < per_topic:
+            already[pull.arm] += 1
+            chosen.append(pull)
+    return chosen
+
+
+def _campaign_for(run: SearchRun, first_items: list[dict]) -> Campaign:
+    name = f"Search run #{run.pk}: {run.name}"[:200]
+    campaign = create_campaign(
+        name,
+        "esa",
+        first_items,
+        overlap=int(run.human_settings.get("overlap", 1)),
+        src_lang=run.src_lang,
+        tgt_lang=run.tgt_lang,
+        instructions=ESA_INSTRUCTIONS,
+    )
+    run.campaign = campaign
+    run.save(update_fields=["campaign", "updated_at"])
+    return campaign
+
+
+def _items_of(run: SearchRun, pulls: Iterable[Pull]) -> list[dict]:
+    items = []
+    for pull in pulls:
+        for translator, translation in sorted(pull.translations.items()):
+            items.append(
+                {
+                    "doc_id": f"run{run.pk}-arm{pull.arm}",
+                    "seg_id": str(pull.pk),
+                    "source": pull.text,
+                    "target": translation,
+                    "system": translator,
+                    "origin": ORIGIN,
+                    "origin_ref": f"pull:{pull.pk}:{translator}",
+                    "meta": {"run": run.pk, "topic": pull.topic.path if pull.topic else ""},
+                }
+            )
+    return items
+
+
+def send_pulls(run: SearchRun, pulls: list[Pull]) -> int:
+    """Create ESA items for ``pulls`` (one per translation) in the run's campaign."""
+    pulls = [p for p in pulls if p.translations and p.human_status == ""]
+    if not pulls:
+        return 0
+    items = _items_of(run, pulls)
+    with transaction.atomic():
+        if run.campaign_id is None:
+            _campaign_for(run, items)
+        else:
+            add_items(run.campaign, items)
+        Pull.objects.filter(pk__in=[p.pk for p in pulls]).update(human_status=Pull.HumanStatus.SENT)
+    return len(pulls)
+
+
+# --- Receiving -------------------------------------------------------------------------------
+
+
+def _pull_id(item: Item) -> int | None:
+    parts = item.origin_ref.split(":")
+    if item.origin != ORIGIN or len(parts) < 3 or parts[0] != "pull" or not parts[1].isdigit():
+        return None
+    return int(parts[1])
+
+
+def on_item_completed(sender, item: Item, **kwargs) -> None:
+    """Record a pull's human scores once all its items are complete; then settle the run."""
+    pull_id = _pull_id(item)
+    if pull_id is None:
+        return
+    pull = Pull.objects.filter(pk=pull_id, human_status=Pull.HumanStatus.SENT).first()
+    if pull is None:
+        return  # already received (a revision re-sent the signal) or not ours any more
+    items = Item.objects.filter(
+        campaign_id=item.campaign_id, origin=ORIGIN, origin_ref__startswith=f"pull:{pull_id}:"
+    )
+    overlap = item.campaign.overlap
+    per_translator: dict[str, float] = {}
+    for each in items:
+        submitted = each.annotations.filter(status="submitted", score__isnull=False)
+        if submitted.count() < overlap:
+            return  # the pull's other translations are not complete yet
+        per_translator[each.system] = float(submitted.aggregate(mean=Avg("score"))["mean"])
+    human = 100.0 - float(np.mean(list(per_translator.values())))
+    updated = Pull.objects.filter(pk=pull_id, human_status=Pull.HumanStatus.SENT).update(
+        human_status=Pull.HumanStatus.RECEIVED,
+        human_difficulty=human,
+        human_scores=per_translator,
+    )
+    if updated:
+        rounds.enqueue(SETTLE_TASK, (pull.run_id,))
+
+
+# --- Applying --------------------------------------------------------------------------------
+
+
+def apply_received(run: SearchRun, policy: Policy) -> int:
+    """Feed human scores that arrived into ``policy`` (the caller holds the run)."""
+    received = list(Pull.objects.filter(run=run, human_status=Pull.HumanStatus.RECEIVED))
+    if not received:
+        return 0
+    if run.human_mode == SearchRun.HumanMode.REPLACE:
+        _replace(policy, received)
+    elif run.human_mode == SearchRun.HumanMode.CALIBRATE:
+        _recalibrate(run, policy)
+    Pull.objects.filter(pk__in=[p.pk for p in received]).update(
+        human_status=Pull.HumanStatus.APPLIED
+    )
+    return len(received)
+
+
+def _replace(policy: Policy, received: list[Pull]) -> None:
+    arms = np.array([p.arm for p in received], dtype=np.int64)
+    old = np.array([p.difficulty for p in received])
+    new = np.array([p.human_difficulty for p in received])
+    policy.revise(arms, old, new)
+    for pull in received:
+        pull.difficulty = pull.human_difficulty
+    Pull.objects.bulk_update(received, ["difficulty"], batch_size=1000)
+
+
+def _recalibrate(run: SearchRun, policy: Policy) -> None:
+    """Refit the map on every pair so far and move every pull of the run onto it."""
+    judged = list(Pull.objects.filter(run=run, human_difficulty__isnull=False))
+    auto = np.array([p.automatic_difficulty for p in judged])
+    human = np.array([p.human_difficulty for p in judged])
+    mapping = fit_calibration(auto, human)
+    run.calibration = {
+        **mapping.to_dict(),
+        "before": _agreement_report(judged, auto),
+        "after": _agreement_report(judged, mapping.apply(auto)),
+    }
+    pulls = list(
+        Pull.objects.filter(run=run).only("pk", "arm", "automatic_difficulty", "difficulty")
+    )
+    new = mapping.apply(np.array([p.automatic_difficulty for p in pulls]))
+    old = np.array([p.difficulty for p in pulls])
+    changed = np.flatnonzero(new != old)
+    if changed.shape[0]:
+        policy.revise(np.array([pulls[i].arm for i in changed]), old[changed], new[changed])
+        for i in changed:
+            pulls[i].difficulty = float(new[i])
+        Pull.objects.bulk_update([pulls[i] for i in changed], ["difficulty"], batch_size=1000)
+
+
+def _agreement_report(judged: list[Pull], estimate: np.ndarray) -> dict:
+    """Kendall tau and MAE against human difficulty, and DEC over the translators' scores.
+
+    DEC (seed 002 Eq. 1) compares a quality-like estimate with each system's human score, so
+    the estimate is negated difficulty and each translator is a system.
+    """
+    summary = agreement(estimate, np.array([p.human_difficulty for p in judged]))
+    cells = [
+        (-float(value), score, system)
+        for pull, value in zip(judged, estimate, strict=True)
+        for system, score in pull.human_scores.items()
+    ]
+    dec_value = None
+    if len(cells) >= 2:
+        quality, scores, systems = zip(*cells, strict=True)
+        try:
+            result = dec_from_arrays(
+                quality, scores, systems, ["run"] * len(cells), with_pearson=False
+            )
+            dec_value = None if result.dec is None or np.isnan(result.dec) else float(result.dec)
+        except ValueError as exc:  # systems judged on different pulls: no DEC grouping
+            logger.info("DEC not computable for calibration report: %s", exc)
+    return {
+        "kendall_tau": summary.kendall_tau,
+        "mae": summary.mean_abs_error,
+        "dec": dec_value,
+        "n_pairs": summary.n_pairs,
+    }

@@ -1,0 +1,302 @@
+"""Pages of bandit search runs (seed 000). Staff only; thin: parse, call one service, render.
+
+The run page is live: a status section polls every 2 s (and stops once the run is over); when
+the run moved since the last poll, the poll answers with an ``HX-Trigger: run-changed`` header
+and the results section (top-k, chart, costs) reloads itself. Expanded topic texts load lazily.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from annotation.services import CampaignImportError
+from engines.models import Engine
+from search.bandit import default_choice
+from search.models import Pull, SearchRun
+from search.runs import human_loop
+from search.runs import plots as run_plots
+from search.runs.config import RunConfigError, create_run
+from search.runs.forms import RunForm
+from search.runs.records import pull_view, stream_pulls_jsonl, top_k_document
+from search.runs.selectors import (
+    LARGE_FIELDS,
+    cost_per_engine,
+    human_counts,
+    pulls_of_arm,
+    run_for_user,
+    run_rows,
+    top_topics,
+)
+from search.runs.services import RunStateError, cancel_run, pause_run, resume_run
+
+DETAIL_TEMPLATE = "search/runs/run_detail.html"
+TEXTS_TEMPLATE = "search/runs/topic_texts.html"
+RUNS_PER_PAGE = 50
+TEXTS_PER_TOPIC = 20
+# One click sends at most this many texts: a top-k of a long run can hold thousands of pulls,
+# and each becomes one annotation item per translator.
+MAX_SEND = 500
+CONTROLS = {"pause": pause_run, "resume": resume_run, "cancel": cancel_run}
+CONTROL_DONE = {"pause": "paused", "resume": "resumed", "cancel": "cancelled"}
+
+
+def resolved_algorithm(run: SearchRun) -> str:
+    """The method a run uses: "default" names the one ``default_choice`` picked for its size."""
+    if run.algorithm != "default":
+        return run.algorithm
+    return f"default → {default_choice(run.n_topics)[0]}"
+
+
+# --- List and new-run form -----------------------------------------------------------------
+
+
+@staff_member_required
+@require_GET
+def run_list(request: HttpRequest) -> HttpResponse:
+    page = Paginator(run_rows(request.user), RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    rows = [(run, resolved_algorithm(run)) for run in page]
+    return render(request, "search/runs/run_list.html", {"page": page, "rows": rows})
+
+
+def _duplicated_run(request: HttpRequest) -> SearchRun | None:
+    """The run named by ``?from=`` ("duplicate as new run"), if any."""
+    source = request.GET.get("from", "")
+    return run_for_user(request.user, int(source)) if source.isdigit() else None
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def run_create(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        source = _duplicated_run(request)
+        initial = RunForm.initial_from(source) if source else {}
+        context = {"form": RunForm(initial=initial), "source": source}
+        return render(request, "search/runs/run_form.html", context)
+    form = RunForm(request.POST)
+    if form.is_valid():
+        try:
+            run = create_run(form.to_config(), created_by=request.user)
+        except RunConfigError as exc:
+            form.add_config_errors(exc.errors)
+        else:
+            messages.success(request, f"Run #{run.pk} is queued; a worker picks it up shortly.")
+            return redirect("search:run_detail", pk=run.pk)
+    return render(request, "search/runs/run_form.html", {"form": form}, status=400)
+
+
+# --- Run page: status (polled) and results (reloaded when the run moves) -----------------------
+
+
+def _version(run: SearchRun) -> str:
+    # Every write to the run (a round's claim and commit, a control, human scores settling)
+    # moves updated_at, so it tells the page whether anything it shows may have changed.
+    return str(int(run.updated_at.timestamp() * 1_000_000))
+
+
+def _status_context(run: SearchRun, action_error: str = "") -> dict:
+    shows_humans = run.human_mode != SearchRun.HumanMode.OFF or run.campaign_id
+    return {
+        "run": run,
+        "version": _version(run),
+        "human": human_counts(run) if shows_humans else None,
+        "action_error": action_error,
+    }
+
+
+def _results_context(run: SearchRun) -> dict:
+    return {
+        "run": run,
+        "version": _version(run),
+        "rows": top_topics(run),
+        "synthetic": run.sampler == SearchRun.Sampler.SYNTHETIC,
+        "cost": cost_per_engine(run),
+        "calibration": run.calibration if run.human_mode == SearchRun.HumanMode.CALIBRATE else None,
+    }
+
+
+def _status_response(request: HttpRequest, run: SearchRun, action_error: str = "") -> HttpResponse:
+    context = _status_context(run, action_error)
+    html = render_to_string(f"{DETAIL_TEMPLATE}#status", context, request=request)
+    # 286 tells htmx to stop polling: a finished, cancelled or failed run will not move again.
+    response = HttpResponseStopPolling(html) if run.is_finished else HttpResponse(html)
+    if request.GET.get("seen") != context["version"]:
+        response["HX-Trigger"] = "run-changed"
+    return response
+
+
+def _send_context(run: SearchRun) -> dict:
+    # Only an artificial crowd translates; every other estimator leaves nothing to judge.
+    return {
+        "has_translations": run.difficulty_engine.kind == Engine.Kind.ARTIFICIAL_CROWD,
+        "max_send": MAX_SEND,
+    }
+
+
+def _detail_context(run: SearchRun) -> dict:
+    return {
+        **_status_context(run),
+        **_results_context(run),
+        **_send_context(run),
+        "algorithm": resolved_algorithm(run),
+    }
+
+
+@staff_member_required
+@require_GET
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    if request.htmx:
+        return _status_response(request, run_for_user(request.user, pk, without=LARGE_FIELDS))
+    return render(request, DETAIL_TEMPLATE, _detail_context(run_for_user(request.user, pk)))
+
+
+@staff_member_required
+@require_GET
+def run_results(request: HttpRequest, pk: int) -> HttpResponse:
+    run = run_for_user(request.user, pk)
+    return render(request, f"{DETAIL_TEMPLATE}#results", _results_context(run))
+
+
+@staff_member_required
+@require_GET
+def run_topic_texts(request: HttpRequest, pk: int, arm: int) -> HttpResponse:
+    run = run_for_user(request.user, pk, without=LARGE_FIELDS)
+    context = {
+        **_send_context(run),
+        "run": run,
+        "arm": arm,
+        "pulls": [pull_view(pull) for pull in pulls_of_arm(run, arm, limit=TEXTS_PER_TOPIC)],
+        "total": Pull.objects.filter(run=run, arm=arm).count(),
+        "limit": TEXTS_PER_TOPIC,
+    }
+    if request.htmx:
+        return render(request, f"{TEXTS_TEMPLATE}#texts", context)
+    topic = next((p.pull.topic for p in context["pulls"] if p.pull.topic_id), None)
+    context["topic_name"] = topic.path if topic else f"Synthetic topic #{arm}"
+    return render(request, TEXTS_TEMPLATE, context)
+
+
+@staff_member_required
+@require_GET
+def run_chart(request: HttpRequest, pk: int) -> HttpResponse:
+    run = run_for_user(request.user, pk, without=("policy_state", "calibration"))
+    oracle = (run.result or {}).get("oracle_top_k_mean")
+    svg = run_plots.progress_chart_svg(run.history, k=run.k, oracle=oracle)
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+@staff_member_required
+@require_GET
+def run_calibration_chart(request: HttpRequest, pk: int) -> HttpResponse:
+    run = run_for_user(request.user, pk, without=("policy_state", "history"))
+    calibration = run.calibration or {}
+    svg = run_plots.calibration_chart_svg(calibration.get("x", []), calibration.get("y", []))
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+# --- Controls and sending to annotation ---------------------------------------------------------
+
+
+@staff_member_required
+@require_POST
+def run_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    """Pause, resume or cancel; each takes effect at the end of the round in flight."""
+    run = run_for_user(request.user, pk)
+    error = ""
+    try:
+        run = CONTROLS[action](run)
+    except RunStateError as exc:
+        error = str(exc)
+    if request.htmx:
+        return _status_response(request, run, action_error=error)
+    if error:
+        messages.error(request, f"Nothing changed: {error}.")
+    else:
+        messages.success(request, f"Run {CONTROL_DONE[action]}.")
+    return redirect("search:run_detail", pk=run.pk)
+
+
+def _send_refusal(request: HttpRequest, pulls: list[Pull]) -> str:
+    """Why nothing can be sent, or "" when the pulls may go."""
+    if pulls:
+        return ""
+    if request.POST.get("scope") != "top_k" and not request.POST.getlist("pulls"):
+        return "Tick the texts to send first: open a topic of the top-k to see its texts."
+    return (
+        "None of the chosen texts can be sent: only texts with translations that were not "
+        "sent before go to annotators."
+    )
+
+
+def _chosen_pulls(run: SearchRun, request: HttpRequest) -> list[Pull]:
+    """The pulls the send form names: ticked ones, or every text of the current top-k."""
+    pulls = Pull.objects.filter(run=run, human_status=Pull.HumanStatus.NONE).exclude(
+        translations={}
+    )
+    if request.POST.get("scope") == "top_k":
+        arms = [row.arm for row in top_topics(run)]
+        pulls = pulls.filter(arm__in=arms).order_by("arm", "-difficulty", "id")
+    else:
+        ids = [int(value) for value in request.POST.getlist("pulls") if value.isdigit()]
+        pulls = pulls.filter(pk__in=ids).order_by("id")
+    return list(pulls.select_related("topic")[:MAX_SEND])
+
+
+@staff_member_required
+@require_POST
+def run_send(request: HttpRequest, pk: int) -> HttpResponse:
+    run = run_for_user(request.user, pk)
+    pulls = _chosen_pulls(run, request)
+    error = _send_refusal(request, pulls)
+    if not error:
+        try:
+            sent = human_loop.send_pulls(run, pulls)
+        except (CampaignImportError, ValidationError) as exc:
+            error = f"The annotation campaign refused the texts: {exc}"
+    if error:
+        messages.error(request, error)  # at the top of the page, where the reload lands
+        return render(request, DETAIL_TEMPLATE, _detail_context(run), status=400)
+    run.refresh_from_db(fields=["campaign"])
+    messages.success(request, f"Sent {sent} text(s) to annotation campaign “{run.campaign.name}”.")
+    return redirect("search:run_detail", pk=run.pk)
+
+
+# --- Exports -------------------------------------------------------------------------------
+
+
+def pulls_jsonl_response(run: SearchRun) -> StreamingHttpResponse:
+    """The pulls export as a streamed download (shared with the API)."""
+    response = StreamingHttpResponse(
+        stream_pulls_jsonl(run), content_type="application/x-ndjson; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="search-run-{run.pk}-pulls.jsonl"'
+    return response
+
+
+def top_k_json_response(run: SearchRun) -> HttpResponse:
+    """The top-k export as a download (shared with the API)."""
+    body = json.dumps(top_k_document(run), ensure_ascii=False, indent=2)
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="search-run-{run.pk}-top-k.json"'
+    return response
+
+
+@staff_member_required
+@require_GET
+def run_export_pulls(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    return pulls_jsonl_response(run_for_user(request.user, pk, without=LARGE_FIELDS))
+
+
+@staff_member_required
+@require_GET
+def run_export_top_k(request: HttpRequest, pk: int) -> HttpResponse:
+    return top_k_json_response(run_for_user(request.user, pk))

@@ -1,0 +1,249 @@
+"""Generating a topic tree with a chat engine, as a background job (seed 000 §2, App. D).
+
+* :func:`start_tree_generation`: check the request, create a ``generating`` tree, queue the job.
+* :func:`generate_topic_tree`: the job: one prompt per root domain (sent concurrently), each
+  answer parsed as untrusted input, the subtrees joined under their roots and saved at once.
+* :func:`retry_tree_generation`: run a failed generation again (answers that did arrive come
+  from the engine cache, so they are not paid twice).
+
+The tree row is the truth: a redelivered job finds a ready or failed tree and leaves it alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from django.conf import settings as django_settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+import rounds
+from engines.interfaces import EngineError
+from engines.models import Engine
+from engines.registry import chat_model_for, get_engine
+from search.models import TopicTree
+from search.topics.prompts import TOPIC_TREE_PROMPT_VERSION, topic_tree_messages
+from search.topics.services import save_generated_tree
+from search.topics.trees import (
+    MAX_NAME_LENGTH,
+    TopicSpec,
+    TopicTreeError,
+    keywords_of,
+    parse_generated_tree,
+)
+
+__all__ = [
+    "BRANCHING_RANGE",
+    "DEPTH_RANGE",
+    "MAX_ROOTS",
+    "enqueue_tree_generation",
+    "generate_topic_tree",
+    "mark_generation_failed",
+    "retry_tree_generation",
+    "start_tree_generation",
+]
+
+DEPTH_RANGE = (1, 5)
+BRANCHING_RANGE = (2, 20)
+# Each root is one engine call; more than this is a batch job, not a form.
+MAX_ROOTS = 50
+MAX_TREE_NAME_LENGTH = TopicTree._meta.get_field("name").max_length
+
+
+def start_tree_generation(
+    name: str,
+    engine: Engine | str,
+    roots: Sequence[str],
+    depth: int,
+    branching: int,
+    language: str = "en",
+    created_by=None,
+    *,
+    enqueue: bool = True,
+) -> TopicTree:
+    """Create a ``generating`` tree and (by default) queue its job once the transaction commits.
+
+    Raises :class:`TopicTreeError` with the reason when the request is not usable; nothing is
+    written then.
+    """
+    name = " ".join(name.split())
+    record = _chat_engine(engine)
+    clean_roots = _clean_roots(roots)
+    _check_range("depth", depth, DEPTH_RANGE)
+    _check_range("branching factor", branching, BRANCHING_RANGE)
+    language = language.strip() or "en"
+    if not name:
+        raise TopicTreeError("the tree needs a name")
+    if len(name) > MAX_TREE_NAME_LENGTH:
+        raise TopicTreeError(f"the tree name is longer than {MAX_TREE_NAME_LENGTH} characters")
+    generation = {
+        "engine": record.name,
+        "roots": clean_roots,
+        "depth": depth,
+        "branching": branching,
+        "prompt_version": TOPIC_TREE_PROMPT_VERSION,
+    }
+    with transaction.atomic():
+        try:
+            with transaction.atomic():  # a savepoint, so a taken name leaves the caller usable
+                tree = TopicTree.objects.create(
+                    name=name,
+                    language=language,
+                    origin=TopicTree.Origin.GENERATED,
+                    status=TopicTree.Status.GENERATING,
+                    generation=generation,
+                    created_by=created_by,
+                )
+        except IntegrityError:
+            raise TopicTreeError(f"a topic tree named {name!r} already exists") from None
+        if enqueue:
+            enqueue_tree_generation(tree.pk)
+    return tree
+
+
+def retry_tree_generation(tree: TopicTree, *, enqueue: bool = True) -> bool:
+    """Queue a failed generated tree again; False when it is not a failed generated tree."""
+    with transaction.atomic():
+        changed = TopicTree.objects.filter(
+            pk=tree.pk, origin=TopicTree.Origin.GENERATED, status=TopicTree.Status.FAILED
+        ).update(status=TopicTree.Status.GENERATING, error="")
+        if changed and enqueue:
+            enqueue_tree_generation(tree.pk)
+    return bool(changed)
+
+
+GENERATE_TASK = "search.generate_topic_tree"
+
+
+def enqueue_tree_generation(tree_id: int) -> None:
+    """Queue the generation job once the current transaction commits."""
+    rounds.enqueue(GENERATE_TASK, (tree_id,), queue=django_settings.CELERY_SLOW_QUEUE)
+
+
+def recover_tree_generations(dead_worker_prefix: str | None = None) -> list[int]:
+    """Queue generations whose message was lost (the sweep's part for topic trees).
+
+    A generation is one task with no lease: one still "generating" past the hard time limit
+    has no worker any more, whatever happened to its message. Its ``updated_at`` is touched
+    when it is queued again, so the next sweep waits another limit before trying again (a
+    duplicate delivery is harmless: the first to lock the row saves the tree).
+    """
+    limit = timedelta(seconds=django_settings.CELERY_TASK_TIME_LIMIT + 30)
+    stalled = TopicTree.objects.filter(
+        status=TopicTree.Status.GENERATING, updated_at__lt=timezone.now() - limit
+    )
+    recovered = []
+    for tree_id in stalled.values_list("pk", flat=True):
+        if stalled.filter(pk=tree_id).update(updated_at=timezone.now()):
+            enqueue_tree_generation(tree_id)
+            recovered.append(tree_id)
+    return recovered
+
+
+def generate_topic_tree(tree_id: int) -> TopicTree:
+    """The job: ask the engine for each root's subtree, then save the whole tree or fail it."""
+    tree = TopicTree.objects.get(pk=tree_id)
+    if tree.status != TopicTree.Status.GENERATING:
+        return tree  # done or failed already: a redelivered message changes nothing
+    try:
+        specs = _generate_specs(tree)
+    except (EngineError, TopicTreeError) as exc:
+        return mark_generation_failed(tree_id, str(exc))
+    with transaction.atomic():
+        # Two deliveries of the same job may finish together; the first to lock the row wins.
+        locked = TopicTree.objects.select_for_update().get(pk=tree_id)
+        if locked.status != TopicTree.Status.GENERATING:
+            return locked
+        return save_generated_tree(locked, specs)
+
+
+def mark_generation_failed(tree_id: int, error: str) -> TopicTree:
+    TopicTree.objects.filter(pk=tree_id, status=TopicTree.Status.GENERATING).update(
+        status=TopicTree.Status.FAILED, error=error[:2000]
+    )
+    return TopicTree.objects.get(pk=tree_id)
+
+
+def _generate_specs(tree: TopicTree) -> list[TopicSpec]:
+    """Engine calls happen here, outside any transaction (they may take minutes)."""
+    settings = tree.generation
+    roots: list[str] = settings["roots"]
+    model = chat_model_for(settings["engine"], scope=f"topic_tree:{tree.pk}")
+    conversations = [
+        topic_tree_messages(root, settings["depth"], settings["branching"], tree.language)
+        for root in roots
+    ]
+    answers = model.complete_many(conversations)
+    specs: list[TopicSpec] = []
+    for root, answer in zip(roots, answers, strict=True):
+        try:
+            subtree = parse_generated_tree(answer.text, tree.language)
+        except TopicTreeError as exc:
+            raise TopicTreeError(f"the answer for {root!r} is unusable: {exc}") from None
+        _append_under_root(specs, root, subtree, tree.language)
+    return specs
+
+
+def _append_under_root(
+    specs: list[TopicSpec], root: str, subtree: list[TopicSpec], language: str
+) -> None:
+    """Add ``root`` as a top-level topic with the model's subtopics below it.
+
+    The prompt asks for the root as the only top-level key. When the model obeys, its children
+    are the subtopics; when it leaves the root out (or adds siblings), every top-level topic of
+    the answer goes below the root, so each root still heads exactly its own subtree.
+    """
+    offset = len(specs)
+    specs.append(TopicSpec(name=root, parent=None, depth=0, keywords=keywords_of(root, language)))
+    top_level = [spec for spec in subtree if spec.parent is None]
+    obeyed = len(top_level) == 1 and top_level[0].name.casefold() == root.casefold()
+    body = subtree[1:] if obeyed else subtree
+    if not body:
+        raise TopicTreeError(f"the answer for {root!r} has no subtopics")
+    shift = 1 if obeyed else 0  # index of a spec of ``subtree`` within ``body``
+    for spec in body:
+        if spec.parent is None or (obeyed and spec.parent == 0):
+            parent = offset
+        else:
+            parent = offset + 1 + spec.parent - shift
+        specs.append(
+            TopicSpec(
+                name=spec.name,
+                parent=parent,
+                depth=spec.depth + (0 if obeyed else 1),
+                keywords=spec.keywords,
+            )
+        )
+
+
+def _chat_engine(engine: Engine | str) -> Engine:
+    try:
+        record = get_engine(engine)
+        chat_model_for(record)  # the registry's checks: enabled, configured for chat
+    except EngineError as exc:
+        raise TopicTreeError(str(exc)) from None
+    return record
+
+
+def _clean_roots(roots: Sequence[str]) -> list[str]:
+    clean = [" ".join(str(root).split()) for root in roots]
+    clean = [root for root in clean if root]
+    if not clean:
+        raise TopicTreeError("give at least one root domain")
+    if len(clean) > MAX_ROOTS:
+        raise TopicTreeError(f"at most {MAX_ROOTS} root domains per tree")
+    seen: set[str] = set()
+    for root in clean:
+        if len(root) > MAX_NAME_LENGTH:
+            raise TopicTreeError(f"root {root[:40]!r}… is longer than {MAX_NAME_LENGTH} characters")
+        if root.casefold() in seen:
+            raise TopicTreeError(f"root {root!r} is listed twice")
+        seen.add(root.casefold())
+    return clean
+
+
+def _check_range(label: str, value: int, bounds: tuple[int, int]) -> None:
+    low, high = bounds
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise TopicTreeError(f"the {label} must be a whole number from {low} to {high}")
