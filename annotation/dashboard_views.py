@@ -69,13 +69,14 @@ def dashboard_campaign(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _charts(campaign: Campaign) -> list[tuple[str, str]]:
-    scores = "Answers per option" if campaign.protocol == Campaign.Protocol.CHOICE else "Scores"
+    protocol = campaign.get_protocol()
+    scores = "Answers per option" if protocol.has_options else "Scores"
     charts = [
         ("scores", scores),
         ("progress", "Progress over time"),
         ("annotators", "Progress per annotator"),
     ]
-    if campaign.protocol != Campaign.Protocol.CHOICE:
+    if protocol.has_scores:
         charts.append(("annotator-scores", "Scores per annotator"))
     return charts
 
@@ -88,8 +89,8 @@ def _export_links(campaign: Campaign) -> list[tuple[str, str, bool]]:
         ("Per item (JSONL)", "jsonl", True),
         ("Per item (CSV)", "csv", True),
     ]
-    if campaign.protocol == Campaign.Protocol.MQM:
-        links.insert(2, ("Google MQM (TSV)", "mqm-tsv", False))
+    # A protocol's own formats go between the per-annotation and the per-item exports.
+    links[2:2] = campaign.get_protocol().extra_export_formats
     return links
 
 

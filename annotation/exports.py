@@ -38,8 +38,9 @@ from typing import Any
 
 from django.db.models import Min, Prefetch
 
-from annotation import agreement, qc, scoring
+from annotation import protocols, qc
 from annotation.models import Annotation, Campaign, Enrollment, Item
+from annotation.protocols import mqm
 
 FORMATS = ("jsonl", "csv", "mqm-tsv")
 CONTENT_TYPES = {
@@ -81,7 +82,8 @@ class ExportRequest:
         if self.format == "mqm-tsv":
             if self.aggregate:
                 raise ExportError("mqm-tsv has one row per error span; it cannot be aggregated")
-            if self.campaign.protocol != Campaign.Protocol.MQM:
+            offered = {fmt for _, fmt, _ in self.campaign.get_protocol().extra_export_formats}
+            if self.format not in offered:
                 raise ExportError("mqm-tsv is for MQM campaigns only")
 
     @property
@@ -112,7 +114,9 @@ def stream_export(
     )
     if fmt == "jsonl":
         return (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    return _csv(rows, AGGREGATE_COLUMNS if aggregate else CSV_COLUMNS)
+    protocol = campaign.get_protocol()
+    columns = AGGREGATE_COLUMNS if aggregate else CSV_COLUMNS + protocol.extra_csv_columns
+    return _csv(rows, columns, protocol)
 
 
 # --- rows ------------------------------------------------------------------------------------
@@ -139,48 +143,6 @@ def annotator_verdicts(campaign: Campaign) -> dict[int, str]:
     }
 
 
-def _choice_labels(item: Item, indices: Iterable[int]) -> list[str]:
-    return [item.choices[i] for i in indices if 0 <= i < len(item.choices)]
-
-
-def _score(
-    protocol: str | None, answer: dict, weights: scoring.MqmWeights, stored: float | None
-) -> float | None:
-    if protocol == Campaign.Protocol.MQM:
-        return scoring.mqm_score_100(answer.get("spans", []), weights)
-    if protocol == Campaign.Protocol.ESA:
-        value = answer.get("score")
-        return float(value) if value is not None else stored
-    return None
-
-
-def _esa_spans(spans: list[dict]) -> list[dict]:
-    """Spans in the WMT ESA release's shape: an omission has start_i = end_i = "missing"."""
-    out = []
-    for span in spans:
-        missing = bool(span.get("missing"))
-        entry: dict[str, Any] = {
-            "start_i": "missing" if missing else span["start"],
-            "end_i": "missing" if missing else span["end"],
-            "severity": span.get("severity"),
-        }
-        if span.get("category"):
-            entry["category"] = _mqm_label(span)
-        if span.get("comment"):
-            entry["comment"] = span["comment"]
-        out.append(entry)
-    return out
-
-
-def _mqm_label(span: dict) -> str:
-    """Google's category label: ``Category/Subcategory``, ``Non-translation!``, ``Other``."""
-    category = span.get("category") or ""
-    if scoring.canonical_category(category) == scoring.NON_TRANSLATION:
-        return "Non-translation!"
-    subcategory = span.get("subcategory") or ""
-    return f"{category}/{subcategory}" if subcategory else category
-
-
 def _qc_flags(annotation: Annotation, verdicts: dict[int, str]) -> dict[str, Any]:
     flags = qc.annotation_flags(annotation)
     return {
@@ -194,7 +156,7 @@ def annotation_rows(
     campaign: Campaign, chunk_size: int = DEFAULT_CHUNK_SIZE
 ) -> Iterator[dict[str, Any]]:
     """One dict per submitted annotation, in submission-id order."""
-    weights = campaign.weights()
+    protocol = campaign.get_protocol()
     verdicts = annotator_verdicts(campaign)
     queryset = (
         _submitted(campaign)
@@ -204,7 +166,7 @@ def annotation_rows(
     )
     for annotation in queryset.iterator(chunk_size=chunk_size):
         annotation.campaign = campaign  # the one instance, not a query per row
-        yield _annotation_row(annotation, campaign, weights, verdicts)
+        yield _annotation_row(annotation, campaign, protocol, verdicts)
 
 
 _ANNOTATION_FIELDS = (
@@ -220,15 +182,13 @@ _ANNOTATION_FIELDS = (
 def _annotation_row(
     annotation: Annotation,
     campaign: Campaign,
-    weights: scoring.MqmWeights,
+    protocol: protocols.Protocol,
     verdicts: dict[int, str],
 ) -> dict[str, Any]:
     item = annotation.item
-    answer = annotation.answer or {}
-    protocol = campaign.protocol
     row: dict[str, Any] = {
         "campaign": campaign.name,
-        "protocol": protocol,
+        "protocol": campaign.protocol,
         "item_id": item.pk,
         "kind": item.kind,
         "langs": _langs(item),
@@ -241,30 +201,7 @@ def _annotation_row(
         "tgt": item.target,
         "annotator": annotation.annotator.pseudonym,
     }
-    if protocol == Campaign.Protocol.CHOICE:
-        selected = answer.get("selected", [])
-        row |= {
-            "question": item.question,
-            "choices": item.choices,
-            "selected": _choice_labels(item, selected),
-            "selected_indices": selected,
-            "option_order": _choice_labels(item, annotation.option_order or []),
-            "confidence": answer.get("confidence"),
-            "comment": answer.get("comment", ""),
-            "score": None,
-        }
-    else:
-        spans = answer.get("spans", [])
-        score = _score(protocol, answer, weights, annotation.score)
-        if protocol == Campaign.Protocol.ESA:
-            row |= {"esa_score": score, "esa_spans": _esa_spans(spans)}
-        else:
-            row |= {
-                "mqm_spans": _esa_spans(spans),
-                "mqm_score": scoring.mqm_score(spans, weights),
-                "no_errors": bool(answer.get("no_errors")),
-            }
-        row["score"] = score
+    row |= protocol.annotation_columns(campaign, item, annotation)
     row |= {
         "time_spent_seconds": round(annotation.time_spent_seconds, 3),
         "submitted_at": annotation.submitted_at.isoformat() if annotation.submitted_at else None,
@@ -292,8 +229,7 @@ def aggregate_rows(
 
     Items stream in chunks; each chunk's submitted annotations come in one prefetch query.
     """
-    weights = campaign.weights()
-    protocol = campaign.protocol
+    protocol = campaign.get_protocol()
     items = (
         Item.objects.filter(campaign=campaign, kind=Item.Kind.REGULAR)
         .order_by("position", "id")
@@ -312,7 +248,7 @@ def aggregate_rows(
         annotations = item.submitted
         row: dict[str, Any] = {
             "campaign": campaign.name,
-            "protocol": protocol,
+            "protocol": campaign.protocol,
             "item_id": item.pk,
             "kind": item.kind,
             "doc_id": item.doc_id,
@@ -329,7 +265,7 @@ def aggregate_rows(
         scores = [
             s
             for a in annotations
-            if (s := _score(protocol, a.answer or {}, weights, a.score)) is not None
+            if (s := protocol.score(campaign, a.answer or {}, a.score)) is not None
         ]
         mean, std = _mean_std(scores)
         row |= {
@@ -343,23 +279,7 @@ def aggregate_rows(
             "tie": None,
             "item_agreement": None,
         }
-        if protocol == Campaign.Protocol.MQM and annotations:
-            penalties = [scoring.mqm_score(a.answer.get("spans", []), weights) for a in annotations]
-            row["mean_mqm_score"] = round(sum(penalties) / len(penalties), 6)
-        if protocol == Campaign.Protocol.CHOICE and annotations:
-            answers = [_choice_labels(item, a.answer.get("selected", [])) for a in annotations]
-            if campaign.multi_select:
-                vote = agreement.majority_multi(answers)
-                keys = ["|".join(sorted(a)) for a in answers]
-            else:
-                keys = [a[0] if a else "" for a in answers]
-                vote = agreement.majority(keys)
-            row |= {
-                "majority": vote.display() if vote.n else None,
-                "majority_votes": vote.votes,
-                "tie": vote.tie,
-                "item_agreement": agreement.item_agreement(keys),
-            }
+        row |= protocol.aggregate_columns(campaign, item, annotations)
         row |= {"origin": item.origin, "origin_ref": item.origin_ref, "meta": item.meta}
         yield row
 
@@ -387,7 +307,7 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _flatten(row: dict[str, Any]) -> dict[str, Any]:
+def _flatten(row: dict[str, Any], protocol: protocols.Protocol) -> dict[str, Any]:
     """CSV view of an annotation row: spans and answers as JSON cells, QC flags as columns."""
     flat = dict(row)
     flags = flat.pop("qc", None)
@@ -395,23 +315,20 @@ def _flatten(row: dict[str, Any]) -> dict[str, Any]:
         flat["qc_verdict"] = flags["verdict"]
         flat["qc_too_fast"] = flags["too_fast"]
         flat["qc_check"] = flags["check"]
-    spans = flat.get("esa_spans", flat.get("mqm_spans"))
-    if spans is not None:
-        flat["spans"] = spans
-        flat["n_spans"] = len(spans)
-    if "selected" in flat:
-        flat["selected"] = "|".join(flat["selected"])
+    protocol.flatten(flat)
     flat.setdefault("source", flat.get("src"))
     flat.setdefault("target", flat.get("tgt"))
     return flat
 
 
-def _csv(rows: Iterable[dict[str, Any]], columns: tuple[str, ...]) -> Iterator[str]:
+def _csv(
+    rows: Iterable[dict[str, Any]], columns: tuple[str, ...], protocol: protocols.Protocol
+) -> Iterator[str]:
     line = _Line()
     writer = csv.writer(line, lineterminator="\n")
     yield line.write_row(writer, columns)
     for row in rows:
-        flat = _flatten(row)
+        flat = _flatten(row, protocol)
         yield line.write_row(writer, [_cell(flat.get(c)) for c in columns])
 
 
@@ -419,13 +336,6 @@ def _tsv_field(value: Any) -> str:
     """Google's MQM files are unquoted TSV: tabs and line breaks inside a text become spaces."""
     text = "" if value is None else str(value)
     return text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
-
-
-def _mark(target: str, span: dict) -> str:
-    if span.get("missing"):
-        return target
-    start, end = span["start"], span["end"]
-    return f"{target[:start]}<v>{target[start:end]}</v>{target[end:]}"
 
 
 def document_numbers(campaign: Campaign) -> dict[str, int]:
@@ -460,10 +370,5 @@ def _mqm_tsv(campaign: Campaign, chunk_size: int) -> Iterator[str]:
         base = [item.system, item.doc_id, numbers.get(item.doc_id, ""), item.seg_id,
                 annotation.annotator.pseudonym, item.source]  # fmt: skip
         spans = (annotation.answer or {}).get("spans", [])
-        if not spans:
-            yield "\t".join(map(_tsv_field, [*base, item.target, "No-error", "No-error"])) + "\n"
-            continue
-        for span in spans:
-            severity = str(span.get("severity") or "").capitalize()
-            fields = [*base, _mark(item.target, span), _mqm_label(span), severity]
+        for fields in mqm.google_tsv_rows(base, item.target, spans):
             yield "\t".join(map(_tsv_field, fields)) + "\n"

@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.validators import UnicodeUsernameValidator
 
-from annotation import scoring
+from annotation import protocols, scoring
 from annotation.models import Campaign
 
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
@@ -22,6 +22,9 @@ _WEIGHT_FIELDS = {
 
 class CampaignForm(forms.ModelForm):
     """Campaign settings; the MQM weights are edited as numbers and stored as overrides."""
+
+    # The registry, read when the form is built, so a protocol registered later is offered.
+    protocol = forms.ChoiceField(choices=protocols.choices)
 
     prolific_completion_url = forms.URLField(
         required=False,

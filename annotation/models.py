@@ -4,7 +4,7 @@ Offsets in every span (``Item.prefill_spans``, ``Annotation.answer["spans"]``) a
 offsets into ``Item.target`` counted as Python ``str`` indices, i.e. Unicode code points, with
 ``end`` exclusive. The browser works on grapheme clusters and converts to code points before it
 saves, so a span never splits a combining sequence, an emoji or a CJK/RTL character; see
-``annotation/protocols.py`` for the answer shapes and their validation.
+``annotation/protocols/`` for the answer shapes and their validation.
 """
 
 from __future__ import annotations
@@ -54,6 +54,13 @@ def _validate_choices(value: Any) -> None:
         raise ValidationError("choices must be a list of non-empty strings")
 
 
+def _validate_protocol(value: Any) -> None:
+    if not protocols.is_registered(value):
+        raise ValidationError(
+            f"unknown protocol {value!r}; registered protocols: {', '.join(protocols.names())}"
+        )
+
+
 class Annotator(models.Model):
     """The annotation profile of a user; one per user, shared by all campaigns."""
 
@@ -97,11 +104,6 @@ class Annotator(models.Model):
 class Campaign(models.Model):
     """A set of items judged with one protocol, with its sign-up, QC and scoring settings."""
 
-    class Protocol(models.TextChoices):
-        ESA = "esa", "ESA (error spans + 0–100 score)"
-        MQM = "mqm", "MQM (typed error spans)"
-        CHOICE = "choice", "Choice (select options)"
-
     class Status(models.TextChoices):
         OPEN = "open", "Open"
         PAUSED = "paused", "Paused"
@@ -109,7 +111,11 @@ class Campaign(models.Model):
 
     name = models.CharField(max_length=200, unique=True)
     slug = models.SlugField(max_length=80, unique=True, editable=False)
-    protocol = models.CharField(max_length=8, choices=Protocol.choices)
+    # A name in the protocol registry (annotation/protocols/), checked on the way in rather
+    # than with static choices, so that registering a protocol needs no migration.
+    protocol = models.CharField(
+        max_length=protocols.NAME_MAX_LENGTH, validators=[_validate_protocol]
+    )
     src_lang = models.CharField(max_length=16, blank=True)
     tgt_lang = models.CharField(max_length=16, blank=True)
     instructions = models.TextField(blank=True)
@@ -185,14 +191,35 @@ class Campaign(models.Model):
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
 
+    @property
+    def signup_closed(self) -> bool:
+        """New annotators cannot join: sign-up switched off, or the campaign closed."""
+        return not self.signup_open or self.status == self.Status.CLOSED
+
+    def get_protocol(self) -> protocols.Protocol:
+        """The registered protocol this campaign's items are judged with."""
+        return protocols.get(self.protocol)
+
+    @property
+    def protocol_label(self) -> str:
+        """The protocol's label for pages; the bare name if it is no longer registered."""
+        if protocols.is_registered(self.protocol):
+            return self.get_protocol().label
+        return self.protocol
+
     def weights(self) -> scoring.MqmWeights:
-        """The campaign's MQM weights, for ``scoring.mqm_score(spans, campaign.weights())``."""
-        return scoring.MqmWeights.from_dict(self.mqm_weights)
+        """The campaign's MQM weights, for ``scoring.mqm_score(spans, campaign.weights())``.
+
+        Built once per instance and settings: exports call this once per annotation.
+        """
+        cached = self.__dict__.get("_weights")
+        if cached is None or cached[0] != self.mqm_weights:
+            cached = (dict(self.mqm_weights), scoring.MqmWeights.from_dict(self.mqm_weights))
+            self.__dict__["_weights"] = cached
+        return cached[1]
 
     def severities(self) -> list[str]:
-        if self.protocol == self.Protocol.MQM and self.mqm_allow_critical:
-            return ["minor", "major", "critical"]
-        return ["minor", "major"]
+        return self.get_protocol().severities(self)
 
 
 class Enrollment(models.Model):

@@ -313,7 +313,7 @@ def campaign_agreement(campaign: Campaign, version: str | None = None) -> Agreem
     if cached is not None:
         return cached
     summary = AgreementSummary(protocol=campaign.protocol)
-    if campaign.protocol == Campaign.Protocol.CHOICE:
+    if campaign.get_protocol().has_options:
         _summarize_choices(campaign, summary)
     else:
         summary.scores = agreement.score_agreement(score_rows(campaign))
@@ -391,7 +391,7 @@ def chart_svg(campaign: Campaign, name: str, version: str | None = None) -> str:
     if cached is not None:
         return cached
     if name == "scores":
-        if campaign.protocol == Campaign.Protocol.CHOICE:
+        if campaign.get_protocol().has_options:
             svg = charts.option_bars(campaign_agreement(campaign, version).option_counts)
         else:
             svg = charts.score_histogram(score_bins(campaign))

@@ -3,7 +3,7 @@
 Check results (:func:`check_result`):
 
 - imported checks and tutorials compare the answer with ``item.expected`` (see
-  ``annotation/protocols.py``): every expected span overlapped by an annotator span, the score
+  ``annotation/protocols/``): every expected span overlapped by an annotator span, the score
   within ``score_min``/``score_max``, no span where ``no_spans``; for choice, the selected
   option(s) equal the expected ones (single-select: the one selected is among them);
 - generated checks (``expected.type == "corrupted"``) pass when a span overlaps the corrupted
@@ -26,23 +26,13 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import Annotation, Campaign, Enrollment, Item
-from annotation.protocols import spans_overlap
 
 PASS, FAIL, PENDING = "pass", "fail", "pending"
 MIN_SUBMISSIONS_FOR_TIME_VERDICT = 5
-
-
-def _overlapped(expected_spans: Iterable[Mapping], spans: Iterable[Mapping]) -> bool:
-    real = [s for s in spans if not s.get("missing")]
-    return all(
-        any(spans_overlap(e["start"], e["end"], s["start"], s["end"]) for s in real)
-        for e in expected_spans
-    )
 
 
 def _reference_score(item: Item, annotator_id: int) -> float | None:
@@ -66,30 +56,16 @@ def check_result(annotation: Annotation, *, reference: float | None = None) -> b
     item = annotation.item
     if item.kind == Item.Kind.REGULAR or not annotation.is_submitted or not item.expected:
         return None
-    expected: dict[str, Any] = item.expected
-    answer = annotation.answer
-    if annotation.campaign.protocol == Campaign.Protocol.CHOICE:
-        chosen = {item.choices[i] for i in answer.get("selected", []) if i < len(item.choices)}
-        wanted = set(expected.get("selected", []))
-        if annotation.campaign.multi_select:
-            return chosen == wanted
-        return len(chosen) == 1 and chosen <= wanted
-    spans = answer.get("spans", [])
-    if not _overlapped(expected.get("spans", []), spans):
-        return False
-    if expected.get("type") == "corrupted":
-        if reference is None:
-            reference = _reference_score(item, annotation.annotator_id)
-        if reference is None or annotation.score is None:
-            return None
-        return annotation.score < reference
-    if expected.get("no_spans") and spans:
-        return False
-    score = annotation.score
-    if expected.get("score_min") is not None and (score is None or score < expected["score_min"]):
-        return False
-    return expected.get("score_max") is None or (
-        score is not None and score <= expected["score_max"]
+
+    def reference_score() -> float | None:
+        # A generated check's reference costs a query: run it only when the protocol asks.
+        if reference is not None:
+            return reference
+        return _reference_score(item, annotation.annotator_id)
+
+    campaign = annotation.campaign
+    return campaign.get_protocol().check_answer(
+        campaign, item, annotation.answer, score=annotation.score, reference=reference_score
     )
 
 

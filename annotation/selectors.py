@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 
@@ -153,3 +154,98 @@ def campaign_progress(campaign: Campaign) -> dict[str, int]:
         "slots": total * campaign.overlap,
         "slots_done": min(submitted, total * campaign.overlap),
     }
+
+
+# --- results for producers -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """The human result of one regular item, as other apps read it.
+
+    ``mean_score`` is the mean 0–100 score (higher is better) of the item's submitted
+    annotations, computed by the campaign's protocol exactly as the per-item export does (MQM
+    re-scored with the campaign's current weights; rounded to 6 decimals); ``None`` when no
+    submitted annotation has a score (nothing submitted yet, or a protocol without scores).
+    ``complete`` says the item has all its ``overlap`` judgments (``completed_count >=
+    overlap``, as :func:`campaign_progress` counts ``items_done``).
+    """
+
+    item_id: int
+    system: str
+    origin: str
+    origin_ref: str
+    doc_id: str
+    seg_id: str
+    src_lang: str
+    tgt_lang: str
+    source: str
+    target: str
+    n_submitted: int
+    n_scored: int
+    mean_score: float | None
+    complete: bool
+
+
+def item_results(
+    campaign: Campaign,
+    *,
+    origin: str | None = None,
+    origin_ref_prefix: str | None = None,
+    chunk_size: int = 2000,
+) -> Iterator[ItemResult]:
+    """Per-item results of a campaign's regular items, in the campaign's item order.
+
+    The one way producers (search, difficulty, lexical) read human judgments: they never query
+    annotation tables or call exports. Attention checks and tutorials are quality control, not
+    results, and are left out. ``origin`` / ``origin_ref_prefix`` narrow to a producer's items
+    (``origin_ref__startswith``). Items stream in chunks; each chunk's submitted annotations come
+    in one prefetch query.
+    """
+    protocol = campaign.get_protocol()
+    items = Item.objects.filter(campaign=campaign, kind=Item.Kind.REGULAR)
+    if origin is not None:
+        items = items.filter(origin=origin)
+    if origin_ref_prefix is not None:
+        items = items.filter(origin_ref__startswith=origin_ref_prefix)
+    items = (
+        items.order_by("position", "id")
+        .only(*_RESULT_FIELDS)
+        .prefetch_related(
+            Prefetch(
+                "annotations",
+                queryset=Annotation.objects.filter(status=Annotation.Status.SUBMITTED)
+                .only("id", "item_id", "answer", "score")
+                .order_by("id"),
+                to_attr="submitted",
+            )
+        )
+    )
+    for item in items.iterator(chunk_size=chunk_size):
+        scores = [
+            s
+            for a in item.submitted
+            if (s := protocol.score(campaign, a.answer or {}, a.score)) is not None
+        ]
+        yield ItemResult(
+            item_id=item.pk,
+            system=item.system,
+            origin=item.origin,
+            origin_ref=item.origin_ref,
+            doc_id=item.doc_id,
+            seg_id=item.seg_id,
+            src_lang=item.src_lang,
+            tgt_lang=item.tgt_lang,
+            source=item.source,
+            target=item.target,
+            n_submitted=len(item.submitted),
+            n_scored=len(scores),
+            mean_score=round(sum(scores) / len(scores), 6) if scores else None,
+            complete=item.completed_count >= campaign.overlap,
+        )
+
+
+_RESULT_FIELDS = (
+    "id", "campaign_id", "system", "origin", "origin_ref", "doc_id", "seg_id", "src_lang",
+    "tgt_lang", "source", "target", "completed_count", "position",
+)  # fmt: skip

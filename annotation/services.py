@@ -22,7 +22,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from annotation import corruption, protocols, scoring
+from annotation import corruption, protocols
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
 
@@ -174,7 +174,7 @@ def import_campaign(
     Raises :class:`CampaignImportError` with every bad line's number and reason, or Django's
     ``ValidationError`` for bad settings (e.g. a name already taken); nothing is written then.
     """
-    if protocol not in protocols.PROTOCOLS:
+    if not protocols.is_registered(protocol):
         raise ValidationError({"protocol": f"unknown protocol {protocol!r}"})
     if Campaign.objects.filter(name=name).exists():
         raise ValidationError({"name": f"a campaign named {name!r} already exists"})
@@ -204,7 +204,7 @@ def generate_attention_checks(
     original's (``qc.check_result``). Checks are spread over the campaign's positions so that
     annotators who do only part of the campaign still meet them.
     """
-    if campaign.protocol not in ("esa", "mqm"):
+    if not campaign.get_protocol().generated_checks:
         raise ValueError("attention checks are generated for esa and mqm campaigns only")
     regular = list(campaign.items.filter(kind=Item.Kind.REGULAR).order_by("position", "id"))
     if not regular:
@@ -260,7 +260,7 @@ def enroll(annotator: Annotator, campaign: Campaign) -> Enrollment:
 
 
 def _check_signup(campaign: Campaign, invite_token: str) -> None:
-    if not campaign.signup_open or campaign.status == Campaign.Status.CLOSED:
+    if campaign.signup_closed:
         raise NotAllowed("Sign-up for this campaign is closed.")
     if campaign.invite_token and invite_token != campaign.invite_token:
         raise NotAllowed("This sign-up link needs a valid invitation.")
@@ -476,7 +476,7 @@ def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) 
         },
     )
     option_order: list[int] = []
-    if campaign.protocol == Campaign.Protocol.CHOICE:
+    if campaign.get_protocol().has_options:
         # Seeded by (annotator, item) so a reset annotator sees the same order again.
         option_order = list(range(len(item.choices)))
         random.Random(f"{annotator.pk}:{item.pk}").shuffle(option_order)
@@ -688,21 +688,10 @@ def _claim_new(annotator: Annotator, campaign: Campaign, now: datetime) -> tuple
 # --- drafts, activity and submission --------------------------------------------------------
 
 
-def _severities(campaign: Campaign) -> list[str]:
-    return campaign.severities()
-
-
 def clean_answer(campaign: Campaign, item: Item, answer: Any):
-    """``protocols.clean_answer`` with the campaign's and item's settings."""
-    return protocols.clean_answer(
-        campaign.protocol,
-        answer,
-        target=item.target,
-        n_choices=len(item.choices),
-        multi_select=campaign.multi_select,
-        severities=_severities(campaign),
-        ask_confidence=campaign.ask_confidence,
-    )
+    """The campaign's protocol cleans ``answer`` with the campaign's and item's settings."""
+    protocol = campaign.get_protocol()
+    return protocol.clean(answer, protocol.answer_context(campaign, item))
 
 
 def _add_activity(annotation: Annotation, now: datetime) -> float:
@@ -792,12 +781,7 @@ def compute_scores(
     campaign: Campaign, answer: Mapping[str, Any]
 ) -> tuple[float | None, float | None]:
     """(score on 0–100, raw MQM penalty) of a cleaned answer."""
-    if campaign.protocol == Campaign.Protocol.ESA:
-        return float(answer["score"]), None
-    if campaign.protocol == Campaign.Protocol.MQM:
-        penalty = scoring.mqm_score(answer["spans"], campaign.weights())
-        return scoring.mqm_to_100(penalty), penalty
-    return None, None
+    return campaign.get_protocol().submission_scores(campaign, answer)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import access, forms, qc, scoring, selectors, services
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
-from annotation.protocols import CONFIDENCE_LEVELS, ESA_ANCHORS, ESA_LOW_SCORE
+from annotation.protocols import ESA_LOW_SCORE
 
 _AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -287,7 +287,7 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
         return _prolific_signup(request, campaign, token, params)
     if request.user.is_authenticated:
         return _join_signup(request, campaign, token)
-    closed = not campaign.signup_open or campaign.status == Campaign.Status.CLOSED
+    closed = campaign.signup_closed
     form = forms.SignUpForm(request.POST or None)
     if request.method == "POST" and not closed and form.is_valid():
         data = form.cleaned_data
@@ -338,7 +338,7 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
             request.session.flush()
         login(request, user, backend=_AUTH_BACKEND)
         return redirect("annotation:annotate_next", campaign_id=campaign.pk)
-    closed = not campaign.signup_open or campaign.status == Campaign.Status.CLOSED
+    closed = campaign.signup_closed
     return render(
         request,
         "annotation/signup.html",
@@ -382,7 +382,7 @@ def _join_signup(request: HttpRequest, campaign: Campaign, token: str) -> HttpRe
             form.add_error(None, str(exc))
         else:
             return redirect("annotation:annotate_next", campaign_id=campaign.pk)
-    closed = not campaign.signup_open or campaign.status == Campaign.Status.CLOSED
+    closed = campaign.signup_closed
     return render(
         request,
         "annotation/signup.html",
@@ -439,31 +439,16 @@ def _answer_from_post(campaign: Campaign, post) -> dict:
         except json.JSONDecodeError:
             return {"__invalid__": True}
         return answer if isinstance(answer, dict) else {"__invalid__": True}
-    if campaign.protocol == Campaign.Protocol.CHOICE:
-        return {
-            "selected": [int(v) for v in post.getlist("selected") if v.isdigit()],
-            "confidence": int(post["confidence"]) if post.get("confidence", "").isdigit() else None,
-            "comment": post.get("comment", ""),
-        }
-    if campaign.protocol == Campaign.Protocol.ESA:
-        score = post.get("score", "")
-        return {
-            "spans": [],
-            "score": int(score) if score.isdigit() else None,
-            "confirmed_low_score": post.get("confirmed_low_score") == "on",
-        }
-    return {"spans": [], "no_errors": post.get("no_errors") == "on"}
+    return campaign.get_protocol().answer_from_post(post)
 
 
 def _item_context(request, item: Item, annotation: Annotation, annotator: Annotator) -> dict:
     campaign = item.campaign
+    protocol = campaign.get_protocol()
     # Choice items are independent questions: other items of a "document" are no context.
-    before, after = ([], []) if campaign.protocol == "choice" else selectors.document_context(item)
+    before, after = selectors.document_context(item) if protocol.uses_document_context else ([], [])
     previous_id, next_id = selectors.neighbours_in_history(annotator, item)
     history = selectors.my_history(annotator, campaign)
-    options = [(index, item.choices[index]) for index in annotation.option_order] or list(
-        enumerate(item.choices)
-    )
     payload = {
         "protocol": campaign.protocol,
         "target": item.target,
@@ -485,21 +470,20 @@ def _item_context(request, item: Item, annotation: Annotation, annotator: Annota
     }
     return {
         "campaign": campaign,
+        "protocol": protocol,
         "item": item,
         "annotation": annotation,
         "before": before,
         "after": after,
-        "options": options,
         "payload": payload,
         "position": history.index(item.pk) + 1 if item.pk in history else None,
         "quota": campaign.max_items_per_annotator or selectors.campaign_item_count(campaign),
         "idempotency_key": uuid.uuid4().hex,
         "previous_id": previous_id,
         "next_id": next_id,
-        "anchors": ESA_ANCHORS,
-        "confidence_levels": CONFIDENCE_LEVELS,
         "severities": campaign.severities(),
         "is_tutorial": item.kind == Item.Kind.TUTORIAL,
+        **protocol.page_context(campaign, item, annotation),
     }
 
 

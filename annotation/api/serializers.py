@@ -92,7 +92,7 @@ class SubmitAnnotationSerializer(serializers.Serializer):
 
     item = serializers.IntegerField(help_text="id of an item you claimed (next-item)")
     answer = serializers.JSONField(
-        help_text="the protocol's answer, see annotation/protocols.py (esa: spans + score; "
+        help_text="the protocol's answer, see annotation/protocols/ (esa: spans + score; "
         "mqm: spans with category/subcategory/severity or no_errors; choice: selected indices)"
     )
     client_id = serializers.CharField(
@@ -113,11 +113,18 @@ class NextItemSerializer(serializers.Serializer):
     status = serializers.CharField()
 
 
+class ProtocolField(serializers.ChoiceField):
+    """A registered protocol name; the registry is read each time a serializer is built."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=protocols.choices(), **kwargs)
+
+
 class ImportCampaignSerializer(serializers.Serializer):
     """``POST /api/campaigns/import/``: items as a JSON list or as JSONL text, all or nothing."""
 
     name = serializers.CharField(max_length=200)
-    protocol = serializers.ChoiceField(choices=protocols.PROTOCOLS)
+    protocol = ProtocolField()
     items = serializers.ListField(child=serializers.DictField(), required=False)
     jsonl = serializers.CharField(required=False, trim_whitespace=False)
     settings = serializers.DictField(

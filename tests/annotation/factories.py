@@ -24,7 +24,7 @@ class CampaignFactory(factory.django.DjangoModelFactory):
         django_get_or_create = ("name",)
 
     name = factory.Sequence(lambda n: f"Campaign {n}")
-    protocol = Campaign.Protocol.ESA
+    protocol = "esa"
     src_lang = "en"
     tgt_lang = "de"
     overlap = 1

@@ -7,8 +7,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import services
-from annotation.models import Campaign
+from annotation import protocols, services
 
 
 class Command(BaseCommand):
@@ -17,7 +16,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
         parser.add_argument("--name", required=True)
-        parser.add_argument("--protocol", required=True, choices=Campaign.Protocol.values)
+        parser.add_argument("--protocol", required=True, choices=protocols.names())
         parser.add_argument("--overlap", type=int, default=1)
         parser.add_argument("--instructions", default="")
 

@@ -1,0 +1,114 @@
+"""MQM: error spans with category, subcategory and severity; the score is computed.
+
+Answer: ``{"spans": [{"start", "end", "severity", "category", "subcategory", "missing"?,
+"comment"?}], "no_errors": bool}``; with no span, ``no_errors`` must be true (an explicit
+"no error" instead of an untouched form). The weighted penalty and its 0–100 mapping come from
+``annotation/scoring.py`` with the campaign's weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from annotation import scoring
+from annotation.protocols.base import AnswerContext, Cleaned
+from annotation.protocols.segments import SpanProtocol, export_spans, mqm_label
+
+TSV_FORMAT = "mqm-tsv"
+
+
+class MQM(SpanProtocol):
+    name = "mqm"
+    label = "MQM (typed error spans)"
+    uses_mqm_weights = True
+    extra_export_formats = (("Google MQM (TSV)", TSV_FORMAT, False),)
+
+    def severities(self, campaign: Any) -> list[str]:
+        if campaign.mqm_allow_critical:
+            return ["minor", "major", "critical"]
+        return ["minor", "major"]
+
+    def clean_span(self, number, span, clean, context, errors, missing) -> None:
+        category = str(span.get("category") or "")
+        subcategory = str(span.get("subcategory") or "")
+        if not category:
+            missing.append(f"span {number}: choose a category")
+        else:
+            try:
+                category = scoring.canonical_category(category)
+                scoring.validate_span(
+                    {"category": category, "subcategory": subcategory,
+                     "severity": clean["severity"] or "minor"},
+                    allow_critical="critical" in context.severities,
+                )  # fmt: skip
+            except ValueError as exc:
+                errors.append(f"span {number}: {exc}")
+            if scoring.MQM_TYPOLOGY.get(category) and not subcategory:
+                missing.append(f"span {number}: choose a subcategory of {category}")
+        clean["category"] = category
+        clean["subcategory"] = subcategory
+        comment = span.get("comment")
+        if comment:
+            clean["comment"] = str(comment)[:2000]
+
+    def clean_answer(self, answer: Mapping[str, Any], context: AnswerContext) -> Cleaned:
+        errors: list[str] = []
+        missing: list[str] = []
+        spans = self.clean_spans(answer.get("spans", []), context, errors, missing)
+        no_errors = bool(answer.get("no_errors"))
+        if spans and no_errors:
+            errors.append("'no errors' is ticked but error spans are marked")
+        if not spans and not no_errors:
+            missing.append("mark error spans, or tick 'no errors'")
+        return {"spans": spans, "no_errors": no_errors}, errors, missing
+
+    def answer_from_post(self, post: Any) -> dict[str, Any]:
+        return {"spans": [], "no_errors": post.get("no_errors") == "on"}
+
+    def submission_scores(self, campaign, answer):
+        penalty = scoring.mqm_score(answer["spans"], campaign.weights())
+        return scoring.mqm_to_100(penalty), penalty
+
+    def score(self, campaign, answer, stored):
+        # Recomputed with the campaign's current weights: editing them re-scores the exports.
+        return scoring.mqm_score_100(answer.get("spans", []), campaign.weights())
+
+    def annotation_columns(self, campaign, item, annotation):
+        answer = annotation.answer or {}
+        spans = answer.get("spans", [])
+        return {
+            "mqm_spans": export_spans(spans),
+            "mqm_score": scoring.mqm_score(spans, campaign.weights()),
+            "no_errors": bool(answer.get("no_errors")),
+            "score": self.score(campaign, answer, annotation.score),
+        }
+
+    def aggregate_columns(self, campaign, item, annotations):
+        if not annotations:
+            return {}
+        weights = campaign.weights()
+        penalties = [scoring.mqm_score(a.answer.get("spans", []), weights) for a in annotations]
+        return {"mean_mqm_score": round(sum(penalties) / len(penalties), 6)}
+
+
+def google_tsv_rows(base: list[Any], target: str, spans: list[dict]) -> list[list[Any]]:
+    """Rows of Google's MQM TSV for one annotation: one per span, or a ``No-error`` row.
+
+    ``base`` holds the leading columns (system, doc, doc_id, seg_id, rater, source); the span
+    is wrapped in ``<v>…</v>`` in the target.
+    """
+    if not spans:
+        return [[*base, target, "No-error", "No-error"]]
+    rows = []
+    for span in spans:
+        severity = str(span.get("severity") or "").capitalize()
+        rows.append([*base, _mark(target, span), mqm_label(span), severity])
+    return rows
+
+
+def _mark(target: str, span: Mapping[str, Any]) -> str:
+    if span.get("missing"):
+        return target
+    start, end = span["start"], span["end"]
+    return f"{target[:start]}<v>{target[start:end]}</v>{target[end:]}"

@@ -1,0 +1,162 @@
+"""What ESA and MQM share: a translation whose errors are marked as spans (pure Python).
+
+Expected answers of checks and tutorials (``Item.expected``): ``{"score_min"?, "score_max"?,
+"spans"?: [{"start", "end"}], "no_spans"?, "explanation"?}``; every listed span must be
+overlapped by an annotator span, the score (0–100; for MQM the mapped score) must be within the
+bounds. Generated checks use ``{"type": "corrupted", "original_item_id": id, "spans": [...]}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from annotation import scoring
+from annotation.protocols.base import AnswerContext, Protocol
+from annotation.protocols.items import ItemError, as_int
+from annotation.protocols.spans import all_overlapped, span_errors
+
+_EXPECTED_KEYS = {"score_min", "score_max", "spans", "no_spans", "explanation", "type",
+                  "original_item_id"}  # fmt: skip
+
+
+class SpanProtocol(Protocol):
+    """A protocol whose answers mark error spans in ``item.target`` (see ``spans.py``)."""
+
+    uses_document_context: ClassVar[bool] = True
+    generated_checks: ClassVar[bool] = True
+
+    # --- import ------------------------------------------------------------------------------
+
+    def check_item_text(self, item: dict[str, Any]) -> None:
+        if not item["target"].strip():
+            raise ItemError("target is required for esa and mqm items")
+        missing_ids = [f for f in ("doc_id", "seg_id") if not item[f]]
+        if missing_ids:
+            raise ItemError(f"{' and '.join(missing_ids)} required for esa and mqm items")
+
+    def normalize_prefill(self, prefill: Any, item: dict[str, Any]) -> list[dict]:
+        errors = span_errors(prefill, item["target"], where="prefill_spans")
+        if not errors:
+            for number, span in enumerate(prefill, start=1):
+                if span.get("severity", "minor") not in scoring.SEVERITIES:
+                    errors.append(
+                        f"prefill_spans[{number}]: unknown severity {span.get('severity')!r}"
+                    )
+        if errors:
+            raise ItemError("; ".join(errors))
+        return [
+            {"start": s["start"], "end": s["end"], "severity": s.get("severity", "minor"),
+             **({"missing": True} if s.get("missing") else {}),
+             **{k: str(s[k]) for k in ("category", "subcategory") if s.get(k)}}
+            for s in prefill
+        ]  # fmt: skip
+
+    def normalize_expected(self, expected: Any, item: dict[str, Any]) -> Any:
+        if not isinstance(expected, Mapping):
+            raise ItemError("expected must be an object with score_min/score_max/spans/no_spans")
+        if expected.get("type", "corrupted") != "corrupted" or (
+            "type" in expected and as_int(expected.get("original_item_id")) is None
+        ):
+            raise ItemError("expected.type 'corrupted' needs an integer original_item_id")
+        unknown_keys = sorted(set(expected) - _EXPECTED_KEYS)
+        if unknown_keys:
+            raise ItemError(f"unknown key(s) in expected: {', '.join(unknown_keys)}")
+        if not set(expected) - {"explanation", "type", "original_item_id"}:
+            raise ItemError("expected needs at least one of score_min, score_max, spans, no_spans")
+        for key in ("score_min", "score_max"):
+            value = expected.get(key)
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not 0 <= value <= 100
+            ):
+                raise ItemError(f"expected.{key} must be a number between 0 and 100")
+        if "spans" in expected:
+            errors = span_errors(expected["spans"], item["target"], where="expected.spans")
+            if errors:
+                raise ItemError("; ".join(errors))
+        return dict(expected)
+
+    # --- answers -----------------------------------------------------------------------------
+
+    def clean_spans(
+        self, raw_spans: Any, context: AnswerContext, errors: list[str], missing: list[str]
+    ) -> list[dict[str, Any]]:
+        """The answer's spans, normalized; problems are appended to ``errors``/``missing``."""
+        errors += span_errors(raw_spans, context.target)
+        spans: list[dict[str, Any]] = []
+        if errors:
+            return spans
+        severities = context.severities
+        for number, span in enumerate(raw_spans, start=1):
+            clean: dict[str, Any] = {"start": span["start"], "end": span["end"]}
+            if span.get("missing"):
+                clean["missing"] = True
+            severity = span.get("severity")
+            if severity not in severities:
+                errors.append(f"span {number}: severity must be one of {', '.join(severities)}")
+            clean["severity"] = severity
+            self.clean_span(number, span, clean, context, errors, missing)
+            spans.append(clean)
+        return spans
+
+    def clean_span(self, number, span, clean, context, errors, missing) -> None:
+        """Protocol fields of one span (MQM's category), added to ``clean`` in place."""
+
+    # --- quality control ---------------------------------------------------------------------
+
+    def check_answer(self, campaign: Any, item: Any, answer: Mapping, *, score, reference):
+        expected: dict[str, Any] = item.expected
+        spans = answer.get("spans", [])
+        if not all_overlapped(expected.get("spans", []), spans):
+            return False
+        if expected.get("type") == "corrupted":
+            reference_score = reference()
+            if reference_score is None or score is None:
+                return None
+            return score < reference_score
+        if expected.get("no_spans") and spans:
+            return False
+        if expected.get("score_min") is not None and (
+            score is None or score < expected["score_min"]
+        ):
+            return False
+        return expected.get("score_max") is None or (
+            score is not None and score <= expected["score_max"]
+        )
+
+    # --- exports -----------------------------------------------------------------------------
+
+    def flatten(self, row: dict[str, Any]) -> None:
+        spans = row.get("esa_spans", row.get("mqm_spans"))
+        if spans is not None:
+            row["spans"] = spans
+            row["n_spans"] = len(spans)
+
+
+def export_spans(spans: list[dict]) -> list[dict]:
+    """Spans in the WMT ESA release's shape: an omission has start_i = end_i = "missing"."""
+    out = []
+    for span in spans:
+        missing = bool(span.get("missing"))
+        entry: dict[str, Any] = {
+            "start_i": "missing" if missing else span["start"],
+            "end_i": "missing" if missing else span["end"],
+            "severity": span.get("severity"),
+        }
+        if span.get("category"):
+            entry["category"] = mqm_label(span)
+        if span.get("comment"):
+            entry["comment"] = span["comment"]
+        out.append(entry)
+    return out
+
+
+def mqm_label(span: Mapping[str, Any]) -> str:
+    """Google's category label: ``Category/Subcategory``, ``Non-translation!``, ``Other``."""
+    category = span.get("category") or ""
+    if scoring.canonical_category(category) == scoring.NON_TRANSLATION:
+        return "Non-translation!"
+    subcategory = span.get("subcategory") or ""
+    return f"{category}/{subcategory}" if subcategory else category

@@ -1,0 +1,77 @@
+"""Error spans over a target text: offsets, grapheme boundaries, overlap (pure Python).
+
+A span is ``{"start": int, "end": int, ...}``: character offsets into the item's ``target`` as
+Python ``str`` indices (Unicode code points), ``end`` exclusive. They must fall on
+grapheme-cluster boundaries (never inside a combining sequence, an emoji ZWJ sequence or a
+variation-selector pair); :func:`grapheme_boundary` is the approximation the server enforces,
+the browser uses ``Intl.Segmenter``. A ``[MISSING]`` (omission) span has ``"missing": true`` and
+``start == end == len(target)``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+_JOINERS = {"\u200d", "\ufe0e", "\ufe0f"}
+
+
+def grapheme_boundary(text: str, index: int) -> bool:
+    """Whether ``index`` may start or end a span in ``text`` (an approximation of UAX #29).
+
+    Rejects positions before a combining mark (Mn, Mc, Me), a joiner or variation selector,
+    an emoji skin-tone modifier, and positions right after a zero-width joiner.
+    """
+    if index <= 0 or index >= len(text):
+        return 0 <= index <= len(text)
+    char, before = text[index], text[index - 1]
+    if unicodedata.category(char) in {"Mn", "Mc", "Me"} or char in _JOINERS:
+        return False
+    if 0x1F3FB <= ord(char) <= 0x1F3FF:
+        return False
+    return before != "\u200d"
+
+
+def span_errors(spans: Any, target: str, *, where: str = "spans") -> list[str]:
+    """Structural errors of a list of spans over ``target`` (offsets, bounds, boundaries)."""
+    if not isinstance(spans, list):
+        return [f"{where} must be a list"]
+    errors = []
+    length = len(target)
+    for number, span in enumerate(spans, start=1):
+        if not isinstance(span, Mapping):
+            errors.append(f"{where}[{number}] must be an object")
+            continue
+        start, end = span.get("start"), span.get("end")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+            errors.append(f"{where}[{number}]: start and end must be integers")
+            continue
+        if span.get("missing"):
+            if not start == end == length:
+                errors.append(
+                    f"{where}[{number}]: a [MISSING] span has start = end = {length} "
+                    "(the end of the target)"
+                )
+            continue
+        if not 0 <= start < end <= length:
+            errors.append(
+                f"{where}[{number}]: need 0 <= start < end <= {length}, got {start}..{end}"
+            )
+        elif not (grapheme_boundary(target, start) and grapheme_boundary(target, end)):
+            errors.append(f"{where}[{number}]: {start}..{end} splits a character")
+    return errors
+
+
+def spans_overlap(a_start: int, a_end: int, b_start: int, b_end: int) -> bool:
+    """Half-open intervals overlap (a zero-width [MISSING] span overlaps nothing)."""
+    return a_start < b_end and b_start < a_end
+
+
+def all_overlapped(expected_spans: Iterable[Mapping], spans: Iterable[Mapping]) -> bool:
+    """Every expected span is overlapped by one of ``spans`` ([MISSING] spans never count)."""
+    real = [s for s in spans if not s.get("missing")]
+    return all(
+        any(spans_overlap(e["start"], e["end"], s["start"], s["end"]) for s in real)
+        for e in expected_spans
+    )
