@@ -36,6 +36,9 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 import rounds
+from annotation import protocols
+from annotation import selectors as annotation_selectors
+from annotation.selectors import ItemResult
 from difficulty import dec
 from difficulty import estimators as est
 from difficulty.dataset_format import (
@@ -267,16 +270,13 @@ def build_difficulty_dataset_from_campaign(
     are left out; items nobody has scored yet are skipped). An unfinished campaign can be used;
     the description says how complete it was.
     """
-    from annotation import exports as annotation_exports
-    from annotation import selectors as annotation_selectors
-
     name = _check_name(name)
-    if campaign.protocol not in {"esa", "mqm"}:
+    if campaign.protocol not in protocols.scored():
         raise DifficultyDatasetError(
-            f"campaign {campaign.name!r} uses the {campaign.protocol} protocol; only ESA and MQM "
-            "campaigns have scores"
+            f"campaign {campaign.name!r} uses the {campaign.protocol} protocol, which has no "
+            f"scores (scored protocols: {', '.join(protocols.scored())})"
         )
-    segments = _segments_from_items(annotation_exports.aggregate_rows(campaign), campaign)
+    segments = _segments_from_items(annotation_selectors.item_results(campaign), campaign)
     if not segments:
         raise DifficultyDatasetError(
             f"campaign {campaign.name!r} has no regular item with a submitted score yet"
@@ -298,21 +298,21 @@ def build_difficulty_dataset_from_campaign(
     )
 
 
-def _segments_from_items(items: Iterable[dict[str, Any]], campaign) -> list[ParsedSegment]:
+def _segments_from_items(items: Iterable[ItemResult], campaign) -> list[ParsedSegment]:
     grouped: dict[tuple[str, str, str, str], ParsedSegment] = {}
     for item in items:
-        if item["mean_score"] is None:
+        if item.mean_score is None:
             continue
-        src_lang = item["src_lang"] or campaign.src_lang
-        tgt_lang = item["tgt_lang"] or campaign.tgt_lang
+        src_lang = item.src_lang or campaign.src_lang
+        tgt_lang = item.tgt_lang or campaign.tgt_lang
         lp = f"{src_lang}-{tgt_lang}"
         try:
             split_language_pair(lp)
         except ValueError as exc:
             raise DifficultyDatasetError(
-                f"item {item['item_id']}: {exc} (set the items' or the campaign's languages)"
+                f"item {item.item_id}: {exc} (set the items' or the campaign's languages)"
             ) from exc
-        key = (lp, item["doc_id"], item["seg_id"], item["source"])
+        key = (lp, item.doc_id, item.seg_id, item.source)
         segment = grouped.get(key)
         if segment is None:
             segment = grouped[key] = ParsedSegment(
@@ -320,23 +320,23 @@ def _segments_from_items(items: Iterable[dict[str, Any]], campaign) -> list[Pars
                 lp=lp,
                 src_lang=src_lang,
                 tgt_lang=tgt_lang,
-                source=item["source"],
+                source=item.source,
                 scores={},
-                segment_key=item["seg_id"][:100],
-                doc_id=item["doc_id"],
+                segment_key=item.seg_id[:100],
+                doc_id=item.doc_id,
                 extra={"n_annotations": {}, "item_ids": {}},
             )
-        system = item["system"] or "unnamed"
+        system = item.system or "unnamed"
         if system in segment.scores:
             raise DifficultyDatasetError(
-                f"items {segment.extra['item_ids'][system]} and {item['item_id']} both hold "
-                f"system {system!r}'s translation of segment {item['seg_id']!r} "
-                f"({item['doc_id']!r}); give them distinct segment ids or systems"
+                f"items {segment.extra['item_ids'][system]} and {item.item_id} both hold "
+                f"system {system!r}'s translation of segment {item.seg_id!r} "
+                f"({item.doc_id!r}); give them distinct segment ids or systems"
             )
-        segment.scores[system] = float(item["mean_score"])
-        segment.translations[system] = item["target"]
-        segment.extra["n_annotations"][system] = item["n_annotations"]
-        segment.extra["item_ids"][system] = item["item_id"]
+        segment.scores[system] = float(item.mean_score)
+        segment.translations[system] = item.target
+        segment.extra["n_annotations"][system] = item.n_submitted
+        segment.extra["item_ids"][system] = item.item_id
     return list(grouped.values())
 
 

@@ -12,6 +12,8 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from annotation import protocols
+from annotation.selectors import campaign_rows
 from difficulty import plots as difficulty_plots
 from difficulty import selectors as difficulty
 from difficulty.forms import (
@@ -79,9 +81,7 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def dataset_from_campaign(request: HttpRequest) -> HttpResponse:
-    from annotation.selectors import campaign_rows
-
-    campaigns = campaign_rows().filter(protocol__in=["esa", "mqm"])
+    campaigns = campaign_rows().filter(protocol__in=protocols.scored())
     form = CampaignDatasetForm(request.POST or None, campaigns=campaigns)
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():

@@ -92,6 +92,11 @@ def names() -> list[str]:
     return list(_registry)
 
 
+def scored() -> list[str]:
+    """Names of the protocols whose answers carry a 0–100 score (what difficulty reads)."""
+    return [name for name, protocol in _registry.items() if protocol.has_scores]
+
+
 def choices() -> list[tuple[str, str]]:
     """(name, label) of every registered protocol, for forms, serializers and filters."""
     return [(name, protocol.label) for name, protocol in _registry.items()]

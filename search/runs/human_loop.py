@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Avg
 
 import rounds
 from annotation.models import Campaign, Item
+from annotation.selectors import item_results
 from annotation.services import add_items, create_campaign
 from difficulty.calibration import Calibration, agreement, fit_calibration
 from difficulty.dec import dec_from_arrays
@@ -181,16 +181,12 @@ def on_item_completed(sender, item: Item, **kwargs) -> None:
     pull = Pull.objects.filter(pk=pull_id, human_status=Pull.HumanStatus.SENT).first()
     if pull is None:
         return  # already received (a revision re-sent the signal) or not ours any more
-    items = Item.objects.filter(
-        campaign_id=item.campaign_id, origin=ORIGIN, origin_ref__startswith=f"pull:{pull_id}:"
-    )
-    overlap = item.campaign.overlap
+    campaign = item.campaign
     per_translator: dict[str, float] = {}
-    for each in items:
-        submitted = each.annotations.filter(status="submitted", score__isnull=False)
-        if submitted.count() < overlap:
+    for result in item_results(campaign, origin=ORIGIN, origin_ref_prefix=f"pull:{pull_id}:"):
+        if result.n_scored < campaign.overlap or result.mean_score is None:
             return  # the pull's other translations are not complete yet
-        per_translator[each.system] = float(submitted.aggregate(mean=Avg("score"))["mean"])
+        per_translator[result.system] = result.mean_score
     human = 100.0 - float(np.mean(list(per_translator.values())))
     updated = Pull.objects.filter(pk=pull_id, human_status=Pull.HumanStatus.SENT).update(
         human_status=Pull.HumanStatus.RECEIVED,
