@@ -20,10 +20,9 @@ from rest_framework.response import Response
 
 from search.models import Pull, SearchRun
 from search.runs.config import RunConfigError, create_run
-from search.runs.records import pull_record
+from search.runs.records import pull_record, pulls_jsonl_response, top_k_json_response
 from search.runs.selectors import run_for_user, run_rows, top_topics
 from search.runs.services import RunStateError, cancel_run, pause_run, resume_run
-from search.runs.views import pulls_jsonl_response, top_k_json_response
 
 # --- Serializers ---------------------------------------------------------------------------
 

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from django.http import HttpResponse, StreamingHttpResponse
+
 from search.models import Pull, SearchRun
 from search.runs.selectors import pulls_of_arm, run_summary, top_topics
 
@@ -171,3 +173,23 @@ def top_k_document(run: SearchRun, texts_per_topic: int = TEXTS_PER_TOPIC) -> di
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
         "top_k": topics,
     }
+
+
+# --- Downloads (the run page's export buttons and the API share them) --------------------
+
+
+def pulls_jsonl_response(run: SearchRun) -> StreamingHttpResponse:
+    """The pulls export as a streamed download ."""
+    response = StreamingHttpResponse(
+        stream_pulls_jsonl(run), content_type="application/x-ndjson; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="search-run-{run.pk}-pulls.jsonl"'
+    return response
+
+
+def top_k_json_response(run: SearchRun) -> HttpResponse:
+    """The top-k export as a download ."""
+    body = json.dumps(top_k_document(run), ensure_ascii=False, indent=2)
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="search-run-{run.pk}-top-k.json"'
+    return response

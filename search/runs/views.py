@@ -7,8 +7,6 @@ and the results section (top-k, chart, costs) reloads itself. Expanded topic tex
 
 from __future__ import annotations
 
-import json
-
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import ValidationError
@@ -27,7 +25,7 @@ from search.runs import human_loop
 from search.runs import plots as run_plots
 from search.runs.config import RunConfigError, create_run
 from search.runs.forms import RunForm
-from search.runs.records import pull_view, stream_pulls_jsonl, top_k_document
+from search.runs.records import pull_view, pulls_jsonl_response, top_k_json_response
 from search.runs.selectors import (
     LARGE_FIELDS,
     cost_per_engine,
@@ -271,23 +269,6 @@ def run_send(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 # --- Exports -------------------------------------------------------------------------------
-
-
-def pulls_jsonl_response(run: SearchRun) -> StreamingHttpResponse:
-    """The pulls export as a streamed download (shared with the API)."""
-    response = StreamingHttpResponse(
-        stream_pulls_jsonl(run), content_type="application/x-ndjson; charset=utf-8"
-    )
-    response["Content-Disposition"] = f'attachment; filename="search-run-{run.pk}-pulls.jsonl"'
-    return response
-
-
-def top_k_json_response(run: SearchRun) -> HttpResponse:
-    """The top-k export as a download (shared with the API)."""
-    body = json.dumps(top_k_document(run), ensure_ascii=False, indent=2)
-    response = HttpResponse(body, content_type="application/json; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="search-run-{run.pk}-top-k.json"'
-    return response
 
 
 @staff_member_required

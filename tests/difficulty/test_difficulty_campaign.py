@@ -116,7 +116,7 @@ def test_unscored_items_are_skipped(db):
 
 
 def test_choice_campaigns_and_empty_campaigns_are_refused(db):
-    with pytest.raises(services.DifficultyDatasetError, match="choice protocol, which has no scores"):
+    with pytest.raises(services.DifficultyDatasetError, match="choice protocol, which has no"):
         services.build_difficulty_dataset_from_campaign(choice_campaign(), name="x")
     empty = annotation_services.create_campaign(
         "Nobody yet",
