@@ -154,7 +154,7 @@ def test_evaluate_queues_a_round_after_commit(
 ):
     sent = []
     monkeypatch.setattr(
-        "difficulty.services.enqueue_evaluation_round",
+        "difficulty.services.evaluations.enqueue_evaluation_round",
         lambda evaluation_id, countdown=None: sent.append(evaluation_id),
     )
     with django_capture_on_commit_callbacks(execute=True):

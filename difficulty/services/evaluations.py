@@ -1,7 +1,5 @@
-"""Write use-cases for difficulty datasets and their evaluations (seed 002).
+"""Write use-cases for DEC evaluations of difficulty estimators (seed 002).
 
-* :func:`import_difficulty_dataset`: a WMT-style JSONL file → a dataset, all or nothing.
-* :func:`build_difficulty_dataset_from_campaign`: a finished annotation campaign → a dataset.
 * :func:`start_difficulty_evaluation`: validate the estimators, create the evaluation row and
   queue its first round.
 * :func:`advance_difficulty_evaluation`: one round of an evaluation (the Celery task and the
@@ -15,6 +13,9 @@ one per chunk of distinct sources per language pair for engine estimators), then
 its DEC/Pearson/subset metrics and its bootstrap resamples in chunks, then ``finish``, which
 writes the results. The plan and the set of finished units live on the row, so a killed worker
 loses at most the unit in flight, and a redelivered round carries on where the last one stopped.
+
+A little over 500 lines on purpose: planning, running and recording units share the plan's
+vocabulary (unit keys, groups, bootstrap chunks), and splitting them would scatter it.
 """
 
 from __future__ import annotations
@@ -31,49 +32,22 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 import rounds
-from annotation import protocols
-from annotation import selectors as annotation_selectors
-from annotation.selectors import ItemResult
 from difficulty import dec
 from difficulty import estimators as est
-from difficulty.dataset_format import (
-    DatasetFormatError,
-    ParsedSegment,
-    ReferenceRule,
-    parse_jsonl,
-    source_key,
-    split_language_pair,
-)
 from difficulty.models import (
     DifficultyDataset,
     DifficultyEstimate,
     DifficultyEvaluation,
-    DifficultyLanguagePair,
-    DifficultySegment,
-    DifficultySystem,
     matrix_from_bytes,
     matrix_to_bytes,
 )
 from difficulty.selectors import pair_data
-
-__all__ = [
-    "ADVANCE_TASK",
-    "DatasetFormatError",
-    "DifficultyDatasetError",
-    "advance_difficulty_evaluation",
-    "build_difficulty_dataset_from_campaign",
-    "cancel_difficulty_evaluation",
-    "enqueue_evaluation_round",
-    "evaluation_queue",
-    "import_difficulty_dataset",
-    "run_difficulty_evaluation",
-    "start_difficulty_evaluation",
-]
+from difficulty.services.datasets import DifficultyDatasetError
 
 logger = logging.getLogger(__name__)
 Status = rounds.Status
@@ -91,10 +65,6 @@ RANDOM_SELECTION_RUNS = 10
 CONFIDENCE = 0.95
 
 
-class DifficultyDatasetError(Exception):
-    """A request about difficulty datasets that cannot be done; the message says why."""
-
-
 def _json_safe(value: Any) -> Any:
     """NaN and infinities become null: PostgreSQL's jsonb refuses them."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -104,240 +74,6 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_json_safe(v) for v in value]
     return value
-
-
-# --- Datasets --------------------------------------------------------------------------------
-
-
-def _check_name(name: str) -> str:
-    name = name.strip()
-    if not name:
-        raise DifficultyDatasetError("a dataset needs a name")
-    if len(name) > 200:
-        raise DifficultyDatasetError("a dataset name has at most 200 characters")
-    if DifficultyDataset.objects.filter(name=name).exists():
-        raise DifficultyDatasetError(f"a difficulty dataset named {name!r} exists already")
-    return name
-
-
-def import_difficulty_dataset(
-    lines: Iterable[bytes | str],
-    *,
-    name: str,
-    description: str = "",
-    reference_rule: ReferenceRule | None = None,
-    source_file_name: str = "",
-    perfect_score: float = 100.0,
-    created_by=None,
-) -> DifficultyDataset:
-    """Import a WMT-style JSONL file (see ``difficulty.dataset_format``); all or nothing.
-
-    Raises :class:`DatasetFormatError` (every bad line with its number) or
-    :class:`DifficultyDatasetError`; in both cases nothing is written.
-    """
-    name = _check_name(name)
-    segments = parse_jsonl(lines)
-    return _write_dataset(
-        segments,
-        name=name,
-        description=description,
-        origin=DifficultyDataset.Origin.IMPORT,
-        reference_rule=reference_rule or ReferenceRule(),
-        source_file_name=source_file_name,
-        perfect_score=perfect_score,
-        created_by=created_by,
-    )
-
-
-def _write_dataset(
-    segments: list[ParsedSegment],
-    *,
-    name: str,
-    description: str,
-    origin: str,
-    reference_rule: ReferenceRule,
-    source_file_name: str = "",
-    perfect_score: float = 100.0,
-    created_by=None,
-    campaign_id: int | None = None,
-    campaign_name: str = "",
-) -> DifficultyDataset:
-    by_pair: dict[str, list[ParsedSegment]] = defaultdict(list)
-    for segment in segments:
-        by_pair[segment.lp].append(segment)
-    extra_fields = sorted({key for segment in segments for key in segment.extra})
-    all_systems: set[str] = set()
-    try:
-        with transaction.atomic():
-            dataset = DifficultyDataset.objects.create(
-                name=name,
-                description=description,
-                origin=origin,
-                source_file_name=source_file_name[:255],
-                source_campaign_id=campaign_id,
-                source_campaign_name=campaign_name[:200],
-                reference_rule=reference_rule.as_dict(),
-                extra_fields=extra_fields,
-                perfect_score=perfect_score,
-                n_segments=len(segments),
-                n_language_pairs=len(by_pair),
-                created_by=created_by,
-            )
-            for code in sorted(by_pair):
-                all_systems |= _write_pair(dataset, code, by_pair[code], reference_rule)
-            dataset.n_systems = len(all_systems)
-            dataset.save(update_fields=["n_systems", "updated_at"])
-    except IntegrityError as exc:
-        # Two imports with one name at once: the unique name is the referee.
-        if DifficultyDataset.objects.filter(name=name).exists():
-            raise DifficultyDatasetError(
-                f"a difficulty dataset named {name!r} exists already"
-            ) from exc
-        raise
-    return dataset
-
-
-def _write_pair(
-    dataset: DifficultyDataset,
-    code: str,
-    segments: list[ParsedSegment],
-    reference_rule: ReferenceRule,
-) -> set[str]:
-    systems = sorted({system for segment in segments for system in segment.scores})
-    column = {system: j for j, system in enumerate(systems)}
-    matrix = np.full((len(segments), len(systems)), np.nan)
-    for row, segment in enumerate(segments):
-        for system, score in segment.scores.items():
-            if score is not None:
-                matrix[row, column[system]] = score
-    language_pair = DifficultyLanguagePair.objects.create(
-        dataset=dataset,
-        code=code,
-        src_lang=segments[0].src_lang,
-        tgt_lang=segments[0].tgt_lang,
-        n_segments=len(segments),
-        scores=matrix_to_bytes(matrix),
-    )
-    scored = ~np.isnan(matrix)
-    DifficultySystem.objects.bulk_create(
-        DifficultySystem(
-            language_pair=language_pair,
-            name=system,
-            column=j,
-            is_reference=reference_rule.is_reference(system),
-            n_scored=int(scored[:, j].sum()),
-            mean_score=float(matrix[scored[:, j], j].mean()) if scored[:, j].any() else None,
-        )
-        for j, system in enumerate(systems)
-    )
-    DifficultySegment.objects.bulk_create(
-        (
-            DifficultySegment(
-                dataset=dataset,
-                language_pair=language_pair,
-                row=row,
-                line_number=segment.line_number,
-                segment_key=segment.segment_key,
-                doc_id=segment.doc_id,
-                domain=segment.domain,
-                source=segment.source,
-                source_key=source_key(segment.src_lang, segment.source),
-                reference=segment.reference,
-                translations=segment.translations,
-                scores=segment.scores,
-                extra=segment.extra,
-            )
-            for row, segment in enumerate(segments)
-        ),
-        batch_size=500,
-    )
-    return set(systems)
-
-
-def build_difficulty_dataset_from_campaign(
-    campaign,
-    *,
-    name: str,
-    description: str = "",
-    reference_rule: ReferenceRule | None = None,
-    created_by=None,
-) -> DifficultyDataset:
-    """A dataset from an ESA or MQM campaign's submitted scores: items' systems × mean score.
-
-    Each (language pair, document, segment id, source) becomes a segment and each item's system
-    a column; the human score is the mean computed 0–100 score of the item's submitted
-    annotations, as annotation's per-item export aggregates it (attention checks and tutorials
-    are left out; items nobody has scored yet are skipped). An unfinished campaign can be used;
-    the description says how complete it was.
-    """
-    name = _check_name(name)
-    if campaign.protocol not in protocols.scored():
-        raise DifficultyDatasetError(
-            f"campaign {campaign.name!r} uses the {campaign.protocol} protocol, which has no "
-            f"scores (scored protocols: {', '.join(protocols.scored())})"
-        )
-    segments = _segments_from_items(annotation_selectors.item_results(campaign), campaign)
-    if not segments:
-        raise DifficultyDatasetError(
-            f"campaign {campaign.name!r} has no regular item with a submitted score yet"
-        )
-    progress = annotation_selectors.campaign_progress(campaign)
-    note = (
-        f"Built from campaign {campaign.name!r} ({campaign.protocol}) when "
-        f"{progress['items_done']} of {progress['items']} items had all their annotations."
-    )
-    return _write_dataset(
-        segments,
-        name=name,
-        description=(description.strip() + "\n\n" + note).strip(),
-        origin=DifficultyDataset.Origin.CAMPAIGN,
-        reference_rule=reference_rule or ReferenceRule(),
-        created_by=created_by,
-        campaign_id=campaign.pk,
-        campaign_name=campaign.name,
-    )
-
-
-def _segments_from_items(items: Iterable[ItemResult], campaign) -> list[ParsedSegment]:
-    grouped: dict[tuple[str, str, str, str], ParsedSegment] = {}
-    for item in items:
-        if item.mean_score is None:
-            continue
-        src_lang = item.src_lang or campaign.src_lang
-        tgt_lang = item.tgt_lang or campaign.tgt_lang
-        lp = f"{src_lang}-{tgt_lang}"
-        try:
-            split_language_pair(lp)
-        except ValueError as exc:
-            raise DifficultyDatasetError(
-                f"item {item.item_id}: {exc} (set the items' or the campaign's languages)"
-            ) from exc
-        key = (lp, item.doc_id, item.seg_id, item.source)
-        segment = grouped.get(key)
-        if segment is None:
-            segment = grouped[key] = ParsedSegment(
-                line_number=0,
-                lp=lp,
-                src_lang=src_lang,
-                tgt_lang=tgt_lang,
-                source=item.source,
-                scores={},
-                segment_key=item.seg_id[:100],
-                doc_id=item.doc_id,
-                extra={"n_annotations": {}, "item_ids": {}},
-            )
-        system = item.system or "unnamed"
-        if system in segment.scores:
-            raise DifficultyDatasetError(
-                f"items {segment.extra['item_ids'][system]} and {item.item_id} both hold "
-                f"system {system!r}'s translation of segment {item.seg_id!r} "
-                f"({item.doc_id!r}); give them distinct segment ids or systems"
-            )
-        segment.scores[system] = float(item.mean_score)
-        segment.translations[system] = item.target
-        segment.extra["n_annotations"][system] = item.n_submitted
-        segment.extra["item_ids"][system] = item.item_id
-    return list(grouped.values())
 
 
 # --- Evaluations: starting -------------------------------------------------------------------

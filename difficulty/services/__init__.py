@@ -1,0 +1,34 @@
+"""Write use-cases of the difficulty app: datasets (:mod:`.datasets`) and DEC evaluations
+(:mod:`.evaluations`), re-exported here as the app's one service surface."""
+
+from difficulty.dataset_format import DatasetFormatError
+from difficulty.services.datasets import (
+    DifficultyDatasetError,
+    build_difficulty_dataset_from_campaign,
+    import_difficulty_dataset,
+)
+from difficulty.services.evaluations import (
+    ADVANCE_TASK,
+    advance_difficulty_evaluation,
+    cancel_difficulty_evaluation,
+    enqueue_evaluation_round,
+    evaluation_queue,
+    recover_evaluations,
+    run_difficulty_evaluation,
+    start_difficulty_evaluation,
+)
+
+__all__ = [
+    "ADVANCE_TASK",
+    "DatasetFormatError",
+    "DifficultyDatasetError",
+    "advance_difficulty_evaluation",
+    "build_difficulty_dataset_from_campaign",
+    "cancel_difficulty_evaluation",
+    "enqueue_evaluation_round",
+    "evaluation_queue",
+    "import_difficulty_dataset",
+    "recover_evaluations",
+    "run_difficulty_evaluation",
+    "start_difficulty_evaluation",
+]
