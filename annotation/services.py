@@ -7,7 +7,6 @@ commands and other apps (which create campaigns with :func:`create_campaign` and
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Iterable, Mapping
@@ -25,6 +24,7 @@ from django.utils import timezone
 from annotation import corruption, protocols
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
+from formats.jsonl import LineProblem, read_jsonl
 
 IDLE_GAP_CAP_SECONDS = 60.0
 """Time between two signs of activity on an item counts at most this much (idle breaks)."""
@@ -63,12 +63,6 @@ class AnswerInvalid(ValueError):
 # --- campaigns and items --------------------------------------------------------------------
 
 
-def _decode_lines(source: str | bytes | IO | Iterable) -> Iterable[tuple[int, Any]]:
-    if isinstance(source, str | bytes):
-        source = source.splitlines()
-    yield from enumerate(source, start=1)
-
-
 def parse_jsonl(source: str | bytes | IO | Iterable, protocol: str, defaults=None) -> list[dict]:
     """Parse and validate JSONL items; raise :class:`CampaignImportError` listing bad lines.
 
@@ -77,21 +71,9 @@ def parse_jsonl(source: str | bytes | IO | Iterable, protocol: str, defaults=Non
     """
     items: list[dict] = []
     errors: list[tuple[int, str]] = []
-    for number, raw in _decode_lines(source):
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                errors.append((number, "not valid UTF-8"))
-                continue
-        if number == 1:
-            raw = raw.lstrip("\ufeff")
-        if not raw.strip():
-            continue
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            errors.append((number, f"invalid JSON ({exc.msg} at column {exc.colno})"))
+    for number, data in read_jsonl(source):
+        if isinstance(data, LineProblem):
+            errors.append((number, data.reason))
             continue
         try:
             items.append(protocols.normalize_item(protocol, data, defaults))

@@ -12,12 +12,13 @@ returned unless the whole file is good, so the importer writes all of it or none
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from formats.jsonl import LineProblem, read_jsonl
 
 __all__ = [
     "DEFAULT_REFERENCE_NAMES",
@@ -184,21 +185,9 @@ def parse_jsonl(lines: Iterable[bytes | str], max_errors: int = 20) -> list[Pars
         else:
             truncated = True
 
-    for line_number, raw in enumerate(lines, start=1):
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                fail(line_number, "not valid UTF-8")
-                continue
-        if line_number == 1:
-            raw = raw.removeprefix("\ufeff")
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            fail(line_number, f"not valid JSON ({exc.msg} at column {exc.colno})")
+    for line_number, obj in read_jsonl(lines):
+        if isinstance(obj, LineProblem):
+            fail(line_number, obj.reason)
             continue
         try:
             segment = _parse_object(obj, line_number)

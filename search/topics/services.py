@@ -19,6 +19,7 @@ from typing import IO, Any
 
 from django.db import transaction
 
+from formats.jsonl import LineProblem, read_jsonl
 from search.models import TextSample, Topic, TopicTree
 from search.topics.prompts import MAX_SNIPPET_WORDS, MIN_SNIPPET_WORDS, Snippet, normalise
 from search.topics.trees import TopicSpec, TopicTreeError, parse_tree
@@ -173,21 +174,14 @@ class CorpusReport:
     duplicates: int
 
 
-def _corpus_lines(source: str | bytes | IO | Iterable) -> Iterable[tuple[int, str]]:
+def _corpus_lines(source: str | bytes | IO | Iterable) -> Iterable[tuple[int, Any]]:
     source = _read_text(source, lambda message: CorpusImportError([(0, message)]))
-    lines = source.splitlines() if isinstance(source, str) else source
-    for number, line in enumerate(lines, start=1):
-        if isinstance(line, bytes):
-            line = line.decode("utf-8")
-        if line.strip():
-            yield number, line
+    return read_jsonl(source)
 
 
-def _parse_corpus_line(line: str, topics: dict[str, Topic]) -> tuple[Topic, str, str]:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON: {exc.msg}") from None
+def _parse_corpus_line(data: Any, topics: dict[str, Topic]) -> tuple[Topic, str, str]:
+    if isinstance(data, LineProblem):
+        raise ValueError(data.reason)
     if not isinstance(data, dict):
         raise ValueError("each line must be a JSON object")
     topic_name, text, url = data.get("topic"), data.get("text"), data.get("source_url", "")

@@ -65,7 +65,7 @@ def test_command_reports_each_bad_line_and_writes_nothing(tmp_path):
     with pytest.raises(CommandError) as caught:
         call_command("import_campaign", str(path), "--name", "Bad", "--protocol", "esa")
     message = str(caught.value)
-    assert f"{path}:3: invalid JSON" in message
+    assert f"{path}:3: not valid JSON" in message
     assert f"{path}:4: target is required for esa and mqm items" in message
     assert f"{path}:5: unknown field(s): colour" in message
     assert f"{path}:6: attention_check items need expected" in message

@@ -1,0 +1,1 @@
+"""File formats every app reads: pure Python, no Django, no app imports."""

@@ -1,0 +1,64 @@
+"""Reading JSON Lines from untrusted files, one numbered line at a time.
+
+Every importer (campaign items, difficulty datasets, topic corpora) reads JSONL the same way:
+UTF-8 (a byte-order mark before the first line is tolerated), blank lines skipped but counted,
+and each bad line reported with its number so a user sees every problem at once instead of the
+first one. A line's problem is yielded, not raised, so the caller decides how many to collect.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+Source = str | bytes | IO[str] | IO[bytes] | Iterable[str] | Iterable[bytes]
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """Why a line could not be read as JSON (``reason`` reads well after "line N: ")."""
+
+    reason: str
+
+
+def _lines(source: Source) -> Iterable[str | bytes]:
+    if isinstance(source, str | bytes):
+        return source.splitlines()
+    return source
+
+
+def _decode(raw: str | bytes) -> str | LineProblem:
+    if isinstance(raw, str):
+        return raw
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return LineProblem("not valid UTF-8")
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        return LineProblem(f"not valid JSON ({exc.msg} at column {exc.colno})")
+    except RecursionError:
+        return LineProblem("not valid JSON (nested too deeply)")
+
+
+def read_jsonl(source: Source) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for every non-blank line of ``source``, numbered from 1.
+
+    ``value`` is the parsed JSON, or a :class:`LineProblem` when the line is not UTF-8 or not
+    JSON. ``source`` is the whole text (str or bytes), an open file, or an iterable of lines.
+    """
+    for number, raw in enumerate(_lines(source), start=1):
+        text = _decode(raw)
+        if isinstance(text, LineProblem):
+            yield number, text
+            continue
+        if number == 1:
+            text = text.removeprefix("\ufeff")
+        if text.strip():
+            yield number, _parse(text)
