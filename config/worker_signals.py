@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
+import rounds
+
 logger = logging.getLogger(__name__)
 _stop = threading.Event()
 
@@ -50,8 +52,6 @@ def stop_heartbeat(**kwargs) -> None:
 def recover_after_restart(sender=None, **kwargs) -> None:
     """A worker starting under a node name owns nothing yet: claims that carry the name were
     its dead predecessor's, so their rounds are queued again at once (not after the lease)."""
-    import rounds
-
     hostname = getattr(sender, "hostname", "") or ""
     try:
         rounds.sweep(dead_worker_prefix=f"{hostname}:" if hostname else None)

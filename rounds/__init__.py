@@ -13,7 +13,7 @@ from rounds.foreground import foreground_worker, run_in_foreground
 from rounds.leases import claim, release, requeue_stalled, retry_after_lease
 from rounds.outcome import Busy, Outcome, Status
 from rounds.queue import enqueue
-from rounds.sweep import JobKind, register, registered, sweep
+from rounds.recovery import JobKind, register, registered, sweep
 
 __all__ = [
     "Busy",

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from search.bandit import default_choice
+
 
 def _validate_string_list(value: Any) -> None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -201,6 +203,18 @@ class SearchRun(models.Model):
     @property
     def progress(self) -> float:
         return min(1.0, self.pulls_done / self.budget_pulls) if self.budget_pulls else 1.0
+
+    @property
+    def money_spent(self) -> bool:
+        """Whether the run's money budget (if it has one) is used up."""
+        return self.budget_money is not None and self.cost >= self.budget_money
+
+    @property
+    def resolved_algorithm(self) -> str:
+        """The method the run uses: "default" names the one picked for the run's size."""
+        if self.algorithm != "default":
+            return self.algorithm
+        return f"default → {default_choice(self.n_topics)[0]}"
 
 
 class Pull(models.Model):

@@ -150,7 +150,7 @@ def advance_run(
         pk=run_id
     )
     policy = restore_policy(run)
-    arms = np.empty(0, dtype=np.int64) if _money_spent(run) else policy.select(run.batch_size)
+    arms = np.empty(0, dtype=np.int64) if run.money_spent else policy.select(run.batch_size)
     try:
         # Scored pulls per arm as the bandit counts them (pending ones are this round's).
         pulled = policy.stats.counts[arms] if arms.shape[0] else None
@@ -171,10 +171,6 @@ def advance_run(
         _fail(run_id, worker, f"internal error: {type(exc).__name__}: {exc}")
         return rounds.Outcome(Status.STOPPED)
     return _commit(run_id, round_index, worker, policy, arms, draws, scored)
-
-
-def _money_spent(run: SearchRun) -> bool:
-    return run.budget_money is not None and run.cost >= run.budget_money
 
 
 def _commit(run_id, round_index, worker, policy, arms, draws, scored) -> rounds.Outcome:
@@ -235,7 +231,7 @@ def _next_step(run: SearchRun, policy: Policy) -> rounds.Status:
     """Decide what follows the round and set the run's status accordingly."""
     if run.status != SearchRun.Status.RUNNING:
         return Status.STOPPED  # paused or cancelled during the round: stops at this boundary
-    if not (policy.done or _money_spent(run)):
+    if not (policy.done or run.money_spent):
         return Status.MORE
     if run.human_mode != SearchRun.HumanMode.OFF and human_loop.outstanding(run):
         run.status = SearchRun.Status.WAITING
@@ -365,7 +361,7 @@ def cancel_run(run: SearchRun) -> SearchRun:
 
 def recover_runs(dead_worker_prefix: str | None = None) -> list[int]:
     """Queue the current round of runs whose round nobody is working on (the sweep's part for
-    search runs, see :mod:`rounds.sweep`), and finish waiting runs past their human deadline."""
+    search runs, see :mod:`rounds.recovery`), and finish waiting runs past their human deadline."""
     active = SearchRun.objects.filter(
         status__in=[SearchRun.Status.QUEUED, SearchRun.Status.RUNNING]
     )

@@ -19,7 +19,6 @@ from django_htmx.http import HttpResponseStopPolling
 
 from annotation.services import CampaignImportError
 from engines.models import Engine
-from search.bandit import default_choice
 from search.models import Pull, SearchRun
 from search.runs import human_loop
 from search.runs import plots as run_plots
@@ -48,13 +47,6 @@ CONTROLS = {"pause": pause_run, "resume": resume_run, "cancel": cancel_run}
 CONTROL_DONE = {"pause": "paused", "resume": "resumed", "cancel": "cancelled"}
 
 
-def resolved_algorithm(run: SearchRun) -> str:
-    """The method a run uses: "default" names the one ``default_choice`` picked for its size."""
-    if run.algorithm != "default":
-        return run.algorithm
-    return f"default → {default_choice(run.n_topics)[0]}"
-
-
 # --- List and new-run form -----------------------------------------------------------------
 
 
@@ -62,7 +54,7 @@ def resolved_algorithm(run: SearchRun) -> str:
 @require_GET
 def run_list(request: HttpRequest) -> HttpResponse:
     page = Paginator(run_rows(request.user), RUNS_PER_PAGE).get_page(request.GET.get("page"))
-    rows = [(run, resolved_algorithm(run)) for run in page]
+    rows = [(run, run.resolved_algorithm) for run in page]
     return render(request, "search/runs/run_list.html", {"page": page, "rows": rows})
 
 
@@ -145,7 +137,7 @@ def _detail_context(run: SearchRun) -> dict:
         **_status_context(run),
         **_results_context(run),
         **_send_context(run),
-        "algorithm": resolved_algorithm(run),
+        "algorithm": run.resolved_algorithm,
     }
 
 
