@@ -21,7 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from annotation import corruption, protocols
+from annotation import corruption, protocols, qc
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
 from formats.jsonl import LineProblem, read_jsonl
@@ -521,8 +521,6 @@ def _tutorial_phase(
 ) -> tuple[bool, Item | None, str]:
     """(still in tutorial phase, item, refusal). Tutorials come first; passing them may be
     required. A refusal is returned, not raised, so that the rejection it records commits."""
-    from annotation import qc
-
     mine = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator)
     pending = (
         campaign.items.filter(kind=Item.Kind.TUTORIAL)

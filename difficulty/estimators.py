@@ -44,6 +44,7 @@ import numpy as np
 from difficulty import dec
 from engines import heuristics
 from engines.interfaces import EngineError
+from engines.registry import difficulty_estimator_for, get_engine
 
 __all__ = [
     "ENGINE_KINDS",
@@ -198,8 +199,6 @@ def check_estimator(spec: EstimatorSpec, pairs: Sequence[tuple[str, str]]) -> No
                 f"{missing[0]}_core_web_sm, or leave 'syntax' out)"
             )
     elif spec.uses_engine:
-        from engines.registry import get_engine
-
         wanted_kind = ENGINE_KINDS[spec.kind][0]
         try:
             engine = get_engine(spec.argument)
@@ -303,8 +302,6 @@ def estimate_with_engine(
     spec: EstimatorSpec, pair: PairData, texts: Sequence[str], scope: str
 ) -> np.ndarray:
     """One chunk of an engine estimator: quality-like scores of ``texts`` in ``pair``."""
-    from engines.registry import difficulty_estimator_for
-
     check_estimator(spec, [(pair.src_lang, pair.tgt_lang)])
     try:
         estimator = difficulty_estimator_for(spec.argument, scope=scope)

@@ -13,6 +13,7 @@ from difficulty.dataset_format import (
     ReferenceRule,
 )
 from difficulty.models import DifficultyDataset, DifficultySegment
+from engines.models import Engine
 
 
 def _comma_list(value: str) -> tuple[str, ...]:
@@ -86,8 +87,6 @@ def _numeric(value) -> bool:
 
 def estimator_options(dataset: DifficultyDataset) -> list[EstimatorOption]:
     """Every estimator the evaluate form offers, unavailable ones with the reason."""
-    from engines.models import Engine
-
     pairs = list(dataset.language_pairs.values_list("src_lang", "tgt_lang"))
     options = []
     for name, description in est.LOCAL_ESTIMATORS.items():

@@ -17,6 +17,7 @@ from difficulty.models import (
     DifficultyLanguagePair,
     DifficultySegment,
 )
+from engines.selectors import cost_by_scope
 
 __all__ = [
     "comparison_rows",
@@ -204,6 +205,4 @@ def result_tables(results: dict[str, Any]) -> dict[str, Any]:
 
 def evaluation_cost(evaluation: DifficultyEvaluation) -> dict[str, Any]:
     """Engine calls and cost of an evaluation, from the engines ledger (its scope)."""
-    from engines.selectors import cost_by_scope
-
     return cost_by_scope(f"dataset_eval:{evaluation.pk}")

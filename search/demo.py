@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from search.models import TopicTree
+from search.runs.demo import load_run_demo
+from search.topics.services import import_corpus, import_topic_tree
+
 # --- Topic trees and samples (seed 000) ------------------------------------------------------
 
 TOPIC_DEMO_NAME = "Demo topics"
@@ -12,8 +16,6 @@ EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 def load_topic_demo(stdout) -> None:
     """Import the authored demo tree and its corpus once; a second call changes nothing."""
-    from search.models import TopicTree
-    from search.topics.services import import_corpus, import_topic_tree
 
     if TopicTree.objects.filter(name=TOPIC_DEMO_NAME).exists():
         return
@@ -36,7 +38,5 @@ def load_topic_demo(stdout) -> None:
 
 
 def load_demo(stdout) -> None:
-    from search.runs.demo import load_run_demo
-
     load_topic_demo(stdout)
     load_run_demo(stdout)
