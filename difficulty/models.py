@@ -2,7 +2,7 @@
 score matrices, and DEC evaluations with their estimates.
 
 The tables were created by the search app; ``Meta.db_table`` keeps their names, so moving the
-models here copied no data (ADR 0009).
+models here copied no data (ADR 0010).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class DifficultyDataset(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        # Created by search before difficulty became an app (ADR 0009): same tables.
+        # Created by search before difficulty became an app (ADR 0010): same tables.
         db_table = "search_difficultydataset"
         ordering = ["-created_at", "-id"]
 
@@ -102,7 +102,7 @@ class DifficultyLanguagePair(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        # Created by search before difficulty became an app (ADR 0009): same tables.
+        # Created by search before difficulty became an app (ADR 0010): same tables.
         db_table = "search_difficultylanguagepair"
         ordering = ["dataset", "code"]
         constraints = [
@@ -136,7 +136,7 @@ class DifficultySystem(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        # Created by search before difficulty became an app (ADR 0009): same tables.
+        # Created by search before difficulty became an app (ADR 0010): same tables.
         db_table = "search_difficultysystem"
         ordering = ["language_pair", "column"]
         constraints = [
@@ -179,7 +179,7 @@ class DifficultySegment(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        # Created by search before difficulty became an app (ADR 0009): same tables.
+        # Created by search before difficulty became an app (ADR 0010): same tables.
         db_table = "search_difficultysegment"
         ordering = ["language_pair", "row"]
         constraints = [
@@ -239,7 +239,7 @@ class DifficultyEvaluation(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        # Created by search before difficulty became an app (ADR 0009): same tables.
+        # Created by search before difficulty became an app (ADR 0010): same tables.
         db_table = "search_difficultyevaluation"
         ordering = ["-created_at", "-id"]
         constraints = [
@@ -286,7 +286,7 @@ class DifficultyEstimate(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        # Created by search before difficulty became an app (ADR 0009): same tables.
+        # Created by search before difficulty became an app (ADR 0010): same tables.
         db_table = "search_difficultyestimate"
         ordering = ["evaluation", "estimator", "language_pair", "offset"]
         constraints = [
