@@ -6,5 +6,5 @@ from rest_framework.routers import DefaultRouter
 
 router = DefaultRouter()
 
-for app_name in ("engines", "annotation", "search", "lexical"):
+for app_name in ("engines", "annotation", "difficulty", "search", "lexical"):
     import_module(f"{app_name}.api.routes").register(router)

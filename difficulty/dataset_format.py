@@ -137,6 +137,26 @@ def _parse_translations(value: Any) -> dict[str, str]:
     return dict(value)
 
 
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_non_finite(v) for v in value)
+    return False
+
+
+def _parse_extra(obj: dict[str, Any]) -> dict[str, Any]:
+    extra = {k: v for k, v in obj.items() if k not in KNOWN_FIELDS}
+    for key, value in extra.items():
+        # Python's json reads NaN and Infinity, but they are not JSON: the database's JSON
+        # column refuses them, which would fail the whole import with an internal error.
+        if _has_non_finite(value):
+            raise ValueError(f"field {key!r} holds NaN or Infinity, which JSON does not allow")
+    return extra
+
+
 def _parse_object(obj: Any, line_number: int) -> ParsedSegment:
     if not isinstance(obj, dict):
         raise ValueError("each line must be a JSON object")
@@ -164,7 +184,7 @@ def _parse_object(obj: Any, line_number: int) -> ParsedSegment:
         doc_id=_short_id(obj.get("doc_id"), "doc_id", 255),
         domain=_short_id(obj.get("domain"), "domain", 100),
         reference=reference,
-        extra={k: v for k, v in obj.items() if k not in KNOWN_FIELDS},
+        extra=_parse_extra(obj),
     )
 
 

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django import forms
 
-from difficulty import estimators as est
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,
     ReferenceRule,
 )
-from difficulty.models import DifficultyDataset, DifficultySegment
-from engines.models import Engine
+from difficulty.selectors import EstimatorOption
 
 
 def _comma_list(value: str) -> tuple[str, ...]:
@@ -65,49 +61,6 @@ class CampaignDatasetForm(_ReferenceFields):
         self.fields["campaign"].label_from_instance = lambda c: (
             f"{c.name} ({c.protocol.upper()}, {c.get_status_display().lower()})"
         )
-
-
-@dataclass(frozen=True)
-class EstimatorOption:
-    name: str
-    description: str
-    available: bool
-    reason: str = ""
-
-
-def _numeric(value) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int | float):
-        return True
-    return isinstance(value, dict) and any(
-        isinstance(v, int | float) and not isinstance(v, bool) for v in value.values()
-    )
-
-
-def estimator_options(dataset: DifficultyDataset) -> list[EstimatorOption]:
-    """Every estimator the evaluate form offers, unavailable ones with the reason."""
-    pairs = list(dataset.language_pairs.values_list("src_lang", "tgt_lang"))
-    options = []
-    for name, description in est.LOCAL_ESTIMATORS.items():
-        try:
-            est.check_estimator(est.parse_estimator(name), pairs)
-        except est.EstimatorError as exc:
-            options.append(EstimatorOption(name, description, False, str(exc)))
-        else:
-            options.append(EstimatorOption(name, description, True))
-    kinds = {kind: prefix for prefix, (kind, _d) in est.ENGINE_KINDS.items()}
-    for engine in Engine.objects.filter(kind__in=list(kinds), enabled=True).order_by("name"):
-        if engine.has_capability("difficulty"):
-            spec = est.parse_estimator(f"{kinds[engine.kind]}:{engine.name}")
-            options.append(EstimatorOption(spec.name, est.describe(spec), True))
-    # Offer the extra fields that hold numbers; the first segments tell which do.
-    sample = DifficultySegment.objects.filter(dataset=dataset).values_list("extra", flat=True)[:50]
-    numeric = sorted({k for extra in sample for k, v in extra.items() if _numeric(v)})
-    for field in numeric:
-        spec = est.parse_estimator(f"metric:{field}")
-        options.append(EstimatorOption(spec.name, est.describe(spec), True))
-    return options
 
 
 DEFAULT_CHECKED = ("length", "chars", "rarity", "syntax", "random", "oracle-src", "oracle-src-lang")

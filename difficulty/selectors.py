@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from django.db.models import QuerySet
 from django.http import Http404
 
+from annotation import protocols
+from annotation.selectors import campaign_rows
 from difficulty import dec
+from difficulty import estimators as est
 from difficulty.estimators import PairData
 from difficulty.models import (
     DifficultyDataset,
@@ -17,19 +21,24 @@ from difficulty.models import (
     DifficultyLanguagePair,
     DifficultySegment,
 )
+from engines.models import Engine
 from engines.selectors import cost_by_scope
 
 __all__ = [
+    "EstimatorOption",
     "comparison_rows",
     "dataset_for_user",
     "dataset_overview",
     "datasets_for_user",
+    "estimator_options",
     "evaluation_cost",
     "evaluation_for_user",
+    "evaluations_for_user",
     "human_scores",
     "pair_data",
     "result_tables",
     "segments_page",
+    "source_campaigns",
 ]
 
 
@@ -53,13 +62,23 @@ def dataset_for_user(user, pk: int) -> DifficultyDataset:
         raise Http404("No such difficulty dataset.") from None
 
 
-def evaluation_for_user(user, pk: int) -> DifficultyEvaluation:
+def evaluations_for_user(user) -> QuerySet[DifficultyEvaluation]:
     if not _may_see(user):
-        raise Http404("No such evaluation.")
+        return DifficultyEvaluation.objects.none()
+    return DifficultyEvaluation.objects.select_related("dataset")
+
+
+def evaluation_for_user(user, pk: int) -> DifficultyEvaluation:
+    """The one permission-checked accessor for evaluations (views, API)."""
     try:
-        return DifficultyEvaluation.objects.select_related("dataset").get(pk=pk)
+        return evaluations_for_user(user).get(pk=pk)
     except DifficultyEvaluation.DoesNotExist:
         raise Http404("No such evaluation.") from None
+
+
+def source_campaigns() -> QuerySet:
+    """Annotation campaigns a dataset can be built from: those of scored protocols (ESA, MQM)."""
+    return campaign_rows().filter(protocol__in=protocols.scored())
 
 
 def human_scores(
@@ -153,6 +172,51 @@ def comparison_rows(dataset: DifficultyDataset) -> list[dict[str, Any]]:
             )
     rows.sort(key=lambda r: math.inf if r["dec"] is None else -r["dec"])
     return rows
+
+
+@dataclass(frozen=True)
+class EstimatorOption:
+    name: str
+    description: str
+    available: bool
+    reason: str = ""
+
+
+def _numeric(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    return isinstance(value, dict) and any(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in value.values()
+    )
+
+
+def estimator_options(dataset: DifficultyDataset) -> list[EstimatorOption]:
+    """Every estimator an evaluation of ``dataset`` may use (the evaluate form's boxes, the
+    API's ``estimator_options``), unavailable ones with the reason."""
+
+    pairs = list(dataset.language_pairs.values_list("src_lang", "tgt_lang"))
+    options = []
+    for name, description in est.LOCAL_ESTIMATORS.items():
+        try:
+            est.check_estimator(est.parse_estimator(name), pairs)
+        except est.EstimatorError as exc:
+            options.append(EstimatorOption(name, description, False, str(exc)))
+        else:
+            options.append(EstimatorOption(name, description, True))
+    kinds = {kind: prefix for prefix, (kind, _d) in est.ENGINE_KINDS.items()}
+    for engine in Engine.objects.filter(kind__in=list(kinds), enabled=True).order_by("name"):
+        if engine.has_capability("difficulty"):
+            spec = est.parse_estimator(f"{kinds[engine.kind]}:{engine.name}")
+            options.append(EstimatorOption(spec.name, est.describe(spec), True))
+    # Offer the extra fields that hold numbers; the first segments tell which do.
+    sample = DifficultySegment.objects.filter(dataset=dataset).values_list("extra", flat=True)[:50]
+    numeric = sorted({k for extra in sample for k, v in extra.items() if _numeric(v)})
+    for field in numeric:
+        spec = est.parse_estimator(f"metric:{field}")
+        options.append(EstimatorOption(spec.name, est.describe(spec), True))
+    return options
 
 
 GROUP_ORDER = ("Oracle", "Heuristic", "Dataset metric", "LLM judge", "Crowd based", "Random")

@@ -12,16 +12,9 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from annotation import protocols
-from annotation.selectors import campaign_rows
 from difficulty import plots as difficulty_plots
 from difficulty import selectors as difficulty
-from difficulty.forms import (
-    CampaignDatasetForm,
-    DatasetUploadForm,
-    EvaluateForm,
-    estimator_options,
-)
+from difficulty.forms import CampaignDatasetForm, DatasetUploadForm, EvaluateForm
 from difficulty.services import (
     DatasetFormatError,
     DifficultyDatasetError,
@@ -81,7 +74,7 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def dataset_from_campaign(request: HttpRequest) -> HttpResponse:
-    campaigns = campaign_rows().filter(protocol__in=protocols.scored())
+    campaigns = difficulty.source_campaigns()
     form = CampaignDatasetForm(request.POST or None, campaigns=campaigns)
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():
@@ -107,7 +100,7 @@ def dataset_from_campaign(request: HttpRequest) -> HttpResponse:
 
 
 def _detail_context(request: HttpRequest, dataset, form: EvaluateForm | None = None) -> dict:
-    options = estimator_options(dataset)
+    options = difficulty.estimator_options(dataset)
     return {
         "dataset": dataset,
         "overview": difficulty.dataset_overview(dataset),
@@ -161,7 +154,7 @@ def dataset_scores_plot(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def dataset_evaluate(request: HttpRequest, pk: int) -> HttpResponse:
     dataset = difficulty.dataset_for_user(request.user, pk)
-    form = EvaluateForm(request.POST, options=estimator_options(dataset))
+    form = EvaluateForm(request.POST, options=difficulty.estimator_options(dataset))
     if form.is_valid():
         try:
             evaluation = start_difficulty_evaluation(
