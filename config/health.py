@@ -10,6 +10,8 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+import rounds
+from config.celery import app
 from config.models import WorkerHeartbeat, WorkerProbe
 
 
@@ -30,8 +32,6 @@ def check_database() -> Check:
 
 
 def check_broker() -> Check:
-    from config.celery import app
-
     try:
         with app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
@@ -73,14 +73,13 @@ def complete_probe(probe_id: int, hostname: str) -> None:
     )
 
 
+PROBE_TASK = "platform.complete_probe"
+
+
 def start_probe() -> WorkerProbe:
     """Create a probe and send it to the default queue once the row is committed."""
-    from django.db import transaction
-
-    from config.tasks import complete_probe as complete_probe_task
-
     probe = WorkerProbe.objects.create()
-    transaction.on_commit(lambda: complete_probe_task.delay(probe.pk))
+    rounds.enqueue(PROBE_TASK, (probe.pk,))
     return probe
 
 

@@ -6,7 +6,7 @@ import rounds
 from config import health
 
 
-@shared_task(name="platform.complete_probe")
+@shared_task(name=health.PROBE_TASK)
 def complete_probe(probe_id: int) -> None:
     """Mark a worker probe as completed by this worker (the broker → worker → DB round trip)."""
     health.complete_probe(probe_id, hostname=complete_probe.request.hostname or "")

@@ -70,16 +70,13 @@ def test_health_page_htmx_request_gets_the_status_partial(admin_client):
 
 
 def test_probe_button_creates_a_probe_and_sends_it_after_commit(
-    admin_client, django_capture_on_commit_callbacks, monkeypatch
+    admin_client, django_capture_on_commit_callbacks, sent_tasks
 ):
-    from config import tasks
-
-    sent = []
-    monkeypatch.setattr(tasks.complete_probe, "delay", lambda probe_id: sent.append(probe_id))
-
     with django_capture_on_commit_callbacks(execute=True):
         response = admin_client.post("/health/probe/")
 
     assert response.status_code == 302
     probe = WorkerProbe.objects.get()
-    assert sent == [probe.pk]
+    assert [(name, args) for name, args, _ in sent_tasks] == [
+        ("platform.complete_probe", (probe.pk,))
+    ]
