@@ -20,7 +20,7 @@ export DEBUG ?= true
 help:
 	@echo "make run    set up everything and start web server + Celery worker (SQLite, offline demo)"
 	@echo "make test   set up everything and run lint + the whole suite on SQLite and PostgreSQL"
-	@echo "make lint   ruff, import-linter and the migrations check only"
+	@echo "make lint   ruff, import-linter, mypy and the migrations check only"
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,7 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(PY) manage.py makemigrations --check --dry-run
 
 services:

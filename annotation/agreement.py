@@ -181,7 +181,7 @@ def expand_multi_select(
 
 
 def _count_table(
-    labels_by_item: Mapping[Hashable, Sequence[Hashable]], categories: Sequence[Hashable]
+    labels_by_item: Mapping[Any, Sequence[Hashable]], categories: Sequence[Hashable]
 ) -> np.ndarray:
     """Items × categories counts, keeping only items judged by at least two annotators."""
     c_index = {c: n for n, c in enumerate(categories)}
@@ -241,7 +241,7 @@ def pabak(counts: np.ndarray, n_categories: int) -> float | None:
 
 
 def choice_agreement(
-    labels_by_item: Mapping[Hashable, Sequence[Choice]],
+    labels_by_item: Mapping[Any, Sequence[Choice]],
     *,
     categories: Iterable[Hashable] | None = None,
     n_categories: int | None = None,
@@ -259,7 +259,8 @@ def choice_agreement(
     """
     if multi_select:
         binary = expand_multi_select(labels_by_item, categories)  # type: ignore[arg-type]
-        table: Mapping[Hashable, Sequence[Hashable]] = binary
+        # Item keys are opaque (Mapping is invariant in them): any hashable id goes.
+        table: Mapping[Any, Sequence[Hashable]] = binary
         cats: list[Hashable] = [False, True]
     else:
         table = labels_by_item

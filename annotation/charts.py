@@ -13,11 +13,15 @@ import itertools
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-_RC = {
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+_RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "hardset-dashboard",
     "svg.fonttype": "none",
     "font.size": 9,
@@ -118,7 +122,8 @@ def progress_over_time(
             ordered = sorted(buckets)
             times = [t for t, _ in ordered]
             cumulative = list(itertools.accumulate(n for _, n in ordered))
-            ax.step(times, cumulative, where="post", color=_BLUE)
+            # matplotlib converts datetimes through its units registry; the stub wants numbers.
+            ax.step(times, cumulative, where="post", color=_BLUE)  # type: ignore[arg-type]
             if target:
                 ax.axhline(target, color=_ORANGE, linestyle="--", linewidth=1, label="target")
                 ax.legend(loc="lower right", frameon=False)

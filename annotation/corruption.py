@@ -32,13 +32,13 @@ def _phrase_bounds(text: str, rng: np.random.Generator) -> tuple[int, int] | Non
         chars = [m.start() for m in re.finditer(r"\w", text)]
         if len(chars) < 4:
             return None
-        length = int(min(len(chars) // 3 or 1, rng.integers(2, 7)))
+        length = min(len(chars) // 3 or 1, int(rng.integers(2, 7)))
         first = int(rng.integers(0, len(chars) - length + 1))
         return chars[first], chars[first + length - 1] + 1
     words = list(_WORD.finditer(text))
     if len(words) < 3:
         return None
-    length = int(min(3, max(1, len(words) // 4), rng.integers(1, 4)))
+    length = min(3, max(1, len(words) // 4), int(rng.integers(1, 4)))
     first = int(rng.integers(0, len(words) - length + 1))
     return words[first].start(), words[first + length - 1].end()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -16,11 +17,14 @@ from django_htmx.http import HttpResponseStopPolling
 
 from annotation import access, exports, progress
 from annotation.models import Campaign
+from config.http import HtmxHttpRequest
 
 POLL_SECONDS = 5
 
 
-def _render_live(request: HttpRequest, template: str, context: dict, live: bool) -> HttpResponse:
+def _render_live(
+    request: HtmxHttpRequest, template: str, context: dict, live: bool
+) -> HttpResponse:
     """Full page, or the ``#live`` partial for htmx polls; status 286 stops a finished poll."""
     if not request.htmx:
         return render(request, template, context)
@@ -33,7 +37,7 @@ def _render_live(request: HttpRequest, template: str, context: dict, live: bool)
 @login_required
 @never_cache
 @require_GET
-def dashboard_index(request: HttpRequest) -> HttpResponse:
+def dashboard_index(request: HtmxHttpRequest) -> HttpResponse:
     """Progress of every campaign; polls while any campaign is still open or paused."""
     if not request.user.is_staff:
         raise Http404("No such page")
@@ -46,7 +50,7 @@ def dashboard_index(request: HttpRequest) -> HttpResponse:
 @login_required
 @never_cache
 @require_GET
-def dashboard_campaign(request: HttpRequest, pk: int) -> HttpResponse:
+def dashboard_campaign(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """One campaign: progress, annotators with QC verdicts, agreement, charts, exports."""
     campaign = access.campaign_for_admin(request.user, pk)
     version = progress.version_key(campaign)
@@ -65,7 +69,8 @@ def dashboard_campaign(request: HttpRequest, pk: int) -> HttpResponse:
         "live": campaign_progress.is_live,
         "poll_seconds": POLL_SECONDS,
     }
-    return _render_live(request, "annotation/dashboard_campaign.html", context, context["live"])
+    live = campaign_progress.is_live
+    return _render_live(request, "annotation/dashboard_campaign.html", context, live)
 
 
 def _charts(campaign: Campaign) -> list[tuple[str, str]]:
@@ -110,7 +115,7 @@ def dashboard_chart(request: HttpRequest, pk: int, name: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def export_download(request: HttpRequest, pk: int) -> HttpResponse:
+def export_download(request: HttpRequest, pk: int) -> HttpResponseBase:
     """Stream an export as a download: ``?format=jsonl|csv|mqm-tsv&aggregate=1``."""
     campaign = access.campaign_for_admin(request.user, pk)
     fmt = request.GET.get("format", "jsonl")

@@ -186,8 +186,8 @@ def annotator_progress(
         )
     if with_qc:
         summaries = qc_summaries(campaign, [r.enrollment for r in rows], version)
-        for row in rows:
-            row.qc = summaries[row.enrollment.pk]
+        for entry in rows:
+            entry.qc = summaries[entry.enrollment.pk]
     return rows
 
 

@@ -36,14 +36,15 @@ MIN_SUBMISSIONS_FOR_TIME_VERDICT = 5
 
 
 def _reference_score(item: Item, annotator_id: int) -> float | None:
-    original_id = (item.expected or {}).get("original_item_id")
+    # A JSON value of the check (an integer, validated on import; None when absent).
+    original_id: Any = (item.expected or {}).get("original_item_id")
     submitted = Annotation.objects.filter(
         item_id=original_id, status=Annotation.Status.SUBMITTED, score__isnull=False
     )
     own = submitted.filter(annotator_id=annotator_id).values_list("score", flat=True).first()
     if own is not None:
         return own
-    scores = list(submitted.values_list("score", flat=True))
+    scores = [s for s in submitted.values_list("score", flat=True) if s is not None]
     return statistics.fmean(scores) if scores else None
 
 

@@ -27,6 +27,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation import access, forms, qc, scoring, selectors, services
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from annotation.protocols import ESA_LOW_SCORE
+from config.http import HtmxHttpRequest
 
 _AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -128,7 +129,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 
 
 @staff_required
-def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_detail(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     campaign = access.campaign_for_admin(request.user, campaign_id)
     rows = selectors.enrollment_rows(campaign)
     summaries = qc.summaries_for_campaign(campaign)

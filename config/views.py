@@ -8,6 +8,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from config import health
+from config.http import HtmxHttpRequest
 from config.models import WorkerHeartbeat, WorkerProbe
 from config.navigation import areas_for
 
@@ -34,7 +35,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 
 @staff_member_required
-def health_page(request: HttpRequest) -> HttpResponse:
+def health_page(request: HtmxHttpRequest) -> HttpResponse:
     template = "platform/health.html#status" if request.htmx else "platform/health.html"
     context = {
         "health": health.report(),

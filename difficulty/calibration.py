@@ -8,6 +8,7 @@ estimator's ranking more than its scale; isotonic regression needs no functional
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.stats import kendalltau
@@ -29,13 +30,14 @@ class Calibration:
         if not self.x:
             return values.copy()
         # np.interp clips outside the fitted range, like IsotonicRegression(out_of_bounds="clip").
-        return np.interp(values, np.asarray(self.x), np.asarray(self.y))
+        mapped: np.ndarray = np.interp(values, np.asarray(self.x), np.asarray(self.y))
+        return mapped
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"x": list(self.x), "y": list(self.y), "n_pairs": self.n_pairs}
 
     @classmethod
-    def from_dict(cls, data: dict) -> Calibration:
+    def from_dict(cls, data: dict[str, Any]) -> Calibration:
         return cls(tuple(data["x"]), tuple(data["y"]), int(data["n_pairs"]))
 
 

@@ -41,8 +41,10 @@ import math
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import stats
 
 __all__ = [
@@ -107,7 +109,8 @@ class LanguagePairBlock:
             return self.estimate
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN row stays NaN
-            return np.nanmean(self.estimate, axis=1)
+            means: np.ndarray = np.nanmean(self.estimate, axis=1)
+            return means
 
     def take(self, rows: np.ndarray) -> LanguagePairBlock:
         return LanguagePairBlock(self.code, self.human[rows], self.estimate[rows], self.systems)
@@ -129,7 +132,7 @@ class DecResult:
     n_pairs: dict[str, dict[str, int]]
     undefined: list[tuple[str, str]] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "dec": _json_float(self.dec),
             "dec_per_lp": {lp: _json_float(v) for lp, v in self.dec_per_lp.items()},
@@ -148,9 +151,11 @@ def _json_float(value: float) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
 
 
-def _paired(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+def _paired(
+    x_in: Sequence[float] | np.ndarray, y_in: Sequence[float] | np.ndarray
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    x = np.asarray(x_in, dtype=float)
+    y = np.asarray(y_in, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"need two 1-D arrays of one length, got {x.shape} and {y.shape}")
     keep = ~(np.isnan(x) | np.isnan(y))
@@ -254,9 +259,9 @@ def dec(blocks: Sequence[LanguagePairBlock], *, with_pearson: bool = True) -> De
 def blocks_from_arrays(
     estimates: Sequence[float] | np.ndarray,
     human: Sequence[float] | np.ndarray,
-    system_ids: Sequence | np.ndarray,
-    lp_ids: Sequence | np.ndarray,
-    segment_ids: Sequence | np.ndarray | None = None,
+    system_ids: Sequence[Any] | np.ndarray,
+    lp_ids: Sequence[Any] | np.ndarray,
+    segment_ids: Sequence[Any] | np.ndarray | None = None,
 ) -> list[LanguagePairBlock]:
     """Pivot flat cells (one per segment × system × language pair) into language-pair blocks.
 
@@ -305,8 +310,8 @@ def blocks_from_arrays(
 def dec_from_arrays(
     estimates: Sequence[float] | np.ndarray,
     human: Sequence[float] | np.ndarray,
-    system_ids: Sequence | np.ndarray,
-    lp_ids: Sequence | np.ndarray,
+    system_ids: Sequence[Any] | np.ndarray,
+    lp_ids: Sequence[Any] | np.ndarray,
     *,
     with_pearson: bool = True,
 ) -> DecResult:
@@ -388,7 +393,8 @@ def oracle_source_language(human: np.ndarray) -> np.ndarray:
     score over the language pair's systems M_l."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a segment no system scored stays NaN
-        return np.nanmean(np.asarray(human, dtype=float), axis=1)
+        means: np.ndarray = np.nanmean(np.asarray(human, dtype=float), axis=1)
+        return means
 
 
 def oracle_source(
@@ -431,7 +437,7 @@ class SubsetResult:
     pct_perfect: float
     per_lp: dict[str, dict[str, float]]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "avg_score": _json_float(self.avg_score),
             "pct_perfect": _json_float(self.pct_perfect),
@@ -518,7 +524,7 @@ class RandomSelection:
     runs: int
     confidence: float
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "avg_score": _json_float(self.avg_score),
             "pct_perfect": _json_float(self.pct_perfect),

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from django import forms
+from django.http import QueryDict
 
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
@@ -10,6 +13,9 @@ from difficulty.dataset_format import (
     ReferenceRule,
 )
 from difficulty.selectors import EstimatorOption
+
+if TYPE_CHECKING:
+    from annotation.models import Campaign
 
 
 def _comma_list(value: str) -> tuple[str, ...]:
@@ -49,7 +55,9 @@ class DatasetUploadForm(_ReferenceFields):
 
 
 class CampaignDatasetForm(_ReferenceFields):
-    campaign = forms.ModelChoiceField(queryset=None, empty_label=None)
+    campaign: forms.ModelChoiceField[Campaign] = forms.ModelChoiceField(
+        queryset=None, empty_label=None
+    )
     name = forms.CharField(max_length=200)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
 
@@ -87,10 +95,11 @@ class EvaluateForm(forms.Form):
     def __init__(self, *args, options: list[EstimatorOption], **kwargs):
         super().__init__(*args, **kwargs)
         self.options = options
-        self.fields["estimators"].choices = [(o.name, o.name) for o in options if o.available]
+        estimators = cast(forms.ChoiceField, self.fields["estimators"])
+        estimators.choices = [(o.name, o.name) for o in options if o.available]
         # Ticked boxes: what was posted, or by default every available offline estimator.
         if self.is_bound:
-            self.checked = set(self.data.getlist("estimators"))
+            self.checked = set(cast(QueryDict, self.data).getlist("estimators"))
         else:
             self.checked = {o.name for o in options if o.available and o.name in DEFAULT_CHECKED}
 

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 __all__ = ["evaluation_chart_svg", "score_distribution_svg"]
 
-_RC = {
+_RC: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "font.size": 10,
     "axes.spines.top": False,
@@ -58,7 +61,7 @@ def score_distribution_svg(
                     continue
                 axes.hist(
                     values,
-                    bins=edges,
+                    bins=edges,  # type: ignore[arg-type]  # an array of edges works; the stub wants a Sequence
                     weights=np.full(values.size, 100.0 / values.size),
                     histtype="step",
                     linewidth=1.6,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
@@ -12,6 +14,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from config.http import HtmxHttpRequest
 from difficulty import plots as difficulty_plots
 from difficulty import selectors as difficulty
 from difficulty.forms import CampaignDatasetForm, DatasetUploadForm, EvaluateForm
@@ -119,7 +122,7 @@ def dataset_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @staff_member_required
 @require_GET
-def dataset_segments(request: HttpRequest, pk: int) -> HttpResponse:
+def dataset_segments(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     dataset = difficulty.dataset_for_user(request.user, pk)
     code = request.GET.get("lp") or None
     page = Paginator(difficulty.segments_page(dataset, code), 25).get_page(request.GET.get("page"))
@@ -180,13 +183,13 @@ def dataset_evaluate(request: HttpRequest, pk: int) -> HttpResponse:
 
 @staff_member_required
 @require_GET
-def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def evaluation_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     evaluation = difficulty.evaluation_for_user(request.user, pk)
     if request.GET.get("format") == "json" and evaluation.results:
         response = JsonResponse(evaluation.results, json_dumps_params={"indent": 2})
         response["Content-Disposition"] = f'attachment; filename="dec-evaluation-{pk}.json"'
         return response
-    context = {"evaluation": evaluation, "dataset": evaluation.dataset}
+    context: dict[str, Any] = {"evaluation": evaluation, "dataset": evaluation.dataset}
     if evaluation.status == evaluation.Status.DONE:
         context["tables"] = difficulty.result_tables(evaluation.results)
         context["cost"] = difficulty.evaluation_cost(evaluation)

@@ -28,7 +28,6 @@ from engines.adapters import (
 )
 from engines.callpath import CallPath
 from engines.interfaces import (
-    ChatModel,
     DifficultyEstimator,
     EngineError,
     QualityEstimator,
@@ -128,7 +127,10 @@ def adapter_for(
     return cls(record, path)
 
 
-def chat_model_for(engine: Engine | str, scope: str = "", *, use_cache: bool = True) -> ChatModel:
+def chat_model_for(
+    engine: Engine | str, scope: str = "", *, use_cache: bool = True
+) -> OpenAIChatEngine:
+    """The chat adapter (a :class:`ChatModel` that also has ``complete_many``)."""
     adapter: OpenAIChatEngine = adapter_for(engine, "chat", scope, use_cache=use_cache)
     return adapter
 

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from config.http import HtmxHttpRequest
 from engines import selectors, services
 from engines.forms import EngineForm
 from engines.kinds import KIND_CAPABILITIES
@@ -84,7 +85,7 @@ def engine_detail(request: HttpRequest, name: str) -> HttpResponse:
 
 @staff_member_required
 @require_POST
-def engine_test(request: HttpRequest, name: str) -> HttpResponse:
+def engine_test(request: HtmxHttpRequest, name: str) -> HttpResponse:
     """One real sample call (cache bypassed); htmx gets the result partial."""
     engine = get_object_or_404(Engine, name=name)
     result = services.check_engine(engine)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-Source = str | bytes | IO[str] | IO[bytes] | Iterable[str] | Iterable[bytes]
+Source = str | bytes | IO[str] | IO[bytes] | Iterable[str | bytes]
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,9 @@ class AnnotatorSerializer(serializers.ModelSerializer):
 
 
 class AnnotationSerializer(serializers.ModelSerializer):
-    annotator = serializers.SlugRelatedField(slug_field="pseudonym", read_only=True)
+    annotator: serializers.SlugRelatedField[Annotator] = serializers.SlugRelatedField(
+        slug_field="pseudonym", read_only=True
+    )
 
     class Meta:
         model = Annotation
@@ -141,7 +143,10 @@ class ImportCampaignSerializer(serializers.Serializer):
 
 class ImportErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    errors = serializers.ListField(child=serializers.DictField(), required=False)
+    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
+    errors = serializers.ListField(  # type: ignore[assignment]
+        child=serializers.DictField(), required=False
+    )
 
 
 class ScoreAgreementSerializer(serializers.Serializer):

@@ -7,6 +7,8 @@ writes go through ``annotation/services.py``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -33,6 +35,9 @@ from annotation.api.serializers import (
     SubmitAnnotationSerializer,
 )
 from annotation.models import Annotation, Campaign
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
@@ -158,7 +163,8 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         except (DjangoValidationError, ValueError, TypeError) as exc:
             detail = exc.message_dict if hasattr(exc, "message_dict") else str(exc)
             return Response({"detail": str(detail)}, status=400)
-        campaign.created_by = request.user
+        # Only staff get here (checked above), so never the anonymous user.
+        campaign.created_by = cast("User", request.user)
         campaign.save(update_fields=["created_by"])
         return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
 

@@ -102,7 +102,9 @@ def choices() -> list[tuple[str, str]]:
     return [(name, protocol.label) for name, protocol in _registry.items()]
 
 
-def normalize_item(protocol: str, raw: Any, defaults: Mapping[str, str] | None = None) -> dict:
+def normalize_item(
+    protocol: str, raw: Any, defaults: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """``get(protocol).normalize_item``; an unknown protocol is an :class:`ItemError`."""
     if not is_registered(protocol):
         raise ItemError(f"unknown protocol {protocol!r}")

@@ -10,7 +10,7 @@ Django and a test can drive a hook with a plain namespace.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -67,7 +67,7 @@ class Protocol(ABC):
 
     # --- import ------------------------------------------------------------------------------
 
-    def normalize_item(self, raw: Any, defaults: Mapping[str, str] | None = None) -> dict:
+    def normalize_item(self, raw: Any, defaults: Mapping[str, str] | None = None) -> dict[str, Any]:
         """Validate one imported item and return it with every field present.
 
         ``defaults`` fills ``src_lang``/``tgt_lang`` from the campaign. Raises
@@ -100,7 +100,7 @@ class Protocol(ABC):
             raise ItemError("choices are only for choice campaigns")
         return []
 
-    def normalize_prefill(self, prefill: Any, item: dict[str, Any]) -> list[dict]:
+    def normalize_prefill(self, prefill: Any, item: dict[str, Any]) -> list[dict[str, Any]]:
         if prefill:
             raise ItemError("prefill_spans are only for esa and mqm items")
         return []
@@ -158,7 +158,15 @@ class Protocol(ABC):
 
     # --- quality control ---------------------------------------------------------------------
 
-    def check_answer(self, campaign: Any, item: Any, answer: Mapping, *, score, reference):
+    def check_answer(
+        self,
+        campaign: Any,
+        item: Any,
+        answer: Mapping[str, Any],
+        *,
+        score: float | None,
+        reference: Callable[[], float | None],
+    ) -> bool | None:
         """Pass (True), fail (False) or pending (None) of a check or tutorial answer.
 
         ``score`` is the annotation's stored score; ``reference()`` (a query, call it only

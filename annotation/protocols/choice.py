@@ -8,7 +8,7 @@ of them, or ``{"selected": [...], "explanation"?}``, stored as ``{"selected": [o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from annotation import agreement
@@ -104,12 +104,20 @@ class Choice(Protocol):
             "comment": post.get("comment", ""),
         }
 
-    def score(self, campaign, answer, stored):
+    def score(self, campaign: Any, answer: Mapping[str, Any], stored: float | None) -> float | None:
         return None
 
     # --- quality control ---------------------------------------------------------------------
 
-    def check_answer(self, campaign, item, answer, *, score, reference):
+    def check_answer(
+        self,
+        campaign: Any,
+        item: Any,
+        answer: Mapping[str, Any],
+        *,
+        score: float | None,
+        reference: Callable[[], float | None],
+    ) -> bool | None:
         chosen = {item.choices[i] for i in answer.get("selected", []) if i < len(item.choices)}
         wanted = set(item.expected.get("selected", []))
         if campaign.multi_select:
@@ -118,7 +126,7 @@ class Choice(Protocol):
 
     # --- exports -----------------------------------------------------------------------------
 
-    def annotation_columns(self, campaign, item, annotation):
+    def annotation_columns(self, campaign: Any, item: Any, annotation: Any) -> dict[str, Any]:
         answer = annotation.answer or {}
         selected = answer.get("selected", [])
         return {
@@ -132,7 +140,9 @@ class Choice(Protocol):
             "score": None,
         }
 
-    def aggregate_columns(self, campaign, item, annotations):
+    def aggregate_columns(
+        self, campaign: Any, item: Any, annotations: Sequence[Any]
+    ) -> dict[str, Any]:
         if not annotations:
             return {}
         answers = [labels(item, a.answer.get("selected", [])) for a in annotations]
@@ -155,7 +165,7 @@ class Choice(Protocol):
 
     # --- page --------------------------------------------------------------------------------
 
-    def page_context(self, campaign, item, annotation):
+    def page_context(self, campaign: Any, item: Any, annotation: Any) -> dict[str, Any]:
         options = [(index, item.choices[index]) for index in annotation.option_order] or list(
             enumerate(item.choices)
         )

@@ -55,14 +55,16 @@ class ESA(SpanProtocol):
             "confirmed_low_score": post.get("confirmed_low_score") == "on",
         }
 
-    def submission_scores(self, campaign, answer):
+    def submission_scores(
+        self, campaign: Any, answer: Mapping[str, Any]
+    ) -> tuple[float | None, float | None]:
         return float(answer["score"]), None
 
-    def score(self, campaign, answer, stored):
+    def score(self, campaign: Any, answer: Mapping[str, Any], stored: float | None) -> float | None:
         value = answer.get("score")
         return float(value) if value is not None else stored
 
-    def annotation_columns(self, campaign, item, annotation):
+    def annotation_columns(self, campaign: Any, item: Any, annotation: Any) -> dict[str, Any]:
         answer = annotation.answer or {}
         score = self.score(campaign, answer, annotation.score)
         return {
@@ -71,5 +73,5 @@ class ESA(SpanProtocol):
             "score": score,
         }
 
-    def page_context(self, campaign, item, annotation):
+    def page_context(self, campaign: Any, item: Any, annotation: Any) -> dict[str, Any]:
         return {"anchors": ANCHORS}

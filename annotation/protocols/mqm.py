@@ -8,7 +8,7 @@ Answer: ``{"spans": [{"start", "end", "severity", "category", "subcategory", "mi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from annotation import scoring
@@ -29,7 +29,15 @@ class MQM(SpanProtocol):
             return ["minor", "major", "critical"]
         return ["minor", "major"]
 
-    def clean_span(self, number, span, clean, context, errors, missing) -> None:
+    def clean_span(
+        self,
+        number: int,
+        span: Mapping[str, Any],
+        clean: dict[str, Any],
+        context: AnswerContext,
+        errors: list[str],
+        missing: list[str],
+    ) -> None:
         category = str(span.get("category") or "")
         subcategory = str(span.get("subcategory") or "")
         if not category:
@@ -66,15 +74,17 @@ class MQM(SpanProtocol):
     def answer_from_post(self, post: Any) -> dict[str, Any]:
         return {"spans": [], "no_errors": post.get("no_errors") == "on"}
 
-    def submission_scores(self, campaign, answer):
+    def submission_scores(
+        self, campaign: Any, answer: Mapping[str, Any]
+    ) -> tuple[float | None, float | None]:
         penalty = scoring.mqm_score(answer["spans"], campaign.weights())
         return scoring.mqm_to_100(penalty), penalty
 
-    def score(self, campaign, answer, stored):
+    def score(self, campaign: Any, answer: Mapping[str, Any], stored: float | None) -> float | None:
         # Recomputed with the campaign's current weights: editing them re-scores the exports.
         return scoring.mqm_score_100(answer.get("spans", []), campaign.weights())
 
-    def annotation_columns(self, campaign, item, annotation):
+    def annotation_columns(self, campaign: Any, item: Any, annotation: Any) -> dict[str, Any]:
         answer = annotation.answer or {}
         spans = answer.get("spans", [])
         return {
@@ -84,7 +94,9 @@ class MQM(SpanProtocol):
             "score": self.score(campaign, answer, annotation.score),
         }
 
-    def aggregate_columns(self, campaign, item, annotations):
+    def aggregate_columns(
+        self, campaign: Any, item: Any, annotations: Sequence[Any]
+    ) -> dict[str, Any]:
         if not annotations:
             return {}
         weights = campaign.weights()
@@ -92,7 +104,7 @@ class MQM(SpanProtocol):
         return {"mean_mqm_score": round(sum(penalties) / len(penalties), 6)}
 
 
-def google_tsv_rows(base: list[Any], target: str, spans: list[dict]) -> list[list[Any]]:
+def google_tsv_rows(base: list[Any], target: str, spans: list[dict[str, Any]]) -> list[list[Any]]:
     """Rows of Google's MQM TSV for one annotation: one per span, or a ``No-error`` row.
 
     ``base`` holds the leading columns (system, doc, doc_id, seg_id, rater, source); the span

@@ -8,7 +8,7 @@ bounds. Generated checks use ``{"type": "corrupted", "original_item_id": id, "sp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from annotation import scoring
@@ -35,7 +35,7 @@ class SpanProtocol(Protocol):
         if missing_ids:
             raise ItemError(f"{' and '.join(missing_ids)} required for esa and mqm items")
 
-    def normalize_prefill(self, prefill: Any, item: dict[str, Any]) -> list[dict]:
+    def normalize_prefill(self, prefill: Any, item: dict[str, Any]) -> list[dict[str, Any]]:
         errors = span_errors(prefill, item["target"], where="prefill_spans")
         if not errors:
             for number, span in enumerate(prefill, start=1):
@@ -101,12 +101,28 @@ class SpanProtocol(Protocol):
             spans.append(clean)
         return spans
 
-    def clean_span(self, number, span, clean, context, errors, missing) -> None:
+    def clean_span(
+        self,
+        number: int,
+        span: Mapping[str, Any],
+        clean: dict[str, Any],
+        context: AnswerContext,
+        errors: list[str],
+        missing: list[str],
+    ) -> None:
         """Protocol fields of one span (MQM's category), added to ``clean`` in place."""
 
     # --- quality control ---------------------------------------------------------------------
 
-    def check_answer(self, campaign: Any, item: Any, answer: Mapping, *, score, reference):
+    def check_answer(
+        self,
+        campaign: Any,
+        item: Any,
+        answer: Mapping[str, Any],
+        *,
+        score: float | None,
+        reference: Callable[[], float | None],
+    ) -> bool | None:
         expected: dict[str, Any] = item.expected
         spans = answer.get("spans", [])
         if not all_overlapped(expected.get("spans", []), spans):
@@ -135,7 +151,7 @@ class SpanProtocol(Protocol):
             row["n_spans"] = len(spans)
 
 
-def export_spans(spans: list[dict]) -> list[dict]:
+def export_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Spans in the WMT ESA release's shape: an omission has start_i = end_i = "missing"."""
     out = []
     for span in spans:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 _JOINERS = {"\u200d", "\ufe0e", "\ufe0f"}
 
@@ -33,6 +33,10 @@ def grapheme_boundary(text: str, index: int) -> bool:
     return before != "\u200d"
 
 
+def _is_offset(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def span_errors(spans: Any, target: str, *, where: str = "spans") -> list[str]:
     """Structural errors of a list of spans over ``target`` (offsets, bounds, boundaries)."""
     if not isinstance(spans, list):
@@ -44,7 +48,7 @@ def span_errors(spans: Any, target: str, *, where: str = "spans") -> list[str]:
             errors.append(f"{where}[{number}] must be an object")
             continue
         start, end = span.get("start"), span.get("end")
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+        if not (_is_offset(start) and _is_offset(end)):
             errors.append(f"{where}[{number}]: start and end must be integers")
             continue
         if span.get("missing"):
@@ -68,7 +72,9 @@ def spans_overlap(a_start: int, a_end: int, b_start: int, b_end: int) -> bool:
     return a_start < b_end and b_start < a_end
 
 
-def all_overlapped(expected_spans: Iterable[Mapping], spans: Iterable[Mapping]) -> bool:
+def all_overlapped(
+    expected_spans: Iterable[Mapping[str, Any]], spans: Iterable[Mapping[str, Any]]
+) -> bool:
     """Every expected span is overlapped by one of ``spans`` ([MISSING] spans never count)."""
     real = [s for s in spans if not s.get("missing")]
     return all(

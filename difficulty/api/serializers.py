@@ -26,7 +26,8 @@ from difficulty.services.evaluations import MAX_BOOTSTRAP
 class FiniteFloatField(serializers.FloatField):
     """A float written as null when it is NaN or infinite (JSON has no such numbers)."""
 
-    def to_representation(self, value: Any) -> float | None:
+    def to_representation(self, value: Any) -> float | None:  # type: ignore[override]
+        # DRF's stub says str; a float field's JSON value is a number (or null here).
         number = float(value)
         return number if math.isfinite(number) else None
 
@@ -47,7 +48,9 @@ class DifficultyDatasetSerializer(serializers.ModelSerializer):
     origin = serializers.CharField(
         read_only=True, help_text=f"One of: {', '.join(DifficultyDataset.Origin.values)}."
     )
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     n_evaluations = serializers.IntegerField(read_only=True)
     links = serializers.SerializerMethodField()
 
@@ -115,12 +118,13 @@ class DifficultyDatasetDetailSerializer(DifficultyDatasetSerializer):
 
     @extend_schema_field(DifficultyLanguagePairSerializer(many=True))
     def get_language_pairs(self, dataset: DifficultyDataset) -> list[dict]:
-        return DifficultyLanguagePairSerializer(selectors.dataset_overview(dataset), many=True).data
+        overview = selectors.dataset_overview(dataset)
+        return list(DifficultyLanguagePairSerializer(overview, many=True).data)
 
     @extend_schema_field(EstimatorOptionSerializer(many=True))
     def get_estimator_options(self, dataset: DifficultyDataset) -> list[dict]:
         options = selectors.estimator_options(dataset)
-        return EstimatorOptionSerializer(options, many=True).data
+        return list(EstimatorOptionSerializer(options, many=True).data)
 
 
 class DifficultySegmentSerializer(serializers.ModelSerializer):
@@ -190,7 +194,8 @@ class DatasetFromCampaignSerializer(_ReferenceFields):
 
 class DifficultyErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    errors = serializers.ListField(
+    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
+    errors = serializers.ListField(  # type: ignore[assignment]
         child=serializers.CharField(),
         required=False,
         help_text="Every refused line of a file, as 'line N: reason'.",
@@ -224,7 +229,9 @@ class DifficultyEvaluationSerializer(serializers.ModelSerializer):
     settings = EvaluationSettingsSerializer(source="*", read_only=True)
     progress = EvaluationProgressSerializer(source="*", read_only=True)
     is_finished = serializers.BooleanField(read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     links = serializers.SerializerMethodField()
 
     class Meta:

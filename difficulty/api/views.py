@@ -68,7 +68,7 @@ class DifficultyDatasetViewSet(
 
     def get_object(self) -> DifficultyDataset:
         dataset = selectors.dataset_for_user(self.request.user, self.kwargs["pk"])
-        dataset.n_evaluations = dataset.evaluations.count()
+        dataset.n_evaluations = dataset.evaluations.count()  # type: ignore[attr-defined]
         return dataset
 
     def get_serializer_class(self):

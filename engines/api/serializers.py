@@ -26,7 +26,8 @@ class EngineTotalsSerializer(serializers.Serializer):
     calls = serializers.IntegerField()
     requests = serializers.IntegerField()
     cache_hits = serializers.IntegerField()
-    errors = serializers.IntegerField()
+    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
+    errors = serializers.IntegerField()  # type: ignore[assignment]
     tokens_in = serializers.IntegerField()
     tokens_out = serializers.IntegerField()
     cost = serializers.DecimalField(max_digits=20, decimal_places=8)

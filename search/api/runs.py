@@ -7,6 +7,8 @@ refused configuration is a 400 with ``errors`` (field → message), nothing writ
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -18,11 +20,16 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from search.models import Pull, SearchRun
+from search.models import Pull, SearchRun, TopicTree
 from search.runs.config import RunConfigError, create_run
 from search.runs.records import pull_record, pulls_jsonl_response, top_k_json_response
 from search.runs.selectors import run_for_user, run_rows, top_topics
 from search.runs.services import RunStateError, cancel_run, pause_run, resume_run
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from engines.models import Engine
 
 # --- Serializers ---------------------------------------------------------------------------
 
@@ -35,10 +42,18 @@ class SearchRunSerializer(serializers.ModelSerializer):
     status = serializers.CharField(
         read_only=True, help_text=f"One of: {', '.join(SearchRun.Status.values)}."
     )
-    tree = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    sampler_engine = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    difficulty_engine = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    tree: serializers.SlugRelatedField[TopicTree] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
+    sampler_engine: serializers.SlugRelatedField[Engine] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
+    difficulty_engine: serializers.SlugRelatedField[Engine] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
     budget_money = serializers.FloatField(read_only=True, allow_null=True)
@@ -102,7 +117,8 @@ class RunConfigSerializer(serializers.Serializer):
 
 
 class RunConfigErrorSerializer(serializers.Serializer):
-    errors = serializers.DictField(child=serializers.CharField())
+    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
+    errors = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
 
 
 class TopTopicSerializer(serializers.Serializer):
@@ -225,6 +241,7 @@ class SearchRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         if arm.isdigit():
             pulls = pulls.filter(arm=int(arm))
         page = self.paginate_queryset(pulls.order_by("round_index", "slot"))
+        assert page is not None  # DEFAULT_PAGINATION_CLASS is set
         return self.get_paginated_response([pull_record(run, pull) for pull in page])
 
     @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR})

@@ -6,6 +6,8 @@ Staff only, like the pages; writes go through ``search.topics.services`` and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
@@ -16,6 +18,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from search.models import Topic, TopicTree
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 from search.topics import selectors
 from search.topics.forms import MAX_UPLOAD_BYTES
 from search.topics.generation import BRANCHING_RANGE, DEPTH_RANGE, start_tree_generation
@@ -31,7 +36,9 @@ from search.topics.services import (
 
 class TopicTreeSerializer(serializers.ModelSerializer):
     n_samples = serializers.IntegerField(read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
 
     class Meta:
         model = TopicTree
@@ -128,7 +135,10 @@ class GenerateTreeSerializer(serializers.Serializer):
 
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    errors = serializers.ListField(child=serializers.DictField(), required=False)
+    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
+    errors = serializers.ListField(  # type: ignore[assignment]
+        child=serializers.DictField(), required=False
+    )
 
 
 # --- Views ---------------------------------------------------------------------------------

@@ -293,7 +293,8 @@ class Policy:
         sums = self.stats.sums[topics]
         prior = self.prior() if self.recommend == "posterior" else None
         if prior is None:
-            return sums / counts
+            means: np.ndarray = sums / counts
+            return means
         return prior.posterior(counts, sums)[0]
 
     def _check_topics(self, idx: np.ndarray) -> None:

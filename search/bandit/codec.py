@@ -36,7 +36,8 @@ def decode_array(data: dict[str, Any]) -> np.ndarray:
 
 def encode_rng(rng: np.random.Generator) -> dict[str, Any]:
     """The bit generator's full state, JSON-able (PCG64 state holds Python ints)."""
-    state: dict[str, Any] = rng.bit_generator.state
+    # The stubs type the property as a Mapping; it is a fresh dict on every read.
+    state: dict[str, Any] = dict(rng.bit_generator.state)
     return state
 
 

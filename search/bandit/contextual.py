@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -295,6 +295,14 @@ class Contextual(Policy):
 _EMPTY = np.empty(0, dtype=np.int64)
 
 
+def _is_csr(value: object) -> TypeGuard[NeighbourCsr]:
+    return (
+        isinstance(value, tuple)
+        and len(value) == 3
+        and all(isinstance(part, np.ndarray) for part in value)
+    )
+
+
 def _as_graph(
     neighbours: Neighbours | NeighbourCsr | NeighbourLists | None,
     keywords: Sequence[Iterable[str]] | None,
@@ -306,9 +314,8 @@ def _as_graph(
         return Neighbours.from_keywords(keywords)
     if isinstance(neighbours, Neighbours):
         return neighbours
-    is_csr = isinstance(neighbours, tuple) and len(neighbours) == 3
-    if is_csr and all(isinstance(part, np.ndarray) for part in neighbours):  # type: ignore[union-attr]
-        indptr, indices, sims = neighbours  # type: ignore[misc]
+    if _is_csr(neighbours):
+        indptr, indices, sims = neighbours
         return Neighbours.from_csr(indptr, indices, sims)
     assert neighbours is not None
     return Neighbours.from_lists(neighbours)  # type: ignore[arg-type]

@@ -104,11 +104,11 @@ class EmpiricalBayesUcb(Policy):
         fresh_index = self.fitted.mean + self.beta * np.sqrt(self.fitted.var)
         n_better = int(np.count_nonzero(scores > fresh_index))
         fresh = self.probes.enrol(self._draw_fresh(b - n_better))
-        picked = [probes, cands[:n_better], fresh]
+        parts = [probes, cands[:n_better], fresh]
         short = b - n_better - fresh.shape[0]
         if short > 0:
-            picked.append(cands[n_better : n_better + short])
-        return np.concatenate(picked)
+            parts.append(cands[n_better : n_better + short])
+        return np.concatenate(parts)
 
     def _draw_fresh(self, b: int) -> np.ndarray:
         """Never-pulled topics, within the exploration quota ``explore * budget``."""

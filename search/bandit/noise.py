@@ -54,7 +54,7 @@ class NoiseProbes:
         if self.waiting.shape[0] == 0 or b <= 0 or (cap is not None and cap < 2):
             return _EMPTY
         ready = self.waiting[(stats.counts[self.waiting] == 1) & (stats.pending[self.waiting] == 0)]
-        picked = ready[:b]
+        picked: np.ndarray = ready[:b]
         self.waiting = np.setdiff1d(self.waiting, picked, assume_unique=True)
         return picked
 

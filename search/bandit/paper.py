@@ -38,7 +38,8 @@ class Brute(Policy):
     def _eligible(self, topics: np.ndarray) -> np.ndarray:
         if self.cap is None:
             return np.ones(topics.shape[0], dtype=bool)
-        return (self.stats.counts[topics] + self.stats.pending[topics]) < self.cap
+        eligible: np.ndarray = (self.stats.counts[topics] + self.stats.pending[topics]) < self.cap
+        return eligible
 
     def _choose(self, b: int) -> np.ndarray:
         picked = _EMPTY

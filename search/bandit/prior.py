@@ -47,10 +47,15 @@ _TABLE_POINTS = 256
 
 
 class PriorModel(Protocol):
-    kind: str
-    mean: float
-    var: float
-    noise_var: float
+    # Read-only members: the priors are frozen dataclasses.
+    @property
+    def kind(self) -> str: ...
+    @property
+    def mean(self) -> float: ...
+    @property
+    def var(self) -> float: ...
+    @property
+    def noise_var(self) -> float: ...
 
     def posterior(
         self, counts: np.ndarray, sums: np.ndarray, extra: np.ndarray | None = None

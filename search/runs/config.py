@@ -110,7 +110,7 @@ def _engine_from_spec(spec: dict, field: str, errors: dict) -> Engine | None:
 
 
 def _tree(value: Any, errors: dict) -> TopicTree | None:
-    lookup = {"pk": int(value)} if str(value).isdigit() else {"name": str(value)}
+    lookup: dict[str, Any] = {"pk": int(value)} if str(value).isdigit() else {"name": str(value)}
     tree = TopicTree.objects.filter(**lookup).first()
     if tree is None:
         errors["tree"] = f"there is no topic tree {value!r}"
@@ -311,6 +311,7 @@ def create_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True)
             if engine is not None and engine.pk is None:
                 engine.save()
         run = SearchRun(**checked.fields, created_by=created_by)
+        assert checked.policy is not None  # _check raised unless the policy was built
         run.policy_state = checked.policy.to_dict()
         run.save()
         if enqueue:

@@ -8,7 +8,7 @@ use, and its errors are put back next to the fields here.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -19,6 +19,12 @@ from search.models import SearchRun, TopicTree
 from search.runs.config import HUMAN_DEFAULTS
 
 __all__ = ["RunForm", "default_algorithm_help"]
+
+
+def _choice_field(form: forms.BaseForm, name: str) -> forms.ChoiceField:
+    """``form.fields[name]``, a choice field (``BaseForm.fields`` is typed as plain fields)."""
+    return cast(forms.ChoiceField, form.fields[name])
+
 
 # Form fields of the human settings: the config's keys prefixed, so they sit in one form.
 HUMAN_FIELDS = {f"human_{key}": key for key in HUMAN_DEFAULTS}
@@ -153,10 +159,10 @@ class RunForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["tree"].choices = _tree_choices()
-        self.fields["sampler_engine"].choices = _chat_engine_choices()
-        self.fields["difficulty_engine"].choices = _difficulty_engine_choices()
-        self.fields["algorithm"].choices = [("default", "default (recommended)")] + [
+        _choice_field(self, "tree").choices = _tree_choices()
+        _choice_field(self, "sampler_engine").choices = _chat_engine_choices()
+        _choice_field(self, "difficulty_engine").choices = _difficulty_engine_choices()
+        _choice_field(self, "algorithm").choices = [("default", "default (recommended)")] + [
             (name, name) for name in sorted(POLICIES)
         ]
         self.fields["algorithm"].help_text = default_algorithm_help()
@@ -173,6 +179,7 @@ class RunForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean returns cleaned_data
         if data.get("sampler") == SearchRun.Sampler.LLM and not data.get("sampler_engine"):
             self.add_error("sampler_engine", "Choose the chat engine that draws the texts.")
         return data
@@ -208,7 +215,7 @@ class RunForm(forms.Form):
             "name": f"{run.name} (copy)"[:200],
             "tree": str(run.tree_id or ""),
             "sampler": run.sampler,
-            "sampler_engine": run.sampler_engine.name if run.sampler_engine_id else "",
+            "sampler_engine": run.sampler_engine.name if run.sampler_engine is not None else "",
             "difficulty_engine": run.difficulty_engine.name,
             "src_lang": run.src_lang,
             "tgt_lang": run.tgt_lang,

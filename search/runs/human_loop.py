@@ -98,7 +98,7 @@ def _fraction_of_round(run: SearchRun, pulls, settings: dict) -> list[Pull]:
 
 def _top_k_samples(run: SearchRun, policy: Policy, fresh, per_topic: int) -> list[Pull]:
     top = [int(arm) for arm in policy.top_k()]
-    already = defaultdict(int)
+    already: defaultdict[int, int] = defaultdict(int)
     for arm in (
         Pull.objects.filter(run=run, arm__in=top)
         .exclude(human_status="")
@@ -155,10 +155,11 @@ def send_pulls(run: SearchRun, pulls: list[Pull]) -> int:
         return 0
     items = _items_of(run, pulls)
     with transaction.atomic():
-        if run.campaign_id is None:
+        campaign = run.campaign  # no query when campaign_id is None
+        if campaign is None:
             _campaign_for(run, items)
         else:
-            add_items(run.campaign, items)
+            add_items(campaign, items)
         Pull.objects.filter(pk__in=[p.pk for p in pulls]).update(human_status=Pull.HumanStatus.SENT)
     return len(pulls)
 
@@ -221,6 +222,7 @@ def _replace(policy: Policy, received: list[Pull]) -> None:
     new = np.array([p.human_difficulty for p in received])
     policy.revise(arms, old, new)
     for pull in received:
+        assert pull.human_difficulty is not None  # received: the human score is in
         pull.difficulty = pull.human_difficulty
     Pull.objects.bulk_update(received, ["difficulty"], batch_size=1000)
 

@@ -49,7 +49,8 @@ class PullView:
     @property
     def source_url(self) -> str:
         """The sample's URL when it is a web address (a corpus may hold anything)."""
-        url = self.pull.sample.source_url if self.pull.sample_id else ""
+        sample = self.pull.sample  # no query when sample_id is None
+        url = sample.source_url if sample is not None else ""
         return url if url.startswith(("https://", "http://")) else ""
 
     @property
@@ -76,8 +77,9 @@ def pull_view(pull: Pull) -> PullView:
 
 
 def _origin(run: SearchRun, pull: Pull) -> str:
-    if pull.sample_id is not None:
-        return pull.sample.origin
+    sample = pull.sample  # no query when sample_id is None
+    if sample is not None:
+        return sample.origin
     return run.sampler  # synthetic pulls have no stored sample
 
 
@@ -89,9 +91,9 @@ def pull_record(run: SearchRun, pull: Pull) -> dict[str, Any]:
         "slot": pull.slot,
         "arm": pull.arm,
         "topic_id": pull.topic_id,
-        "topic": pull.topic.path if pull.topic_id else None,
+        "topic": pull.topic.path if pull.topic is not None else None,
         "text": pull.text,
-        "source_url": pull.sample.source_url if pull.sample_id else "",
+        "source_url": pull.sample.source_url if pull.sample is not None else "",
         "origin": _origin(run, pull),
         "translations": pull.translations,
         "scores": [
@@ -128,9 +130,9 @@ def _run_config(run: SearchRun) -> dict[str, Any]:
     """What the run was asked to do (the shape ``run_search`` reads, engines by name)."""
     return {
         "name": run.name,
-        "tree": run.tree.name if run.tree_id else None,
+        "tree": run.tree.name if run.tree is not None else None,
         "sampler": run.sampler,
-        "sampler_engine": run.sampler_engine.name if run.sampler_engine_id else None,
+        "sampler_engine": run.sampler_engine.name if run.sampler_engine is not None else None,
         "difficulty_engine": run.difficulty_engine.name,
         "src_lang": run.src_lang,
         "tgt_lang": run.tgt_lang,

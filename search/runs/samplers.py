@@ -82,7 +82,11 @@ def _synthetic(run: SearchRun, arms: np.ndarray, pulled: np.ndarray | None) -> l
 
 def _topics_by_arm(run: SearchRun, arms: np.ndarray) -> dict[int, Topic]:
     wanted = {int(a) for a in arms}
-    topics = {t.arm: t for t in Topic.objects.filter(tree_id=run.tree_id, arm__in=wanted)}
+    topics = {
+        t.arm: t
+        for t in Topic.objects.filter(tree_id=run.tree_id, arm__in=wanted)
+        if t.arm is not None  # arm__in already leaves out topics without an arm
+    }
     missing = wanted - topics.keys()
     if missing:
         raise SamplerError(f"tree {run.tree_id} has no leaf topic for arm(s) {sorted(missing)[:5]}")
@@ -114,7 +118,9 @@ def _top_up_from_engine(run: SearchRun, arms: np.ndarray, topics: dict[int, Topi
         if not short:
             return
         requests = [_next_request(topic, attempt) for topic in short]
-        chat = chat_model_for(run.sampler_engine, run.scope)
+        engine = run.sampler_engine
+        assert engine is not None  # the LLM sampler always has its chat engine
+        chat = chat_model_for(engine, run.scope)
         language = run.tree.language if run.tree else run.src_lang
         answers = chat.complete_many(
             [sampling_messages(t.path, language, SNIPPETS_PER_REQUEST, n) for t, n in requests]
@@ -126,7 +132,7 @@ def _top_up_from_engine(run: SearchRun, arms: np.ndarray, topics: dict[int, Topi
             except ModelOutputError:
                 snippets = []  # counted as an empty request; the next one asks again
             detail = {
-                "engine": run.sampler_engine.name,
+                "engine": engine.name,
                 "prompt_version": SAMPLING_PROMPT_VERSION,
                 "request": number,
                 "run": run.pk,

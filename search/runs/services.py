@@ -26,6 +26,7 @@ import resource
 import sys
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from django.conf import settings
@@ -42,6 +43,9 @@ from search.bandit.base import Policy
 from search.models import Pull, SearchRun
 from search.runs import human_loop
 from search.runs.samplers import Draw, draw_texts
+
+if TYPE_CHECKING:
+    from engines.adapters import ArtificialCrowdEngine
 
 __all__ = [
     "ADVANCE_TASK",
@@ -99,7 +103,8 @@ def score_texts(run: SearchRun, draws: list[Draw]) -> list[Scored]:
     estimator = difficulty_estimator_for(run.difficulty_engine, run.scope)
     tgt = run.tgt_lang or None
     if run.difficulty_engine.kind == Engine.Kind.ARTIFICIAL_CROWD:
-        results = estimator.estimate_detailed(texts, run.src_lang, tgt)
+        crowd = cast("ArtificialCrowdEngine", estimator)  # the artificial crowd's adapter
+        results = crowd.estimate_detailed(texts, run.src_lang, tgt)
         return [
             Scored(
                 automatic=r.difficulty,

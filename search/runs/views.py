@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseStopPolling
 
 from annotation.services import CampaignImportError
+from config.http import HtmxHttpRequest
 from engines.models import Engine
 from search.models import Pull, SearchRun
 from search.runs import human_loop
@@ -143,7 +144,7 @@ def _detail_context(run: SearchRun) -> dict:
 
 @staff_member_required
 @require_GET
-def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def run_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if request.htmx:
         return _status_response(request, run_for_user(request.user, pk, without=LARGE_FIELDS))
     return render(request, DETAIL_TEMPLATE, _detail_context(run_for_user(request.user, pk)))
@@ -158,7 +159,7 @@ def run_results(request: HttpRequest, pk: int) -> HttpResponse:
 
 @staff_member_required
 @require_GET
-def run_topic_texts(request: HttpRequest, pk: int, arm: int) -> HttpResponse:
+def run_topic_texts(request: HtmxHttpRequest, pk: int, arm: int) -> HttpResponse:
     run = run_for_user(request.user, pk, without=LARGE_FIELDS)
     context = {
         **_send_context(run),
@@ -198,7 +199,7 @@ def run_calibration_chart(request: HttpRequest, pk: int) -> HttpResponse:
 
 @staff_member_required
 @require_POST
-def run_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+def run_control(request: HtmxHttpRequest, pk: int, action: str) -> HttpResponse:
     """Pause, resume or cancel; each takes effect at the end of the round in flight."""
     run = run_for_user(request.user, pk)
     error = ""
@@ -256,6 +257,7 @@ def run_send(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, error)  # at the top of the page, where the reload lands
         return render(request, DETAIL_TEMPLATE, _detail_context(run), status=400)
     run.refresh_from_db(fields=["campaign"])
+    assert run.campaign is not None  # send_pulls made or filled one
     messages.success(request, f"Sent {sent} text(s) to annotation campaign “{run.campaign.name}”.")
     return redirect("search:run_detail", pk=run.pk)
 

@@ -48,7 +48,7 @@ DEPTH_RANGE = (1, 5)
 BRANCHING_RANGE = (2, 20)
 # Each root is one engine call; more than this is a batch job, not a form.
 MAX_ROOTS = 50
-MAX_TREE_NAME_LENGTH = TopicTree._meta.get_field("name").max_length
+MAX_TREE_NAME_LENGTH: int = TopicTree._meta.get_field("name").max_length or 0
 
 
 def start_tree_generation(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from django.db.models import (
+    Aggregate,
     Avg,
     Case,
     Count,
@@ -192,13 +193,21 @@ def node_stats(
     return stats
 
 
+def _subtree_end(topic: Topic) -> int | None:
+    """The ``subtree_end`` that :func:`_with_node_facts` annotates on each topic."""
+    # An annotation, not a model field: the stubs only know it on WithAnnotations querysets.
+    end: int | None = topic.subtree_end  # type: ignore[attr-defined]
+    return end
+
+
 def _subtree_stats(pulls: QuerySet[Pull], inner: Sequence[Topic]) -> dict[int, NodeStats]:
     # Only pulls inside the shown subtrees are read: siblings' subtrees are one contiguous
     # position range, so expanding a small branch of a big tree stays cheap.
     pulls = pulls.filter(topic__position__gt=min(topic.position for topic in inner))
-    ends = [topic.subtree_end for topic in inner]
-    if None not in ends:
-        pulls = pulls.filter(topic__position__lt=max(ends))
+    ends = [_subtree_end(topic) for topic in inner]
+    known_ends = [end for end in ends if end is not None]
+    if len(known_ends) == len(ends):
+        pulls = pulls.filter(topic__position__lt=max(known_ends))
     if _disjoint(inner):
         return _bucketed_stats(pulls, inner)
     return _filtered_stats(pulls, inner)
@@ -208,7 +217,7 @@ def _disjoint(inner: Sequence[Topic]) -> bool:
     """Siblings' subtrees never overlap; search matches may (a topic and its descendant)."""
     ordered = sorted(inner, key=lambda topic: topic.position)
     return all(
-        a.subtree_end is not None and a.subtree_end <= b.position for a, b in pairwise(ordered)
+        (end := _subtree_end(a)) is not None and end <= b.position for a, b in pairwise(ordered)
     )
 
 
@@ -221,8 +230,8 @@ def _bucketed_stats(pulls: QuerySet[Pull], inner: Sequence[Topic]) -> dict[int, 
     branches = []
     for topic in inner:
         below = Q(topic__position__gt=topic.position)
-        if topic.subtree_end is not None:
-            below &= Q(topic__position__lt=topic.subtree_end)
+        if _subtree_end(topic) is not None:
+            below &= Q(topic__position__lt=_subtree_end(topic))
         branches.append(When(below, then=Value(topic.pk)))
     bucket = Case(*branches, default=None, output_field=IntegerField())
     rows = (
@@ -240,11 +249,11 @@ def _bucketed_stats(pulls: QuerySet[Pull], inner: Sequence[Topic]) -> dict[int, 
 
 def _filtered_stats(pulls: QuerySet[Pull], inner: Sequence[Topic]) -> dict[int, NodeStats]:
     """One filtered aggregate per topic, for subtrees that may nest (a page of search matches)."""
-    aggregates = {}
+    aggregates: dict[str, Aggregate] = {}
     for topic in inner:
         below = Q(topic__position__gt=topic.position)
-        if topic.subtree_end is not None:
-            below &= Q(topic__position__lt=topic.subtree_end)
+        if _subtree_end(topic) is not None:
+            below &= Q(topic__position__lt=_subtree_end(topic))
         aggregates[f"n_{topic.pk}"] = Count("id", filter=below)
         aggregates[f"mean_{topic.pk}"] = Avg("difficulty", filter=below)
         aggregates[f"leaves_{topic.pk}"] = Count("topic_id", filter=below, distinct=True)

@@ -93,6 +93,7 @@ def import_topic_tree(
     if not name:
         raise TopicTreeError("the tree needs a name")
     limit = TopicTree._meta.get_field("name").max_length
+    assert limit is not None  # a CharField always has one
     if len(name) > limit:
         raise TopicTreeError(f"the tree name is longer than {limit} characters")
     if TopicTree.objects.filter(name=name).exists():

@@ -18,6 +18,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
+from config.http import HtmxHttpRequest
 from search.models import TopicTree
 from search.topics import selectors as topics
 from search.topics.forms import CorpusUploadForm, TreeGenerateForm, TreeImportForm
@@ -54,7 +55,7 @@ def _list_context(request: HttpRequest, **forms) -> dict:
 
 @staff_member_required
 @require_GET
-def tree_list(request: HttpRequest) -> HttpResponse:
+def tree_list(request: HtmxHttpRequest) -> HttpResponse:
     if request.htmx and request.GET.get("tree", "").isdigit():
         return _tree_row(request, int(request.GET["tree"]))
     return render(request, LIST_TEMPLATE, _list_context(request))
@@ -220,7 +221,7 @@ def _tree_context(request: HttpRequest, tree: TopicTree) -> dict:
 
 @staff_member_required
 @require_GET
-def tree_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def tree_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     tree = topics.tree_for_user(request.user, pk)
     if request.htmx and request.htmx.target == "tree-status":
         if tree.status != TopicTree.Status.GENERATING:
@@ -232,7 +233,7 @@ def tree_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @staff_member_required
 @require_GET
-def tree_children(request: HttpRequest, pk: int) -> HttpResponse:
+def tree_children(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """One level of children (``?parent=``; the roots without it), a page at a time."""
     tree = topics.tree_for_user(request.user, pk)
     parent_id = request.GET.get("parent", "")
@@ -256,7 +257,7 @@ def tree_children(request: HttpRequest, pk: int) -> HttpResponse:
 
 @staff_member_required
 @require_GET
-def tree_search(request: HttpRequest, pk: int) -> HttpResponse:
+def tree_search(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     tree = topics.tree_for_user(request.user, pk)
     if not request.htmx:
         url = reverse("search:topic_tree", args=[tree.pk])
@@ -271,7 +272,7 @@ def tree_search(request: HttpRequest, pk: int) -> HttpResponse:
 
 @staff_member_required
 @require_GET
-def topic_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def topic_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     topic = topics.topic_for_user(request.user, pk)
     samples = Paginator(topics.topic_samples(topic), ROWS_PER_PAGE).get_page(
         request.GET.get("samples")
