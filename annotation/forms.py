@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.validators import UnicodeUsernameValidator
 
-from annotation import protocols, scoring
+from annotation import formats, protocols, scoring
 from annotation.models import Campaign
 
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
@@ -84,9 +84,17 @@ class CampaignForm(forms.ModelForm):
 
 class CampaignCreateForm(CampaignForm):
     items_file = forms.FileField(
-        label="Items (JSONL)",
-        help_text="One JSON object per line: doc_id, seg_id, src_lang, tgt_lang, source, target, "
-        "system, kind, expected, question, choices, prefill_spans, origin, origin_ref, meta.",
+        label="Items file",
+        help_text="JSONL (one JSON object per line: doc_id, seg_id, src_lang, tgt_lang, source, "
+        "target, system, kind, expected, question, choices, prefill_spans, origin, origin_ref, "
+        "meta) or an Appraise batches file.",
+    )
+    file_format = forms.ChoiceField(
+        label="File format",
+        choices=[(f.name, f"{f.name}: {f.label}") for f in formats.FORMATS.values()],
+        initial="auto",
+        required=False,
+        help_text="Auto recognises the format; a wrong choice is refused with the right one named.",
     )
 
     class Meta(CampaignForm.Meta):

@@ -21,7 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from annotation import corruption, protocols, qc
+from annotation import corruption, formats, protocols, qc
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
 from formats.jsonl import LineProblem, read_jsonl
@@ -148,20 +148,64 @@ def add_items(campaign: Campaign, items: Iterable[Mapping]) -> list[Item]:
         return _create_items(campaign, normalized)
 
 
-def import_campaign(
-    source: str | bytes | IO | Iterable, *, name: str, protocol: str, **settings
-) -> Campaign:
-    """Create a campaign from JSONL (text, bytes, a file or an iterable of lines); atomic.
+def _whole_file(source: str | bytes | IO | Iterable) -> bytes:
+    if hasattr(source, "read"):
+        source = source.read()
+    if isinstance(source, str):
+        return source.encode("utf-8")
+    if isinstance(source, bytes):
+        return source
+    chunks: list[bytes] = []
+    for line in source:
+        chunks.append(line.encode("utf-8") if isinstance(line, str) else bytes(line))
+    return b"".join(chunks)
 
-    Raises :class:`CampaignImportError` with every bad line's number and reason, or Django's
-    ``ValidationError`` for bad settings (e.g. a name already taken); nothing is written then.
+
+def _items_in_format(
+    data: bytes, file_format: str, protocol: str, defaults: Mapping[str, str]
+) -> list[dict]:
+    """Items of a whole file, refusing with a pointer to the right format when it looks like
+    another one (a user who picked the wrong format gets its name, not a list of bad lines)."""
+    if file_format not in formats.FORMATS:
+        raise ValidationError({"format": f"unknown format {file_format!r}"})
+    looks_like = formats.sniff(data)
+    if file_format == "auto":
+        file_format = looks_like or "jsonl"
+    elif looks_like and looks_like != file_format:
+        label = formats.FORMATS[looks_like].label
+        raise CampaignImportError(
+            [(0, f"this looks like {label}; import it with the format {looks_like!r}")]
+        )
+    if formats.FORMATS[file_format].read is None:
+        return parse_jsonl(data, protocol, defaults)
+    try:
+        raw_items = formats.read_items(file_format, data)
+    except formats.FormatError as exc:
+        raise CampaignImportError([(0, str(exc))]) from None
+    return _normalize_dicts(protocol, raw_items, defaults)
+
+
+def import_campaign(
+    source: str | bytes | IO | Iterable,
+    *,
+    name: str,
+    protocol: str,
+    file_format: str = "jsonl",
+    **settings,
+) -> Campaign:
+    """Create a campaign from a file (text, bytes, a file or an iterable of lines); atomic.
+
+    ``file_format`` is one of :data:`annotation.formats.FORMATS` (``jsonl`` by default, e.g.
+    ``appraise``) or ``auto`` to sniff it. Raises :class:`CampaignImportError` with every bad
+    line's (or item's) number and reason, or Django's ``ValidationError`` for bad settings (e.g.
+    a name already taken); nothing is written then.
     """
     if not protocols.is_registered(protocol):
         raise ValidationError({"protocol": f"unknown protocol {protocol!r}"})
     if Campaign.objects.filter(name=name).exists():
         raise ValidationError({"name": f"a campaign named {name!r} already exists"})
     defaults = {k: settings[k] for k in ("src_lang", "tgt_lang") if settings.get(k)}
-    items = parse_jsonl(source, protocol, defaults)
+    items = _items_in_format(_whole_file(source), file_format, protocol, defaults)
     with transaction.atomic():
         campaign = _new_campaign(name, protocol, settings, items[0])
         _create_items(campaign, items)

@@ -106,6 +106,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 form.cleaned_data["items_file"],
                 name=form.cleaned_data["name"],
                 protocol=form.cleaned_data["protocol"],
+                file_format=form.cleaned_data["file_format"] or "auto",
                 created_by=request.user,
                 **settings,
             )

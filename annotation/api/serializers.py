@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from annotation import exports, protocols
+from annotation import exports, formats, protocols
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 
 
@@ -123,12 +123,21 @@ class ProtocolField(serializers.ChoiceField):
 
 
 class ImportCampaignSerializer(serializers.Serializer):
-    """``POST /api/campaigns/import/``: items as a JSON list or as JSONL text, all or nothing."""
+    """``POST /api/campaigns/import/``: items as a JSON list, as text or as an uploaded file
+    (JSONL or another format), all or nothing."""
 
     name = serializers.CharField(max_length=200)
     protocol = ProtocolField()
     items = serializers.ListField(child=serializers.DictField(), required=False)
     jsonl = serializers.CharField(required=False, trim_whitespace=False)
+    file = serializers.FileField(
+        required=False, help_text="The items file as a multipart upload (JSONL, Appraise, ...)."
+    )
+    format = serializers.ChoiceField(
+        choices=list(formats.FORMATS),
+        default="auto",
+        help_text="Format of jsonl or file; auto recognises it.",
+    )
     settings = serializers.DictField(
         required=False,
         help_text='Campaign fields, e.g. {"overlap": 3, "src_lang": "en", "tgt_lang": '
@@ -136,8 +145,11 @@ class ImportCampaignSerializer(serializers.Serializer):
     )
 
     def validate(self, attrs):
-        if bool(attrs.get("items")) == bool(attrs.get("jsonl")):
-            raise serializers.ValidationError("send exactly one of items (a list) or jsonl (text)")
+        given = [key for key in ("items", "jsonl", "file") if attrs.get(key)]
+        if len(given) != 1:
+            raise serializers.ValidationError(
+                "send exactly one of items (a list), jsonl (text) or file (an upload)"
+            )
         return attrs
 
 

@@ -149,9 +149,13 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         data = body.validated_data
         settings = data.get("settings") or {}
         try:
-            if data.get("jsonl"):
+            if data.get("jsonl") or data.get("file"):
                 campaign = services.import_campaign(
-                    data["jsonl"], name=data["name"], protocol=data["protocol"], **settings
+                    data.get("jsonl") or data["file"],
+                    name=data["name"],
+                    protocol=data["protocol"],
+                    file_format=data["format"],
+                    **settings,
                 )
             else:
                 campaign = services.create_campaign(

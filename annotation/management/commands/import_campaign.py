@@ -1,4 +1,4 @@
-"""Create an annotation campaign from a JSONL file (one item per line); all or nothing."""
+"""Create an annotation campaign from a file (JSONL, Appraise batches, ...); all or nothing."""
 
 from __future__ import annotations
 
@@ -7,20 +7,39 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import protocols, services
+from annotation import formats, protocols, services
+
+
+def _where(file: Path, unit: str, number: int) -> str:
+    """``file:12: `` for a line, ``file: item 12: `` for an item, ``file: `` for the file."""
+    if number == 0:
+        return f"  {file}: "
+    return f"  {file}:{number}: " if unit == "line" else f"  {file}: {unit} {number}: "
 
 
 class Command(BaseCommand):
-    help = "Import a campaign from JSONL; a bad line is reported by number and nothing is written."
+    help = (
+        "Import a campaign from JSONL or an Appraise batches file; a bad line or item is "
+        "reported by number and nothing is written."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
         parser.add_argument("--name", required=True)
         parser.add_argument("--protocol", required=True, choices=protocols.names())
+        parser.add_argument(
+            "--format",
+            dest="file_format",
+            default="auto",
+            choices=list(formats.FORMATS),
+            help="The file's format (default: recognise it).",
+        )
         parser.add_argument("--overlap", type=int, default=1)
         parser.add_argument("--instructions", default="")
 
-    def handle(self, *args, file: Path, name: str, protocol: str, overlap: int, **options):
+    def handle(
+        self, *args, file: Path, name: str, protocol: str, overlap: int, file_format: str, **options
+    ):
         if not file.is_file():
             raise CommandError(f"{file}: no such file")
         try:
@@ -29,11 +48,12 @@ class Command(BaseCommand):
                     handle,
                     name=name,
                     protocol=protocol,
+                    file_format=file_format,
                     overlap=overlap,
                     instructions=options["instructions"],
                 )
         except services.CampaignImportError as exc:
-            lines = "\n".join(f"  {file}:{n}: {reason}" for n, reason in exc.errors)
+            lines = "\n".join(_where(file, exc.unit, n) + reason for n, reason in exc.errors)
             raise CommandError(f"nothing imported; fix these lines:\n{lines}") from exc
         except ValidationError as exc:
             raise CommandError(f"nothing imported: {'; '.join(exc.messages)}") from exc

@@ -1,0 +1,61 @@
+"""Campaign files of the tools this field already uses, read into the platform's item dicts.
+
+Pure Python (no Django): each reader turns a whole file into the same item dicts a JSONL line
+holds (``doc_id``, ``seg_id``, ``source``, ``target``, ``system``, ``kind``, ``expected``,
+``prefill_spans``, ``meta``, ...), which the import service then validates against the
+campaign's protocol like any other item. :func:`sniff` tells which format a file looks like, so
+a wrong choice gets a message that names the right one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from annotation.formats import appraise
+from annotation.formats.errors import FormatError
+
+__all__ = ["FORMATS", "FileFormat", "FormatError", "read_items", "sniff"]
+
+
+@dataclass(frozen=True)
+class FileFormat:
+    name: str
+    label: str  # reads well after "this looks like"
+    read: Callable[[bytes], list[dict[str, Any]]] | None  # None: the import service's JSONL path
+
+
+FORMATS: dict[str, FileFormat] = {
+    "auto": FileFormat("auto", "whatever the file looks like", None),
+    "jsonl": FileFormat("jsonl", "a JSONL file (one item per line)", None),
+    "appraise": FileFormat("appraise", "an Appraise batches file", appraise.read_batches),
+}
+
+
+def _json_document(data: bytes) -> Any:
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+
+
+def sniff(data: bytes) -> str | None:
+    """The format ``data`` looks like, or None when it looks like none of them."""
+    document = _json_document(data)
+    if document is not None and appraise.looks_like(document):
+        return "appraise"
+    first = next((line for line in data.splitlines() if line.strip()), b"")
+    try:
+        return "jsonl" if isinstance(json.loads(first), dict) else None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+
+
+def read_items(file_format: str, data: bytes) -> list[dict[str, Any]]:
+    """Items of a whole file in ``file_format`` (not ``jsonl``); raises :class:`FormatError`."""
+    reader = FORMATS[file_format].read
+    if reader is None:
+        raise ValueError(f"{file_format} files are read line by line by the import service")
+    return reader(data)

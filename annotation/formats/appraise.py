@@ -1,0 +1,173 @@
+"""Appraise batches files (the JSON Appraise's ``Examples/`` and WMT campaigns use).
+
+A file is a list of batches ``{"task": {"sourceLanguage", "targetLanguage", ...}, "items":
+[...]}``; an item has ``itemType`` (``TGT`` a translation to judge, ``BAD`` a deliberately
+broken one, ``REF`` the human reference, ``CHK`` a repeated item), ``sourceText``,
+``targetText``, ``documentID``, ``itemID``, ``targetID`` (the system), and ``mqm``: either a list
+of pre-highlighted spans, or for a tutorial ``{"tutorial": {"instruction", "score_target"?,
+"mqm_target"?}, "payload": [pre-highlighted spans]}``. Spans are ``{"start_i", "end_i",
+"severity"}`` in characters of the target, ``"missing"`` for an omission.
+
+How they map (ADR 0011):
+
+- ``TGT`` and ``CHK`` → regular items (``CHK`` keeps its type in ``meta``);
+- ``BAD`` → an attention check expecting a score of at most :data:`BAD_SCORE_MAX`;
+- ``REF`` → an attention check expecting a score of at least :data:`REF_SCORE_MIN`;
+- a tutorial → a tutorial item: its instruction (tags stripped) is the explanation, a
+  ``score_target`` becomes a ±:data:`TUTORIAL_SCORE_TOLERANCE` band, ``mqm_target`` spans must
+  be overlapped (an empty list: no span may remain), and its payload is pre-filled.
+
+Appraise's offsets come from Python on the server, so they are code points like ours; an
+omission (``"missing"``) becomes the ``[MISSING]`` span at the end of the target.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+import langcodes
+
+from annotation.formats.errors import FormatError
+
+BAD_SCORE_MAX = 50
+REF_SCORE_MIN = 66
+TUTORIAL_SCORE_TOLERANCE = 10
+ITEM_TYPES = ("TGT", "BAD", "REF", "CHK")
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def looks_like(document: Any) -> bool:
+    return (
+        isinstance(document, list)
+        and bool(document)
+        and all(isinstance(batch, dict) and "items" in batch for batch in document)
+        and isinstance(document[0]["items"], list)
+        and any(isinstance(i, dict) and "itemType" in i for i in document[0]["items"][:5])
+    )
+
+
+def _language(code: Any, where: str) -> str:
+    if not isinstance(code, str) or not code.strip():
+        raise FormatError(where, "the batch's task has no source or target language")
+    try:
+        return str(langcodes.standardize_tag(code.strip()))
+    except ValueError:
+        raise FormatError(where, f"unknown language code {code!r}") from None
+
+
+def _text(item: dict[str, Any], key: str, where: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str):
+        raise FormatError(where, f"{key} must be a string")
+    return value
+
+
+def _span(raw: Any, target: str, where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise FormatError(where, "a span must be an object with start_i, end_i and severity")
+    start, end = raw.get("start_i"), raw.get("end_i")
+    span: dict[str, Any] = {"severity": str(raw.get("severity") or "minor").lower()}
+    if start == "missing" or end == "missing":
+        return {"start": len(target), "end": len(target), "missing": True, **span}
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+        raise FormatError(where, f"span offsets must be integers or 'missing', got {start}..{end}")
+    # end_i is exclusive, as ours: "The dog walked outside."[8:14] == "walked".
+    return {"start": start, "end": end, **span}
+
+
+def _spans(raw: Any, target: str, where: str) -> list[dict[str, Any]]:
+    if raw in (None, ""):
+        return []
+    if not isinstance(raw, list):
+        raise FormatError(where, "spans must be a list")
+    return [_span(span, target, where) for span in raw]
+
+
+def _tutorial(
+    mqm: dict[str, Any], target: str, where: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    tutorial = mqm.get("tutorial")
+    if not isinstance(tutorial, dict):
+        raise FormatError(where, "a tutorial's mqm.tutorial must be an object")
+    instruction = html.unescape(_TAG.sub("", str(tutorial.get("instruction", "")))).strip()
+    expected: dict[str, Any] = {"explanation": instruction}
+    score = tutorial.get("score_target")
+    if isinstance(score, int | float) and not isinstance(score, bool):
+        expected["score_min"] = max(0, score - TUTORIAL_SCORE_TOLERANCE)
+        expected["score_max"] = min(100, score + TUTORIAL_SCORE_TOLERANCE)
+    if "mqm_target" in tutorial:
+        spans = _spans(tutorial["mqm_target"], target, where)
+        if spans:
+            expected["spans"] = [
+                {key: s[key] for key in ("start", "end", "missing") if key in s} for s in spans
+            ]
+        else:
+            expected["no_spans"] = True
+    if len(expected) == 1:
+        # "All correct, mark it complete": nothing to check beyond reading the instruction.
+        expected["score_min"] = 100 - TUTORIAL_SCORE_TOLERANCE
+    return expected, _spans(mqm.get("payload"), target, where)
+
+
+def _item(raw: Any, languages: tuple[str, str], where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise FormatError(where, "an item must be an object")
+    item_type = raw.get("itemType")
+    if item_type not in ITEM_TYPES:
+        raise FormatError(where, f"itemType must be one of {', '.join(ITEM_TYPES)}")
+    target = _text(raw, "targetText", where)
+    item: dict[str, Any] = {
+        "doc_id": str(raw.get("documentID") or ""),
+        "seg_id": str(raw.get("itemID") or ""),
+        "src_lang": languages[0],
+        "tgt_lang": languages[1],
+        "source": _text(raw, "sourceText", where),
+        "target": target,
+        "system": str(raw.get("targetID") or ""),
+        "meta": {"appraise_item_type": item_type, "appraise_item_id": raw.get("itemID")},
+    }
+    mqm = raw.get("mqm")
+    if isinstance(mqm, dict):
+        item["kind"] = "tutorial"
+        item["expected"], prefill = _tutorial(mqm, target, where)
+    else:
+        prefill = _spans(mqm, target, where)
+        if item_type == "BAD":
+            item["kind"] = "attention_check"
+            item["expected"] = {"score_max": BAD_SCORE_MAX}
+        elif item_type == "REF":
+            item["kind"] = "attention_check"
+            item["expected"] = {"score_min": REF_SCORE_MIN}
+    if prefill:
+        item["prefill_spans"] = prefill
+    return item
+
+
+def read_batches(data: bytes) -> list[dict[str, Any]]:
+    """Every item of every batch, in file order; raises :class:`FormatError` at the first
+    structural problem (the protocol's own checks come after, item by item)."""
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise FormatError("", "the file is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"line {exc.lineno}", f"not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise FormatError("", "not valid JSON (nested too deeply)") from None
+    if not looks_like(document):
+        raise FormatError("", "an Appraise batches file is a list of {task, items} batches")
+    items = []
+    for b, batch in enumerate(document, start=1):
+        task = batch.get("task") if isinstance(batch.get("task"), dict) else {}
+        where = f"batch {b}"
+        languages = (
+            _language(task.get("sourceLanguage"), where),
+            _language(task.get("targetLanguage"), where),
+        )
+        for i, raw in enumerate(batch["items"], start=1):
+            items.append(_item(raw, languages, f"batch {b}, item {i}"))
+    return items
