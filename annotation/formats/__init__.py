@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.formats import appraise
+from annotation.formats import appraise, google_mqm
 from annotation.formats.errors import FormatError
 
 __all__ = ["FORMATS", "FileFormat", "FormatError", "read_items", "sniff"]
@@ -31,6 +31,7 @@ FORMATS: dict[str, FileFormat] = {
     "auto": FileFormat("auto", "whatever the file looks like", None),
     "jsonl": FileFormat("jsonl", "a JSONL file (one item per line)", None),
     "appraise": FileFormat("appraise", "an Appraise batches file", appraise.read_batches),
+    "google-mqm": FileFormat("google-mqm", "a Google MQM TSV file", google_mqm.read_items),
 }
 
 
@@ -43,6 +44,8 @@ def _json_document(data: bytes) -> Any:
 
 def sniff(data: bytes) -> str | None:
     """The format ``data`` looks like, or None when it looks like none of them."""
+    if google_mqm.looks_like(data):
+        return "google-mqm"
     document = _json_document(data)
     if document is not None and appraise.looks_like(document):
         return "appraise"

@@ -6,6 +6,7 @@ from difficulty.services.datasets import (
     DifficultyDatasetError,
     build_difficulty_dataset_from_campaign,
     import_difficulty_dataset,
+    import_mqm_tsv_dataset,
 )
 from difficulty.services.evaluations import (
     ADVANCE_TASK,
@@ -28,6 +29,7 @@ __all__ = [
     "enqueue_evaluation_round",
     "evaluation_queue",
     "import_difficulty_dataset",
+    "import_mqm_tsv_dataset",
     "recover_evaluations",
     "run_difficulty_evaluation",
     "start_difficulty_evaluation",

@@ -16,6 +16,8 @@ from django.db import IntegrityError, transaction
 
 from annotation import protocols
 from annotation import selectors as annotation_selectors
+from annotation.formats import FormatError, google_mqm
+from annotation.scoring import mqm_to_100
 from annotation.selectors import ItemResult
 from difficulty.dataset_format import (
     ParsedSegment,
@@ -78,6 +80,63 @@ def import_difficulty_dataset(
         reference_rule=reference_rule or ReferenceRule(),
         source_file_name=source_file_name,
         perfect_score=perfect_score,
+        created_by=created_by,
+    )
+
+
+def import_mqm_tsv_dataset(
+    data: bytes,
+    *,
+    name: str,
+    language_pair: str,
+    description: str = "",
+    source_file_name: str = "",
+    created_by=None,
+) -> DifficultyDataset:
+    """A dataset from a Google MQM TSV file (one row per error per rater); all or nothing.
+
+    Each rater's MQM penalty of a (segment, system) is mapped to 0–100 with the platform's map
+    (``100 − 4·min(25, penalty)``, ADR 0004), and the segment's score for that system is the mean
+    over its raters; the raw mean penalty and the number of raters are kept as extra fields.
+    The file names no languages, so ``language_pair`` (e.g. ``en-de``) says them.
+    """
+    name = _check_name(name)
+    try:
+        src_lang, tgt_lang = split_language_pair(language_pair)
+        mqm_segments = google_mqm.read_tsv(data)
+    except (ValueError, FormatError) as exc:
+        raise DifficultyDatasetError(str(exc)) from None
+    grouped: dict[tuple[str, str], ParsedSegment] = {}
+    for mqm in mqm_segments:
+        penalties = list(google_mqm.rater_penalties(mqm).values())
+        segment = grouped.setdefault(
+            (mqm.doc, mqm.seg_id),
+            ParsedSegment(
+                line_number=mqm.line_number, lp=language_pair, src_lang=src_lang,
+                tgt_lang=tgt_lang, source=mqm.source, scores={}, segment_key=mqm.seg_id,
+                doc_id=mqm.doc, extra={"mqm_penalty": {}, "n_raters": {}},
+            ),
+        )  # fmt: skip
+        if segment.source != mqm.source:
+            raise DifficultyDatasetError(
+                f"line {mqm.line_number}: segment {mqm.seg_id} of {mqm.doc} has another source "
+                f"than on line {segment.line_number}"
+            )
+        segment.scores[mqm.system] = float(np.mean([mqm_to_100(p) for p in penalties]))
+        segment.translations[mqm.system] = mqm.target
+        segment.extra["mqm_penalty"][mqm.system] = float(np.mean(penalties))
+        segment.extra["n_raters"][mqm.system] = len(penalties)
+    scale = (
+        "Scores: each rater's MQM penalty mapped to 0–100 by 100 − 4·min(25, penalty) "
+        "(ADR 0004), averaged over the segment's raters; mqm_penalty holds the raw mean penalty."
+    )
+    return _write_dataset(
+        list(grouped.values()),
+        name=name,
+        description=(description.strip() + "\n\n" + scale).strip(),
+        origin=DifficultyDataset.Origin.IMPORT,
+        reference_rule=ReferenceRule(),
+        source_file_name=source_file_name,
         created_by=created_by,
     )
 

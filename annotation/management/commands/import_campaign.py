@@ -35,6 +35,8 @@ class Command(BaseCommand):
             help="The file's format (default: recognise it).",
         )
         parser.add_argument("--overlap", type=int, default=1)
+        parser.add_argument("--src-lang", default="", help="For items that name no language.")
+        parser.add_argument("--tgt-lang", default="", help="For items that name no language.")
         parser.add_argument("--instructions", default="")
 
     def handle(
@@ -50,6 +52,7 @@ class Command(BaseCommand):
                     protocol=protocol,
                     file_format=file_format,
                     overlap=overlap,
+                    **{key: options[key] for key in ("src_lang", "tgt_lang") if options[key]},
                     instructions=options["instructions"],
                 )
         except services.CampaignImportError as exc:

@@ -8,7 +8,11 @@ from difficulty.dataset_format import (
     DatasetFormatError,
     ReferenceRule,
 )
-from difficulty.services import DifficultyDatasetError, import_difficulty_dataset
+from difficulty.services import (
+    DifficultyDatasetError,
+    import_difficulty_dataset,
+    import_mqm_tsv_dataset,
+)
 
 
 def comma_list(value: str) -> tuple[str, ...]:
@@ -17,14 +21,23 @@ def comma_list(value: str) -> tuple[str, ...]:
 
 class Command(BaseCommand):
     help = (
-        "Import a WMT-style JSONL difficulty dataset (langs, src, tgt{system}, scores{system}, "
-        "extra fields kept). All or nothing: a bad line is reported and nothing is written."
+        "Import a difficulty dataset: WMT-style JSONL (langs, src, tgt{system}, scores{system}, "
+        "extra fields kept) or Google's MQM TSV (--format google-mqm --langs en-de). All or "
+        "nothing: a bad line is reported and nothing is written."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
         parser.add_argument("--name", required=True)
         parser.add_argument("--description", default="")
+        parser.add_argument(
+            "--format",
+            dest="file_format",
+            choices=["wmt-jsonl", "google-mqm"],
+            default="wmt-jsonl",
+            help="wmt-jsonl (default) or google-mqm (one row per error per rater).",
+        )
+        parser.add_argument("--langs", default="", help="Language pair of a google-mqm file.")
         parser.add_argument(
             "--reference-systems",
             default=",".join(DEFAULT_REFERENCE_NAMES),
@@ -52,15 +65,26 @@ class Command(BaseCommand):
             prefixes=comma_list(options["reference_prefixes"]),
         )
         try:
-            with file.open("rb") as lines:
-                dataset = import_difficulty_dataset(
-                    lines,
+            if options["file_format"] == "google-mqm":
+                if not options["langs"]:
+                    raise CommandError("a google-mqm file names no languages: give --langs en-de")
+                dataset = import_mqm_tsv_dataset(
+                    file.read_bytes(),
                     name=options["name"],
+                    language_pair=options["langs"],
                     description=options["description"],
-                    reference_rule=rule,
                     source_file_name=file.name,
-                    perfect_score=options["perfect_score"],
                 )
+            else:
+                with file.open("rb") as lines:
+                    dataset = import_difficulty_dataset(
+                        lines,
+                        name=options["name"],
+                        description=options["description"],
+                        reference_rule=rule,
+                        source_file_name=file.name,
+                        perfect_score=options["perfect_score"],
+                    )
         except DatasetFormatError as exc:
             more = "\n(more errors not shown)" if exc.truncated else ""
             raise CommandError(

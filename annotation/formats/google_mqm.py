@@ -1,0 +1,175 @@
+"""Google's MQM TSV (the WMT MQM human-evaluation release, e.g. ``mqm_ted_ende.tsv``).
+
+One row per error (or ``No-error``) per rater: ``system doc doc_id seg_id rater source target
+category severity [comment]``, tab-separated with a header. ``doc_id`` is the segment's 1-based
+position within its document. The erroneous span is marked with ``<v>…</v>`` in the target, or
+in the source for source-side errors (omissions, source errors); the marks are removed here and
+kept as offsets into the clean text (code points, end exclusive).
+
+:func:`read_tsv` groups the rows into one :class:`MqmSegment` per (system, document, segment)
+with every rater's errors; :func:`rater_penalties` scores them with the campaign MQM weights
+(``No-error`` rows and the ``Neutral`` severity cost nothing; ``Source error`` is not the
+translation's fault and costs nothing either).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation import scoring
+from annotation.formats.errors import FormatError
+
+COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
+NO_ERROR = "no-error"
+_FREE = {"no-error", "source error"}  # categories that cost the translation nothing
+
+
+@dataclass(frozen=True)
+class MqmError:
+    category: str
+    severity: str
+    side: str  # "target" or "source"
+    start: int | None  # None: no span marked
+    end: int | None
+    comment: str = ""
+
+
+@dataclass
+class MqmSegment:
+    system: str
+    doc: str
+    position: int  # doc_id in Google's files: the segment's place within its document
+    seg_id: str
+    source: str
+    target: str
+    line_number: int  # the segment's first row
+    errors: dict[str, list[MqmError]] = field(default_factory=dict)  # rater -> errors
+
+
+def looks_like(data: bytes) -> bool:
+    header = data.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace").strip().split("\t")
+    return tuple(header[: len(COLUMNS)]) == COLUMNS
+
+
+def _unmark(text: str) -> tuple[str, int | None, int | None]:
+    """``text`` without ``<v>``/``</v>`` and the offsets of the marked span (None if unmarked)."""
+    start = end = None
+    clean: list[str] = []
+    length = 0
+    for piece in re.split(r"(</?v>)", text):
+        if piece == "<v>":
+            start = length if start is None else start
+        elif piece == "</v>":
+            end = length
+        else:
+            clean.append(piece)
+            length += len(piece)
+    if (start is None) != (end is None) or (start is not None and end is not None and end < start):
+        raise ValueError("unbalanced <v>…</v> marks")
+    return "".join(clean), start, end
+
+
+def _rows(data: bytes) -> list[tuple[int, dict[str, str]]]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise FormatError("", "the file is not UTF-8 text") from None
+    reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = next(reader, None)
+    if header is None or tuple(header[: len(COLUMNS)]) != COLUMNS:
+        raise FormatError("line 1", f"the header must start with {' '.join(COLUMNS)}")
+    names = [*COLUMNS, "comment"]
+    rows = []
+    for number, row in enumerate(reader, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) < len(COLUMNS):
+            raise FormatError(f"line {number}", f"{len(COLUMNS)} columns expected, got {len(row)}")
+        rows.append((number, dict(zip(names, row, strict=False))))
+    if not rows:
+        raise FormatError("", "the file has no rows")
+    return rows
+
+
+def _error(row: dict[str, str]) -> MqmError | None:
+    category = row["category"].strip()
+    if category.lower() == NO_ERROR:
+        return None
+    side = "source" if "<v>" in row["source"] else "target"
+    _, start, end = _unmark(row[side])
+    return MqmError(
+        category=category,
+        severity=row["severity"].strip().lower(),
+        side=side,
+        start=start,
+        end=end,
+        comment=row.get("comment", "").strip(),
+    )
+
+
+def read_tsv(data: bytes) -> list[MqmSegment]:
+    """Every (system, document, segment) of the file with each rater's errors, in file order."""
+    segments: dict[tuple[str, str, str], MqmSegment] = {}
+    for number, row in _rows(data):
+        where = f"line {number}"
+        if not row["doc_id"].strip().isdigit():
+            raise FormatError(where, f"doc_id must be a whole number, got {row['doc_id']!r}")
+        try:
+            source, _, _ = _unmark(row["source"])
+            target, _, _ = _unmark(row["target"])
+            error = _error(row)
+        except ValueError as exc:
+            raise FormatError(where, str(exc)) from None
+        position = int(row["doc_id"])
+        key = (row["system"], row["doc"], row["seg_id"])
+        segment = segments.get(key)
+        if segment is None:
+            segment = segments[key] = MqmSegment(
+                row["system"], row["doc"], position, row["seg_id"], source, target, number
+            )
+        elif (segment.source, segment.target) != (source, target):
+            raise FormatError(
+                where,
+                f"segment {row['seg_id']} of {row['doc']} by {row['system']} has another source "
+                f"or target than on line {segment.line_number}",
+            )
+        errors = segment.errors.setdefault(row["rater"], [])
+        if error is not None:
+            errors.append(error)
+    return list(segments.values())
+
+
+def error_penalty(error: MqmError, weights: scoring.MqmWeights = scoring.DEFAULT_WEIGHTS) -> float:
+    """Google's labels scored with the platform's weights (ADR 0004)."""
+    if error.category.lower() in _FREE or error.severity == "neutral":
+        return 0.0
+    return scoring.span_penalty({"category": error.category, "severity": error.severity}, weights)
+
+
+def rater_penalties(
+    segment: MqmSegment, weights: scoring.MqmWeights = scoring.DEFAULT_WEIGHTS
+) -> dict[str, float]:
+    """Each rater's MQM penalty of the segment (0 for a rater who found no error)."""
+    return {
+        rater: round(sum(error_penalty(error, weights) for error in errors), 6)
+        for rater, errors in segment.errors.items()
+    }
+
+
+def read_items(data: bytes) -> list[dict[str, Any]]:
+    """Campaign items: one per (system, document, segment), errors kept in ``meta``."""
+    return [
+        {
+            "doc_id": segment.doc,
+            "seg_id": segment.seg_id,
+            "source": segment.source,
+            "target": segment.target,
+            "system": segment.system,
+            "meta": {"google_mqm_raters": sorted(segment.errors), "doc_position": segment.position},
+        }
+        for segment in read_tsv(data)
+    ]

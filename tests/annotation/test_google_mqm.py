@@ -1,0 +1,118 @@
+"""Google's MQM TSV (a real file of the WMT21 TED release): parsed with its marks, scored with
+the platform's weights, imported as a difficulty dataset and as campaign items."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation import formats
+from annotation.formats import google_mqm
+from annotation.models import Campaign
+from difficulty.models import DifficultyDataset, DifficultySegment
+
+HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment\n"
+
+
+def tsv(*rows: str) -> bytes:
+    return (HEADER + "".join(row + "\n" for row in rows)).encode()
+
+
+@pytest.fixture
+def ted(shared_data) -> bytes:
+    return (shared_data / "formats" / "google-mqm" / "mqm_ted_ende.sample.tsv").read_bytes()
+
+
+def test_marks_become_offsets_on_the_side_they_mark():
+    data = tsv(
+        "sysA\td1\t1\t7\tr1\tA <v>cat</v> sat.\tEine Katze saß.\tAccuracy/Omission\tMajor\t",
+        "sysA\td1\t1\t7\tr2\tA cat sat.\tEine <v>Katze</v> saß.\tFluency/Punctuation\tMinor\t",
+        "sysA\td1\t1\t7\tr3\tA cat sat.\tEine Katze saß.\tNo-error\tNo-error\t",
+    )
+
+    (segment,) = google_mqm.read_tsv(data)
+
+    assert (segment.source, segment.target, segment.position) == (
+        "A cat sat.",
+        "Eine Katze saß.",
+        1,
+    )
+    (omission,) = segment.errors["r1"]
+    assert (omission.side, segment.source[omission.start : omission.end]) == ("source", "cat")
+    (punctuation,) = segment.errors["r2"]
+    assert segment.target[punctuation.start : punctuation.end] == "Katze"
+    assert segment.errors["r3"] == []
+    assert google_mqm.rater_penalties(segment) == {"r1": 5.0, "r2": 0.1, "r3": 0.0}
+
+
+def test_neutral_and_source_errors_cost_the_translation_nothing():
+    data = tsv(
+        "s\td\t1\t1\tr1\tx\ty\tStyle/Awkward\tNeutral\t",
+        "s\td\t1\t1\tr1\tx\ty\tSource error\tMajor\t",
+    )
+    assert google_mqm.rater_penalties(google_mqm.read_tsv(data)[0]) == {"r1": 0.0}
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (["s\td\tone\t1\tr\tx\ty\tOther\tMinor\t"], "line 2: doc_id must be a whole number"),
+        (["s\td\t1\t1\tr\tx\ty <v>z\tOther\tMinor\t"], "line 2: unbalanced <v>…</v> marks"),
+        (["s\td\t1\t1\tr\tx\ty"], "line 2: 9 columns expected, got 7"),
+        (
+            ["s\td\t1\t1\tr1\tx\ty\tOther\tMinor\t", "s\td\t1\t1\tr2\tx\tOTHER\tOther\tMinor\t"],
+            "line 3: segment 1 of d by s has another source or target than on line 2",
+        ),
+    ],
+)
+def test_bad_rows_are_named_by_line(rows, message):
+    with pytest.raises(formats.FormatError, match=message):
+        google_mqm.read_tsv(tsv(*rows))
+
+
+@pytest.mark.django_db
+def test_the_ted_file_becomes_a_difficulty_dataset_on_the_0_100_scale(ted, tmp_path):
+    path = tmp_path / "mqm_ted_ende.tsv"
+    path.write_bytes(ted)
+
+    call_command(
+        "import_difficulty_dataset", str(path), "--name", "TED", "--format", "google-mqm",
+        "--langs", "en-de",
+    )  # fmt: skip
+
+    dataset = DifficultyDataset.objects.get(name="TED")
+    assert (dataset.n_segments, dataset.n_systems) == (140, 14)
+    assert "100 − 4·min(25, penalty)" in dataset.description
+    first = DifficultySegment.objects.get(dataset=dataset, segment_key="1")
+    # Facebook-AI: one minor terminology error by rater1 (penalty 1 → 96); HuaweiTSC: one major
+    # register error by rater3 (penalty 5 → 80).
+    assert first.extra["mqm_penalty"]["Facebook-AI"] == 1.0
+    assert first.extra["mqm_penalty"]["HuaweiTSC"] == 5.0
+    assert first.extra["n_raters"]["HuaweiTSC"] == 1
+
+
+@pytest.mark.django_db
+def test_a_google_mqm_file_needs_its_languages(ted, tmp_path):
+    path = tmp_path / "mqm.tsv"
+    path.write_bytes(ted)
+    with pytest.raises(CommandError, match="give --langs en-de"):
+        call_command(
+            "import_difficulty_dataset", str(path), "--name", "x", "--format", "google-mqm"
+        )
+    assert not DifficultyDataset.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_ted_file_imports_as_an_mqm_campaign_recognised_automatically(ted, tmp_path):
+    path = tmp_path / "mqm_ted_ende.tsv"
+    path.write_bytes(ted)
+
+    call_command(
+        "import_campaign", str(path), "--name", "TED MQM", "--protocol", "mqm",
+        "--src-lang", "en", "--tgt-lang", "de",
+    )  # fmt: skip
+
+    campaign = Campaign.objects.get(name="TED MQM")
+    assert campaign.items.count() == 1960  # 14 systems × 140 segments
+    item = campaign.items.get(system="Facebook-AI", seg_id="1")
+    assert "<v>" not in item.target and item.meta["google_mqm_raters"] == ["rater1"]
