@@ -219,6 +219,23 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
 }
 
+# --- Engines --------------------------------------------------------------------------------
+# Environment variables an engine may name as its API key (names, or prefixes ending in "*").
+# The engine test sends the key to a URL staff choose, so nothing else in the environment may
+# be named; the server's own secrets are refused even when listed here (engines/keys.py).
+ENGINE_KEY_VARIABLES = env_list(
+    "ENGINE_KEY_VARIABLES",
+    [
+        "HARDSET_ENGINE_KEY_*",
+        "OPENAI_API_KEY",
+        "GEMINI_API_KEY",
+        "OPENROUTER_API_KEY",
+        "MISTRAL_API_KEY",
+        "TOGETHER_API_KEY",
+        "HF_TOKEN",
+    ],
+)
+
 # --- Logging --------------------------------------------------------------------------------
 LOGGING = {
     "version": 1,
