@@ -518,7 +518,8 @@ def save_draft(request: HttpRequest, item_id: int) -> JsonResponse:
     except services.AnswerInvalid as exc:
         return JsonResponse({"ok": False, "errors": exc.errors}, status=422)
     except services.NotAllowed as exc:
-        return JsonResponse({"ok": False, "errors": [str(exc)]}, status=409)
+        code = 403 if isinstance(exc, services.EnrollmentBlocked) else 409
+        return JsonResponse({"ok": False, "errors": [str(exc)]}, status=code)
     return JsonResponse(
         {
             "ok": True,
@@ -545,6 +546,10 @@ def _tutorial_feedback(request: HttpRequest, annotation: Annotation) -> None:
         messages.warning(request, f"Tutorial: not what we expected. {explanation}".strip())
 
 
+# Who may not work gets 403; a slot someone else filled is a conflict; the rest is bad input.
+_SUBMIT_REFUSAL_STATUS = {services.EnrollmentBlocked: 403, services.ItemFull: 409}
+
+
 @require_POST
 def submit(request: HttpRequest, item_id: int) -> HttpResponse:
     wants_json = "application/json" in request.headers.get("Accept", "")
@@ -562,12 +567,13 @@ def submit(request: HttpRequest, item_id: int) -> HttpResponse:
     except (services.AnswerInvalid, services.NotAllowed) as exc:
         errors = exc.errors if isinstance(exc, services.AnswerInvalid) else [str(exc)]
         missing = exc.missing if isinstance(exc, services.AnswerInvalid) else []
+        code = _SUBMIT_REFUSAL_STATUS.get(type(exc), 422)
         if wants_json:
-            return JsonResponse({"ok": False, "errors": errors, "missing": missing}, status=422)
+            return JsonResponse({"ok": False, "errors": errors, "missing": missing}, status=code)
         annotation = Annotation.objects.get(item=item, annotator=annotator)
         context = _item_context(request, item, annotation, annotator)
         context["submit_errors"] = errors + missing
-        return render(request, "annotation/annotate.html", context, status=422)
+        return render(request, "annotation/annotate.html", context, status=code)
     if item.kind == Item.Kind.TUTORIAL and not result.replayed:
         _tutorial_feedback(request, result.annotation)
     next_url = reverse("annotation:annotate_next", args=[campaign.pk])
