@@ -8,6 +8,7 @@ commands and other apps (which create campaigns with :func:`create_campaign` and
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -251,10 +252,18 @@ def enroll(annotator: Annotator, campaign: Campaign) -> Enrollment:
     return enrollment
 
 
+def invite_matches(campaign: Campaign, invite_token: str) -> bool:
+    """Whether ``invite_token`` is the campaign's; compared in constant time, so response
+    timing does not reveal how much of a guess was right."""
+    return secrets.compare_digest(
+        (invite_token or "").encode("utf-8"), campaign.invite_token.encode("utf-8")
+    )
+
+
 def _check_signup(campaign: Campaign, invite_token: str) -> None:
     if campaign.signup_closed:
         raise NotAllowed("Sign-up for this campaign is closed.")
-    if campaign.invite_token and invite_token != campaign.invite_token:
+    if campaign.invite_token and not invite_matches(campaign, invite_token):
         raise NotAllowed("This sign-up link needs a valid invitation.")
 
 

@@ -24,7 +24,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation import access, forms, qc, scoring, selectors, services
+from annotation import access, forms, qc, scoring, selectors, services, signup_limits
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from annotation.protocols import ESA_LOW_SCORE
 
@@ -135,7 +135,7 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
     for row in rows:
         row["qc"] = summaries.get(row["enrollment"].annotator_id)
     signup_path = reverse("annotation:signup", args=[campaign.slug])
-    query = {"token": campaign.invite_token} if campaign.invite_token else {}
+    query = {"invite": campaign.invite_token} if campaign.invite_token else {}
     signup_url = request.build_absolute_uri(signup_path + ("?" + urlencode(query) if query else ""))
     prolific_query = dict(query) | {
         "PROLIFIC_PID": "{{%PROLIFIC_PID%}}",
@@ -271,8 +271,17 @@ def annotators(request: HttpRequest) -> HttpResponse:
 
 def _signup_campaign(request: HttpRequest, slug: str) -> tuple[Campaign, str]:
     campaign = get_object_or_404(Campaign, slug=slug)
-    token = request.GET.get("token") or request.POST.get("token") or ""
-    if campaign.invite_token and token != campaign.invite_token:
+    # ``token`` is the parameter's old name, still in links handed out before.
+    token = next(
+        (
+            value
+            for name in ("invite", "token")
+            for value in (request.GET.get(name), request.POST.get(name))
+            if value
+        ),
+        "",
+    )
+    if campaign.invite_token and not services.invite_matches(campaign, token):
         raise Http404("No such campaign")
     return campaign, token
 
@@ -281,6 +290,15 @@ def _signup_campaign(request: HttpRequest, slug: str) -> tuple[Campaign, str]:
 def signup(request: HttpRequest, slug: str) -> HttpResponse:
     """A campaign's public sign-up link; also the entry point of Prolific participants."""
     campaign, token = _signup_campaign(request, slug)
+    if request.method == "POST" and not signup_limits.record_signup_attempt(
+        request.META.get("REMOTE_ADDR", ""), campaign.pk
+    ):
+        return _notice(
+            request,
+            "Too many sign-ups",
+            "Too many sign-ups from your address for this campaign; try again in an hour.",
+            status=429,
+        )
     params = request.POST if request.method == "POST" else request.GET
     pid = (params.get("PROLIFIC_PID") or "").strip()
     if pid:

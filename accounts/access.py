@@ -1,0 +1,15 @@
+"""The one permission-checked accessor for API tokens (STYLE 9)."""
+
+from __future__ import annotations
+
+from django.http import Http404
+
+from accounts.models import ApiToken
+
+
+def token_for_owner(user, token_id) -> ApiToken:
+    """The user's own token; 404 for anyone else's, so their existence does not leak."""
+    try:
+        return ApiToken.objects.get(pk=token_id, user=user)
+    except (ApiToken.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such token") from None
