@@ -56,14 +56,6 @@ def test_an_invite_token_is_given_as_invite(client):
     assert Annotator.objects.get().source == "invite"
 
 
-def test_the_campaign_page_hands_out_the_invite_link(admin_client):
-    campaign = esa_campaign(1, invite_token="s3cret-invite")
-
-    html = admin_client.get(f"/annotation/campaigns/{campaign.pk}/").content.decode()
-
-    assert f"/annotation/join/{campaign.slug}/?invite=s3cret-invite" in html
-
-
 def test_all_digit_passwords_are_refused_at_sign_up(client):
     campaign = esa_campaign(1)
 
