@@ -49,7 +49,7 @@ class CampaignForm(forms.ModelForm):
             "overlap": "How many annotators judge each item.",
             "src_lang": "e.g. en. Empty: taken from the first item.",
             "tgt_lang": "e.g. de. Empty: taken from the first item.",
-            "invite_token": "If set, the sign-up link only works with ?token=<this value>.",
+            "invite_token": "If set, the sign-up link only works with ?invite=<this value>.",
             "require_qualification": "Annotators must pass the tutorial items first.",
             "max_items_per_annotator": "Empty: as many as are left (typical for Prolific: set it).",
             "prolific_completion_url": "Participants are sent to <url>?cc=<pass or fail code>.",

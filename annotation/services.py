@@ -8,6 +8,7 @@ commands and other apps (which create campaigns with :func:`create_campaign` and
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -49,6 +50,16 @@ class CampaignImportError(ValueError):
 
 class NotAllowed(Exception):
     """The annotator may not do this now; the message says why, in words for them."""
+
+
+class EnrollmentBlocked(NotAllowed):
+    """The annotator's enrollment does not allow working (pending, paused, rejected, none):
+    pages and the API answer 403."""
+
+
+class ItemFull(NotAllowed):
+    """The item already has its ``overlap`` judgments (the annotator's claim had lapsed and
+    someone else took the slot): pages and the API answer 409; nothing was counted."""
 
 
 class AnswerInvalid(ValueError):
@@ -285,10 +296,18 @@ def enroll(annotator: Annotator, campaign: Campaign) -> Enrollment:
     return enrollment
 
 
+def invite_matches(campaign: Campaign, invite_token: str) -> bool:
+    """Whether ``invite_token`` is the campaign's; compared in constant time, so response
+    timing does not reveal how much of a guess was right."""
+    return secrets.compare_digest(
+        (invite_token or "").encode("utf-8"), campaign.invite_token.encode("utf-8")
+    )
+
+
 def _check_signup(campaign: Campaign, invite_token: str) -> None:
     if campaign.signup_closed:
         raise NotAllowed("Sign-up for this campaign is closed.")
-    if campaign.invite_token and invite_token != campaign.invite_token:
+    if campaign.invite_token and not invite_matches(campaign, invite_token):
         raise NotAllowed("This sign-up link needs a valid invitation.")
 
 
@@ -519,20 +538,30 @@ def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) 
     return item
 
 
+_ENROLLMENT_REFUSALS: dict[str, str] = {
+    Enrollment.Status.PENDING: "Your sign-up is waiting for approval.",
+    Enrollment.Status.PAUSED: "Your work on this campaign is paused by the organisers.",
+    Enrollment.Status.REJECTED: "You cannot take part in this campaign.",
+}
+
+
+def _check_enrollment(enrollment: Enrollment | None) -> None:
+    """Raise :class:`EnrollmentBlocked` unless the enrollment is approved."""
+    if enrollment is None:
+        raise EnrollmentBlocked("You are not enrolled in this campaign.")
+    refusal = _ENROLLMENT_REFUSALS.get(enrollment.status)
+    if refusal:
+        raise EnrollmentBlocked(refusal)
+
+
 def _approved_enrollment(annotator: Annotator, campaign: Campaign) -> Enrollment:
     enrollment = (
         Enrollment.objects.select_for_update()
         .filter(campaign=campaign, annotator=annotator)
         .first()
     )
-    if enrollment is None:
-        raise NotAllowed("You are not enrolled in this campaign.")
-    if enrollment.status == Enrollment.Status.PENDING:
-        raise NotAllowed("Your sign-up is waiting for approval.")
-    if enrollment.status == Enrollment.Status.PAUSED:
-        raise NotAllowed("Your work on this campaign is paused by the organisers.")
-    if enrollment.status == Enrollment.Status.REJECTED:
-        raise NotAllowed("You cannot take part in this campaign.")
+    _check_enrollment(enrollment)
+    assert enrollment is not None  # _check_enrollment refused a missing one
     if campaign.status != Campaign.Status.OPEN:
         raise NotAllowed("This campaign is not open for annotation.")
     return enrollment
@@ -737,6 +766,12 @@ def _locked_annotation(annotator: Annotator, item: Item) -> Annotation:
     return annotation
 
 
+def _enrollment_of(annotator: Annotator, campaign: Campaign) -> Enrollment | None:
+    # A claim outlives a change of status: a paused or rejected annotator still holds the
+    # items claimed before, so every write on them checks the enrollment again.
+    return Enrollment.objects.filter(campaign=campaign, annotator=annotator).first()
+
+
 def _renew_claim(annotation: Annotation, now: datetime) -> None:
     Assignment.objects.filter(
         item_id=annotation.item_id,
@@ -785,6 +820,7 @@ def save_draft(
     with transaction.atomic():
         annotation = _locked_annotation(annotator, item)
         campaign = annotation.campaign
+        _check_enrollment(_enrollment_of(annotator, campaign))
         if annotation.is_submitted and not campaign.is_open:
             raise NotAllowed("This campaign is closed; submissions can no longer change.")
         cleaned, errors, missing = clean_answer(campaign, item, draft)
@@ -836,51 +872,88 @@ def submit_annotation(
     4. The first submission marks the claim submitted and adds one to ``item.completed_count``
        with an ``F()`` update; when a regular item reaches the overlap, ``item_completed`` is
        sent after commit. Later submissions are revisions (allowed while the campaign is open).
+    5. The first submission of a regular item is counted under the item's row lock: when the
+       item already has its ``overlap`` judgments (this annotator's claim lapsed and another
+       took the slot), it is refused with :class:`ItemFull`, their claim is released and
+       nothing is counted, so an overlap-1 item is never paid for twice.
+    6. Only an approved enrollment may submit (:class:`EnrollmentBlocked` otherwise), whatever
+       it held before its status changed.
     """
     now = now or timezone.now()
     key = (idempotency_key or "").strip()[:64]
     with transaction.atomic():
-        if key:
-            seen = Annotation.objects.filter(annotator=annotator, idempotency_key=key).first()
-            if seen is not None:
-                if seen.item_id != item.pk:
-                    raise NotAllowed("This idempotency key was used for another item.")
-                return SubmitResult(seen, created=False, replayed=True)
-        annotation = _locked_annotation(annotator, item)
-        campaign = annotation.campaign
-        if key and annotation.idempotency_key == key:
-            return SubmitResult(annotation, created=False, replayed=True)
-        if not campaign.is_open:
-            raise NotAllowed("This campaign is not open; nothing was submitted.")
-        cleaned, errors, missing = clean_answer(campaign, item, answer)
-        if errors or missing:
-            raise AnswerInvalid(errors, missing)
-        score, penalty = compute_scores(campaign, cleaned)
-        first = not annotation.is_submitted
-        annotation.answer = cleaned
-        annotation.draft = cleaned
-        annotation.score = score
-        annotation.mqm_score = penalty
-        annotation.time_spent_seconds = _add_activity(annotation, now)
-        annotation.last_activity_at = now
-        annotation.revision += 1
-        # The first key stays: a late retry of the first submission must replay, not revert a
-        # later revision. A retried revision re-applies the same answer, which is harmless.
-        if key and not annotation.idempotency_key:
-            annotation.idempotency_key = key
-        if first:
-            annotation.status = Annotation.Status.SUBMITTED
-            annotation.submitted_at = now
-        annotation.save()
-        if first:
-            Assignment.objects.filter(item=item, annotator=annotator).update(
-                status=Assignment.Status.SUBMITTED
+        full = _submit_locked(annotator, item, answer, key, now)
+        if isinstance(full, SubmitResult):
+            return full
+        # Released in the refused submission's transaction; raised once it is committed.
+        Assignment.objects.filter(item=item, annotator=annotator).update(
+            status=Assignment.Status.EXPIRED
+        )
+    raise ItemFull(full)
+
+
+def _submit_locked(
+    annotator: Annotator, item: Item, answer: Any, key: str, now: datetime
+) -> SubmitResult | str:
+    """:func:`submit_annotation` inside its transaction; a string is an :class:`ItemFull`
+    refusal, returned (not raised) so that releasing the claim commits."""
+    if key:
+        seen = Annotation.objects.filter(annotator=annotator, idempotency_key=key).first()
+        if seen is not None:
+            if seen.item_id != item.pk:
+                raise NotAllowed("This idempotency key was used for another item.")
+            return SubmitResult(seen, created=False, replayed=True)
+    # The item first, then the annotation: the order every writer of both takes
+    # (claiming locks the item, then creates the annotation; a reset locks items first).
+    # Checks and tutorials are not limited by the overlap: no need to queue their submissions.
+    locked_item = (
+        item if item.is_per_annotator else Item.objects.select_for_update().get(pk=item.pk)
+    )
+    annotation = _locked_annotation(annotator, item)
+    campaign = annotation.campaign
+    if key and annotation.idempotency_key == key:
+        return SubmitResult(annotation, created=False, replayed=True)
+    _check_enrollment(_enrollment_of(annotator, campaign))
+    if not campaign.is_open:
+        raise NotAllowed("This campaign is not open; nothing was submitted.")
+    cleaned, errors, missing = clean_answer(campaign, item, answer)
+    if errors or missing:
+        raise AnswerInvalid(errors, missing)
+    score, penalty = compute_scores(campaign, cleaned)
+    first = not annotation.is_submitted
+    if (
+        first
+        and locked_item.kind == Item.Kind.REGULAR
+        and locked_item.completed_count >= campaign.overlap
+    ):
+        return (
+            "This item already has all the judgments it needs (your claim on it had lapsed "
+            "and someone else took it); your answer was not counted. Go on to the next item."
+        )
+    annotation.answer = cleaned
+    annotation.draft = cleaned
+    annotation.score = score
+    annotation.mqm_score = penalty
+    annotation.time_spent_seconds = _add_activity(annotation, now)
+    annotation.last_activity_at = now
+    annotation.revision += 1
+    # The first key stays: a late retry of the first submission must replay, not revert a
+    # later revision. A retried revision re-applies the same answer, which is harmless.
+    if key and not annotation.idempotency_key:
+        annotation.idempotency_key = key
+    if first:
+        annotation.status = Annotation.Status.SUBMITTED
+        annotation.submitted_at = now
+    annotation.save()
+    if first:
+        Assignment.objects.filter(item=item, annotator=annotator).update(
+            status=Assignment.Status.SUBMITTED
+        )
+        Item.objects.filter(pk=item.pk).update(completed_count=F("completed_count") + 1)
+        count = Item.objects.values_list("completed_count", flat=True).get(pk=item.pk)
+        if item.kind == Item.Kind.REGULAR and count == campaign.overlap:
+            item_id = item.pk
+            transaction.on_commit(
+                lambda: item_completed.send(sender=Item, item=Item.objects.get(pk=item_id))
             )
-            Item.objects.filter(pk=item.pk).update(completed_count=F("completed_count") + 1)
-            count = Item.objects.values_list("completed_count", flat=True).get(pk=item.pk)
-            if item.kind == Item.Kind.REGULAR and count == campaign.overlap:
-                item_id = item.pk
-                transaction.on_commit(
-                    lambda: item_completed.send(sender=Item, item=Item.objects.get(pk=item_id))
-                )
     return SubmitResult(annotation, created=first)

@@ -24,7 +24,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation import access, forms, qc, scoring, selectors, services
+from annotation import access, forms, qc, scoring, selectors, services, signup_limits
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from annotation.protocols import ESA_LOW_SCORE
 from config.http import HtmxHttpRequest
@@ -137,7 +137,7 @@ def campaign_detail(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
     for row in rows:
         row["qc"] = summaries.get(row["enrollment"].annotator_id)
     signup_path = reverse("annotation:signup", args=[campaign.slug])
-    query = {"token": campaign.invite_token} if campaign.invite_token else {}
+    query = {"invite": campaign.invite_token} if campaign.invite_token else {}
     signup_url = request.build_absolute_uri(signup_path + ("?" + urlencode(query) if query else ""))
     prolific_query = dict(query) | {
         "PROLIFIC_PID": "{{%PROLIFIC_PID%}}",
@@ -273,8 +273,17 @@ def annotators(request: HttpRequest) -> HttpResponse:
 
 def _signup_campaign(request: HttpRequest, slug: str) -> tuple[Campaign, str]:
     campaign = get_object_or_404(Campaign, slug=slug)
-    token = request.GET.get("token") or request.POST.get("token") or ""
-    if campaign.invite_token and token != campaign.invite_token:
+    # ``token`` is the parameter's old name, still in links handed out before.
+    token = next(
+        (
+            value
+            for name in ("invite", "token")
+            for value in (request.GET.get(name), request.POST.get(name))
+            if value
+        ),
+        "",
+    )
+    if campaign.invite_token and not services.invite_matches(campaign, token):
         raise Http404("No such campaign")
     return campaign, token
 
@@ -283,6 +292,15 @@ def _signup_campaign(request: HttpRequest, slug: str) -> tuple[Campaign, str]:
 def signup(request: HttpRequest, slug: str) -> HttpResponse:
     """A campaign's public sign-up link; also the entry point of Prolific participants."""
     campaign, token = _signup_campaign(request, slug)
+    if request.method == "POST" and not signup_limits.record_signup_attempt(
+        request.META.get("REMOTE_ADDR", ""), campaign.pk
+    ):
+        return _notice(
+            request,
+            "Too many sign-ups",
+            "Too many sign-ups from your address for this campaign; try again in an hour.",
+            status=429,
+        )
     params = request.POST if request.method == "POST" else request.GET
     pid = (params.get("PROLIFIC_PID") or "").strip()
     if pid:
@@ -520,7 +538,8 @@ def save_draft(request: HttpRequest, item_id: int) -> JsonResponse:
     except services.AnswerInvalid as exc:
         return JsonResponse({"ok": False, "errors": exc.errors}, status=422)
     except services.NotAllowed as exc:
-        return JsonResponse({"ok": False, "errors": [str(exc)]}, status=409)
+        code = 403 if isinstance(exc, services.EnrollmentBlocked) else 409
+        return JsonResponse({"ok": False, "errors": [str(exc)]}, status=code)
     return JsonResponse(
         {
             "ok": True,
@@ -547,6 +566,13 @@ def _tutorial_feedback(request: HttpRequest, annotation: Annotation) -> None:
         messages.warning(request, f"Tutorial: not what we expected. {explanation}".strip())
 
 
+# Who may not work gets 403; a slot someone else filled is a conflict; the rest is bad input.
+_SUBMIT_REFUSAL_STATUS: dict[type[Exception], int] = {
+    services.EnrollmentBlocked: 403,
+    services.ItemFull: 409,
+}
+
+
 @require_POST
 def submit(request: HttpRequest, item_id: int) -> HttpResponse:
     wants_json = "application/json" in request.headers.get("Accept", "")
@@ -564,12 +590,13 @@ def submit(request: HttpRequest, item_id: int) -> HttpResponse:
     except (services.AnswerInvalid, services.NotAllowed) as exc:
         errors = exc.errors if isinstance(exc, services.AnswerInvalid) else [str(exc)]
         missing = exc.missing if isinstance(exc, services.AnswerInvalid) else []
+        code = _SUBMIT_REFUSAL_STATUS.get(type(exc), 422)
         if wants_json:
-            return JsonResponse({"ok": False, "errors": errors, "missing": missing}, status=422)
+            return JsonResponse({"ok": False, "errors": errors, "missing": missing}, status=code)
         annotation = Annotation.objects.get(item=item, annotator=annotator)
         context = _item_context(request, item, annotation, annotator)
         context["submit_errors"] = errors + missing
-        return render(request, "annotation/annotate.html", context, status=422)
+        return render(request, "annotation/annotate.html", context, status=code)
     if item.kind == Item.Kind.TUTORIAL and not result.replayed:
         _tutorial_feedback(request, result.annotation)
     next_url = reverse("annotation:annotate_next", args=[campaign.pk])

@@ -7,6 +7,7 @@ so ``make run`` needs no server. Production sets DATABASE_URL, CELERY_BROKER_URL
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -45,7 +46,10 @@ INSTALLED_APPS = [
     "template_partials",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "axes",
     "config.apps.PlatformConfig",
+    "accounts",
     "engines",
     "annotation",
     "difficulty",
@@ -63,6 +67,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes requires: it turns a locked-out login into a 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -110,7 +116,23 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes first: it refuses a locked-out (account, address) before any password is checked,
+# for the login form and for API Basic auth alike (both go through authenticate()).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failures are counted per account *and* address, so nobody can lock a user out from elsewhere.
+# Attempts live in the database (shared by every web process); a success resets them, and
+# `python manage.py axes_reset` (or the admin) lifts a lockout.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# Public sign-up: attempts per client address and campaign per hour (annotation/signup_limits.py).
+SIGNUP_ATTEMPTS_PER_HOUR = env_int("SIGNUP_ATTEMPTS_PER_HOUR", 10, minimum=1)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -202,11 +224,24 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- REST API -------------------------------------------------------------------------------
+# Basic auth sends the account password with every request; scripts should use personal API
+# tokens (accounts/), so production accepts Basic only when asked to.
+API_BASIC_AUTH = env_bool("API_BASIC_AUTH", DEBUG)
+API_THROTTLE_ANON = env_str("API_THROTTLE_ANON", "60/minute")
+API_THROTTLE_USER = env_str("API_THROTTLE_USER", "1200/minute")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Session first: an anonymous request stays a 403 (no WWW-Authenticate challenge).
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        "accounts.authentication.ApiTokenAuthentication",
+        "accounts.authentication.OptionalBasicAuthentication",
     ],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "accounts.throttles.AnonApiThrottle",
+        "accounts.throttles.UserApiThrottle",
+    ],
+    # The client address is REMOTE_ADDR: X-Forwarded-For is trusted only behind that many proxies.
+    "NUM_PROXIES": env_int("API_NUM_PROXIES", 0, minimum=0),
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
@@ -217,7 +252,29 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Search, generate, annotate and export hard machine-translation test sets.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and Swagger UI are for staff, with the UI's assets served from here, not a CDN.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAdminUser"],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
+
+# --- Engines --------------------------------------------------------------------------------
+# Environment variables an engine may name as its API key (names, or prefixes ending in "*").
+# The engine test sends the key to a URL staff choose, so nothing else in the environment may
+# be named; the server's own secrets are refused even when listed here (engines/keys.py).
+ENGINE_KEY_VARIABLES = env_list(
+    "ENGINE_KEY_VARIABLES",
+    [
+        "HARDSET_ENGINE_KEY_*",
+        "OPENAI_API_KEY",
+        "GEMINI_API_KEY",
+        "OPENROUTER_API_KEY",
+        "MISTRAL_API_KEY",
+        "TOGETHER_API_KEY",
+        "HF_TOKEN",
+    ],
+)
 
 # --- Logging --------------------------------------------------------------------------------
 LOGGING = {

@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -39,6 +38,7 @@ from django.conf import settings
 from django.db import transaction
 
 from engines.interfaces import EngineError, Message
+from engines.keys import mask_secrets, read_api_key
 from engines.limiter import SlotTimeout, limiter
 from engines.models import CachedResponse, Engine, EngineCall
 from engines.openai_client import ChatClient, MalformedResponse, TransientError
@@ -133,9 +133,8 @@ class CallPath:
         try:
             result = fn()
         except EngineError as exc:
-            self._write(
-                [self._row(operation, items=n_items, latency_ms=_ms(start), error=exc.message)]
-            )
+            error = mask_secrets(exc.message)
+            self._write([self._row(operation, items=n_items, latency_ms=_ms(start), error=error)])
             raise
         self._write([self._row(operation, items=n_items, latency_ms=_ms(start))])
         return result
@@ -147,7 +146,10 @@ class CallPath:
         name = self.engine.api_key_env
         if not name:
             return None
-        value = os.environ.get(name)
+        try:
+            value = read_api_key(name)
+        except PermissionError as exc:
+            raise EngineError(f"engine {self.engine.name}: {exc}", permanent=True) from None
         if not value:
             raise EngineError(
                 f"engine {self.engine.name}: the environment variable {name} (its API key) "
@@ -311,6 +313,11 @@ class CallPath:
             break
         outcome.latency_ms = _ms(start)
         if outcome.error:
+            # Providers echo keys in their error messages; this text is stored in the ledger,
+            # raised to the caller (and the engine test page) and logged.
+            outcome.error = EngineError(
+                mask_secrets(outcome.error.message, [client.api_key]), outcome.error.permanent
+            )
             logger.warning("engine %s: %s", engine.name, outcome.error.message)
         return outcome
 

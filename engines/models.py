@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 
+from engines.keys import key_variable_problem
 from engines.kinds import KIND_CAPABILITIES, KIND_LABELS, REMOTE_KINDS, ParamsError, validate_params
 
 NAME_VALIDATOR = RegexValidator(
@@ -120,6 +121,9 @@ class Engine(models.Model):
             problems = self._crowd_reference_problems()
             if problems:
                 errors["params"] = problems
+        key_problem = key_variable_problem(self.api_key_env)
+        if key_problem:
+            errors["api_key_env"] = [key_problem]
         if self.kind == self.Kind.OPENAI_CHAT:
             if not self.model:
                 errors["model"] = ["An OpenAI-compatible engine needs a model id."]

@@ -84,6 +84,8 @@ class ChatClient:
         max_connections: int,
     ) -> None:
         self.model = model
+        # Kept so the call path can mask it in error text (engines.keys.mask_secrets).
+        self.api_key = api_key
         self.url = base_url.rstrip("/") + "/chat/completions"
         headers = {"Content-Type": "application/json"}
         if api_key:

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from engines.adapters import source_hash
 from engines.interfaces import EngineError
+from engines.keys import mask_secrets
 from engines.models import Engine, ReplayEntry
 from engines.registry import adapter_for, get_engine
 
@@ -272,6 +273,7 @@ def check_engine(
         operation, sample, output = _sample_call(record, src_lang, tgt_lang, text)
     except EngineError as exc:
         latency = (time.perf_counter() - start) * 1000
-        return EngineCheck(False, "", text, "", latency, exc.message, exc.permanent)
+        # Masked again here: this text goes back to the page and the API as it is.
+        return EngineCheck(False, "", text, "", latency, mask_secrets(exc.message), exc.permanent)
     latency = (time.perf_counter() - start) * 1000
     return EngineCheck(True, operation, sample, output, latency)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 
 import rounds.queue
@@ -19,6 +20,15 @@ from tests.factories import UserFactory
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttles():
+    """Throttles (API, sign-up) count in the local-memory cache, which outlives a test; each
+    test starts with none used. Login lockouts live in the database and roll back with it."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture

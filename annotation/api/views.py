@@ -232,6 +232,7 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             200: OpenApiResponse(AnnotationSerializer, "a replay or a revision"),
             400: OpenApiResponse(description="answer invalid or incomplete: errors, missing"),
             403: OpenApiResponse(description="not allowed now (campaign closed, paused)"),
+            409: OpenApiResponse(description="the item already has all its judgments"),
             404: OpenApiResponse(description="no such item among the items you claimed"),
         },
     )
@@ -252,6 +253,8 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             )
         except services.AnswerInvalid as exc:
             return Response({"errors": exc.errors, "missing": exc.missing}, status=400)
+        except services.ItemFull as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except services.NotAllowed as exc:
             raise PermissionDenied(str(exc)) from exc
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK

@@ -59,5 +59,5 @@ def test_generate_checks_from_the_campaign_page(admin_client):
 def test_campaign_page_shows_signup_and_prolific_links(admin_client):
     campaign = esa_campaign(1, invite_token="tok")
     page = admin_client.get(f"/annotation/campaigns/{campaign.pk}/").content.decode()
-    assert f"/annotation/join/{campaign.slug}/?token=tok" in page
+    assert f"/annotation/join/{campaign.slug}/?invite=tok" in page
     assert "PROLIFIC_PID={{%PROLIFIC_PID%}}" in page

@@ -6,6 +6,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.http import HttpRequest
 from django.utils import timezone
 
 from annotation import services
@@ -265,7 +266,8 @@ def test_draft_survives_logout_and_login(client):
     )
     assert expired.status_code == 401
     assert client.get(item_url).status_code == 302  # to the login page
-    assert client.login(username="a", password="correct horse battery")
+    # django-axes needs the request it counts attempts by; a bare HttpRequest stands in.
+    assert client.login(request=HttpRequest(), username="a", password="correct horse battery")
     page = client.get(item_url)
     assert page.status_code == 200
     data = json.loads(page.context["payload"] and json.dumps(page.context["payload"]))

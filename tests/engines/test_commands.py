@@ -78,7 +78,7 @@ def test_check_engine_exit_status_in_a_real_process(fake_openai, transactional_d
 
 GOOD = [
     {"name": "judge", "kind": "openai_chat", "capabilities": ["quality"], "model": "m",
-     "base_url": "http://127.0.0.1:9/v1", "api_key_env": "JUDGE_KEY",
+     "base_url": "http://127.0.0.1:9/v1", "api_key_env": "HARDSET_ENGINE_KEY_JUDGE",
      "price_in_per_1k": "0.25", "params": {"temperature": 0}},
     {"name": "crowd", "kind": "artificial_crowd", "capabilities": ["difficulty"],
      "params": {"translators": ["judge"], "quality_estimators": ["judge"]}},
@@ -96,7 +96,10 @@ def test_import_creates_then_updates_by_name(tmp_path):
     out = _run("import_engines", _write(tmp_path, GOOD_FIXED))
     assert "2 created, 0 updated" in out
     judge = Engine.objects.get(name="judge")
-    assert (judge.price_in_per_1k, judge.api_key_env) == (Decimal("0.25"), "JUDGE_KEY")
+    assert (judge.price_in_per_1k, judge.api_key_env) == (
+        Decimal("0.25"),
+        "HARDSET_ENGINE_KEY_JUDGE",
+    )
 
     changed = [dict(GOOD_FIXED[0], max_concurrency=16), GOOD_FIXED[1]]
     assert "0 created, 2 updated" in _run("import_engines", _write(tmp_path, changed))
@@ -134,7 +137,7 @@ def test_import_rejects_broken_json(tmp_path):
 
 
 def test_export_round_trips_and_holds_no_key(tmp_path, monkeypatch):
-    monkeypatch.setenv("JUDGE_KEY", "sk-secret-value")
+    monkeypatch.setenv("HARDSET_ENGINE_KEY_JUDGE", "sk-secret-value")
     fixed = [dict(GOOD[0], capabilities=["translate", "quality"]), GOOD[1]]
     _run("import_engines", _write(tmp_path, fixed))
 
@@ -143,7 +146,7 @@ def test_export_round_trips_and_holds_no_key(tmp_path, monkeypatch):
     assert "sk-secret-value" not in exported
     data = json.loads(exported)
     assert [row["name"] for row in data] == ["crowd", "judge"]
-    assert data[1]["api_key_env"] == "JUDGE_KEY"
+    assert data[1]["api_key_env"] == "HARDSET_ENGINE_KEY_JUDGE"
     Engine.objects.all().delete()
     _run("import_engines", _write(tmp_path, data))
     assert json.loads(_run("export_engines")) == data

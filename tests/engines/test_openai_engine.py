@@ -97,12 +97,12 @@ def test_complete_returns_text_and_billed_tokens(engine, fake_openai):
 
 
 def test_api_key_is_read_from_the_named_variable_at_call_time(engine, fake_openai, monkeypatch):
-    engine.api_key_env = "HARDSET_TEST_KEY"
+    engine.api_key_env = "HARDSET_ENGINE_KEY_TEST"
     engine.save()
     translator = translator_for(engine)
-    monkeypatch.setenv("HARDSET_TEST_KEY", "sk-first")
+    monkeypatch.setenv("HARDSET_ENGINE_KEY_TEST", "sk-first")
     translator.translate(["one"], "en", "de")
-    monkeypatch.setenv("HARDSET_TEST_KEY", "sk-second")
+    monkeypatch.setenv("HARDSET_ENGINE_KEY_TEST", "sk-second")
     translator.translate(["two"], "en", "de")
 
     assert [r.headers["Authorization"] for r in fake_openai.requests] == [
@@ -112,15 +112,15 @@ def test_api_key_is_read_from_the_named_variable_at_call_time(engine, fake_opena
 
 
 def test_missing_key_variable_is_permanent_and_sends_nothing(engine, fake_openai, monkeypatch):
-    engine.api_key_env = "HARDSET_TEST_ABSENT_KEY"
+    engine.api_key_env = "HARDSET_ENGINE_KEY_ABSENT"
     engine.save()
-    monkeypatch.delenv("HARDSET_TEST_ABSENT_KEY", raising=False)
+    monkeypatch.delenv("HARDSET_ENGINE_KEY_ABSENT", raising=False)
 
     with pytest.raises(EngineError) as info:
         translator_for(engine).translate(["one"], "en", "de")
 
     assert info.value.permanent
-    assert "HARDSET_TEST_ABSENT_KEY" in info.value.message
+    assert "HARDSET_ENGINE_KEY_ABSENT" in info.value.message
     assert fake_openai.requests == []
 
 

@@ -16,8 +16,10 @@ SECRET = "sk-test-must-never-appear-0123456789"
 
 @pytest.fixture
 def llm(fake_openai, monkeypatch):
-    monkeypatch.setenv("HARDSET_PAGES_KEY", SECRET)
-    return EngineFactory(name="llm", base_url=fake_openai.base_url, api_key_env="HARDSET_PAGES_KEY")
+    monkeypatch.setenv("HARDSET_ENGINE_KEY_PAGES", SECRET)
+    return EngineFactory(
+        name="llm", base_url=fake_openai.base_url, api_key_env="HARDSET_ENGINE_KEY_PAGES"
+    )
 
 
 def _form(**overrides):
@@ -104,7 +106,7 @@ def test_edit_engine(admin_client, llm):
 def test_detail_shows_the_key_variable_name_but_never_the_key(admin_client, llm):
     html = admin_client.get("/engines/llm/").content.decode()
 
-    assert "HARDSET_PAGES_KEY" in html
+    assert "HARDSET_ENGINE_KEY_PAGES" in html
     assert ">set<" in html
     assert SECRET not in html
 
@@ -184,7 +186,7 @@ def test_api_lists_engines_without_keys(admin_client, llm):
 
     (row,) = body["results"]
     assert row["name"] == "llm"
-    assert row["api_key_env"] == "HARDSET_PAGES_KEY"
+    assert row["api_key_env"] == "HARDSET_ENGINE_KEY_PAGES"
     assert SECRET not in str(body)
 
 

@@ -1,0 +1,22 @@
+from django.apps import AppConfig
+
+from config.navigation import Area
+
+
+class AccountsConfig(AppConfig):
+    """Platform-level credentials: personal API tokens and the API's throttles (ADR 0011)."""
+
+    name = "accounts"
+    verbose_name = "Accounts"
+    areas: tuple = (
+        Area(
+            "API tokens",
+            "accounts:tokens",
+            "Personal tokens for using the REST API from scripts.",
+            staff_only=False,
+            order=900,
+        ),
+    )
+
+    def ready(self) -> None:
+        from accounts import schema  # noqa: F401  (registers the OpenAPI auth extensions)
