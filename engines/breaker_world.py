@@ -141,7 +141,8 @@ def edit_answer(text: str, salt: int, target_words: int) -> str:
     if rule == "number_swap":
         numbers = _NUMBER.findall(text)
         if numbers:
-            return text.replace(numbers[0], NUMBERS[(salt >> 8) % len(NUMBERS)], 1)
+            others = [n for n in NUMBERS if n != numbers[0]]  # an edit must change something
+            return text.replace(numbers[0], others[(salt >> 8) % len(others)], 1)
         return text.rstrip(".") + f", roughly {NUMBERS[(salt >> 8) % len(NUMBERS)]} of them."
     cut = max(1, min(len(words) - 1, (salt >> 12) % max(len(words), 1)))
     if rule == "idiom":
