@@ -107,8 +107,8 @@ def _check(config: Any, method: str) -> tuple[dict[str, Any], list[Seed], list[E
         errors["config"] = f"unknown key(s): {', '.join(sorted(unknown))}"
     if method not in METHODS:
         errors["method"] = f"must be one of {', '.join(METHODS)}"
-        raise BreakerConfigError(errors)
-    method_spec = spec(method)
+    # An unknown method is checked as MT-breaker (seeded), so every other problem shows too.
+    method_spec = spec(method if method in METHODS else "breaker_seeded")
     name = str(config.get("name") or "").strip()
     if not name:
         errors["name"] = "a run needs a name"

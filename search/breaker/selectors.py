@@ -56,6 +56,7 @@ def run_rows(user) -> QuerySet[BreakerRun]:
             mean_selected=Avg("chains__selected_quality"),
             failed_chains=Count("chains", filter=Q(chains__status=BreakerChain.Status.FAILED)),
         )
+        .order_by("-created_at", "-id")  # Meta.ordering does not apply to grouped queries
     )
 
 
