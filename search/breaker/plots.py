@@ -32,6 +32,12 @@ def curves_chart_svg(series: Sequence[tuple[str, Sequence[dict]]]) -> bytes:
         for i, (label, rows) in enumerate(drawn):
             steps = [row["step"] for row in rows]
             colour = COLOURS[i % len(COLOURS)]
+            if len(rows) == 1:
+                # One text per item (Seeds, Zeroshot): a level to compare the curves against.
+                for axes in (left, right):
+                    axes.axhline(rows[0]["mean"], color=colour, linestyle="--", linewidth=1.2,
+                                 label=label)  # fmt: skip
+                continue
             marker = "o" if len(rows) < 30 else None
             left.plot(steps, [row["running_min"] for row in rows], color=colour, marker=marker,
                       markersize=3, label=label)  # fmt: skip
