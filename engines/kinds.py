@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from engines.breaker_world import FAILURES as BREAKER_FAILURES
 from engines.synthetic_world import SyntheticWorld
 
 __all__ = [
@@ -32,6 +33,9 @@ KIND_LABELS = {
     "replay": "Replay (imported data)",
     "synthetic": "Synthetic (seed 000 §3.3)",
     "artificial_crowd": "Artificial crowd (translators × QE)",
+    "breaker_editor": "Offline MT-breaker editor (simulation)",
+    "fragile_mt": "Offline fragile translator (simulation)",
+    "fragile_qe": "Offline fragile QE (simulation)",
 }
 
 KIND_CAPABILITIES: dict[str, tuple[str, ...]] = {
@@ -40,6 +44,9 @@ KIND_CAPABILITIES: dict[str, tuple[str, ...]] = {
     "replay": ("translate", "quality", "difficulty"),
     "synthetic": ("difficulty",),
     "artificial_crowd": ("difficulty",),
+    "breaker_editor": ("chat",),
+    "fragile_mt": ("translate",),
+    "fragile_qe": ("quality",),
 }
 
 # Kinds whose calls leave the process: they get the response cache and the concurrency limit.
@@ -143,6 +150,16 @@ def _check_replay(params: Mapping[str, Any], errors: list[str]) -> None:
         errors.append("systems must be a non-empty list of distinct system names")
 
 
+def _check_fragile_mt(params: Mapping[str, Any], errors: list[str]) -> None:
+    fails = params.get("fails_on", list(BREAKER_FAILURES))
+    if not (isinstance(fails, list) and all(f in BREAKER_FAILURES for f in fails)):
+        errors.append(f"fails_on must be a list of: {', '.join(BREAKER_FAILURES)}")
+
+
+def _check_nothing(params: Mapping[str, Any], errors: list[str]) -> None:
+    return
+
+
 def _check_crowd(params: Mapping[str, Any], errors: list[str]) -> None:
     if not _names(params.get("translators")):
         errors.append("translators is required: a list of distinct translator engine names")
@@ -158,6 +175,9 @@ _ALLOWED = {
     "synthetic": {"n_topics", "seed", "noise_sd", "weights", "locs", "scales"},
     "replay": {"system", "systems"},
     "artificial_crowd": {"translators", "quality_estimators"},
+    "breaker_editor": set(),
+    "fragile_mt": {"fails_on"},
+    "fragile_qe": set(),
 }
 _CHECKS = {
     "openai_chat": _check_openai,
@@ -165,6 +185,9 @@ _CHECKS = {
     "synthetic": _check_synthetic,
     "replay": _check_replay,
     "artificial_crowd": _check_crowd,
+    "breaker_editor": _check_nothing,
+    "fragile_mt": _check_fragile_mt,
+    "fragile_qe": _check_nothing,
 }
 
 

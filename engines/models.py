@@ -37,6 +37,9 @@ class Engine(models.Model):
         REPLAY = "replay", KIND_LABELS["replay"]
         SYNTHETIC = "synthetic", KIND_LABELS["synthetic"]
         ARTIFICIAL_CROWD = "artificial_crowd", KIND_LABELS["artificial_crowd"]
+        BREAKER_EDITOR = "breaker_editor", KIND_LABELS["breaker_editor"]
+        FRAGILE_MT = "fragile_mt", KIND_LABELS["fragile_mt"]
+        FRAGILE_QE = "fragile_qe", KIND_LABELS["fragile_qe"]
 
     name = models.CharField(max_length=100, unique=True, validators=[NAME_VALIDATOR])
     kind = models.CharField(max_length=32, choices=Kind.choices)

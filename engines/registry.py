@@ -55,6 +55,9 @@ ADAPTERS = {
     "replay": "engines.adapters.ReplayEngine",
     "synthetic": "engines.adapters.SyntheticEngine",
     "artificial_crowd": "engines.adapters.ArtificialCrowdEngine",
+    "breaker_editor": "engines.breaker_adapters.BreakerEditorEngine",
+    "fragile_mt": "engines.breaker_adapters.FragileTranslatorEngine",
+    "fragile_qe": "engines.breaker_adapters.FragileQEEngine",
 }
 
 _ROLE_OF = {

@@ -15,6 +15,13 @@ class SearchConfig(AppConfig):
             order=30,
         ),
         Area(
+            "MT-breaker",
+            "search:breaker_list",
+            "Generate hard texts by letting an LLM edit seeds against target MT (seed 001).",
+            staff_only=True,
+            order=32,
+        ),
+        Area(
             "Topics",
             "search:topic_list",
             "Topic trees and text samples: import, generate with a chat engine, browse.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from search.breaker.demo import load_breaker_demo
 from search.models import TopicTree
 from search.runs.demo import load_run_demo
 from search.topics.services import import_corpus, import_topic_tree
@@ -40,3 +41,4 @@ def load_topic_demo(stdout) -> None:
 def load_demo(stdout) -> None:
     load_topic_demo(stdout)
     load_run_demo(stdout)
+    load_breaker_demo(stdout, tree_name=TOPIC_DEMO_NAME)

@@ -11,6 +11,7 @@ import os
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from search.breaker import services as breaker_services
 from search.runs import human_loop
 from search.runs import services as run_services
 from search.topics import generation as topic_generation
@@ -65,3 +66,25 @@ def advance_search_run(self, run_id: int, round_index: int) -> None:
 def settle_search_run(run_id: int) -> None:
     """Feed human scores that arrived into an idle run's bandit; finish it when they are all in."""
     run_services.settle(run_id)
+
+
+# --- MT-breaker runs (seed 001) ----------------------------------------------------------
+
+
+@shared_task(name=breaker_services.ADVANCE_TASK, bind=True)
+def advance_breaker_run(self, run_id: int, round_index: int) -> None:
+    """One round of a breaker run (every active chain one step), then its successor.
+
+    Foreground twin: ``python manage.py run_breaker --foreground``.
+    """
+    worker = f"{self.request.hostname or 'worker'}:{os.getpid()}:{self.request.id}"
+    try:
+        outcome = breaker_services.advance_run(
+            run_id, round_index, worker=worker, interrupts=(SoftTimeLimitExceeded,)
+        )
+    except SoftTimeLimitExceeded:
+        breaker_services.enqueue_round(run_id, round_index)
+        return
+    if outcome.wants_successor:
+        successor = round_index if outcome.repeats_round else round_index + 1
+        breaker_services.enqueue_round(run_id, successor, countdown=outcome.retry_in)

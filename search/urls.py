@@ -1,5 +1,6 @@
 from django.urls import path
 
+from search.breaker import views as breaker_views
 from search.runs import views as run_views
 from search.topics import views as topic_views
 
@@ -34,4 +35,37 @@ urlpatterns: list = [
     path("runs/<int:pk>/send/", run_views.run_send, name="run_send"),
     path("runs/<int:pk>/export/pulls.jsonl", run_views.run_export_pulls, name="run_export_pulls"),
     path("runs/<int:pk>/export/top-k.json", run_views.run_export_top_k, name="run_export_top_k"),
+    # MT-breaker runs (seed 001)
+    path("breaker/", breaker_views.run_list, name="breaker_list"),
+    path("breaker/new/", breaker_views.run_create, name="breaker_create"),
+    path("breaker/comparison/", breaker_views.comparison, name="breaker_comparison"),
+    path(
+        "breaker/comparison/chart.svg",
+        breaker_views.comparison_chart,
+        name="breaker_comparison_chart",
+    ),
+    path("breaker/<int:pk>/", breaker_views.run_detail, name="breaker_detail"),
+    path("breaker/<int:pk>/results/", breaker_views.run_results, name="breaker_results"),
+    path("breaker/<int:pk>/chart.svg", breaker_views.run_chart, name="breaker_chart"),
+    path("breaker/<int:pk>/chains/<int:index>/", breaker_views.chain_detail, name="breaker_chain"),
+    path(
+        "breaker/<int:pk>/pause/",
+        breaker_views.run_control,
+        {"action": "pause"},
+        name="breaker_pause",
+    ),
+    path(
+        "breaker/<int:pk>/resume/",
+        breaker_views.run_control,
+        {"action": "resume"},
+        name="breaker_resume",
+    ),
+    path(
+        "breaker/<int:pk>/cancel/",
+        breaker_views.run_control,
+        {"action": "cancel"},
+        name="breaker_cancel",
+    ),
+    path("breaker/<int:pk>/export.jsonl", breaker_views.run_export, name="breaker_export"),
+    path("breaker/<int:pk>/samples/", breaker_views.run_export_samples, name="breaker_samples"),
 ]

@@ -2,6 +2,7 @@
 
 from rest_framework.routers import DefaultRouter
 
+from search.api.breaker import BreakerRunViewSet
 from search.api.runs import SearchRunViewSet
 from search.api.topics import TopicTreeViewSet
 
@@ -9,3 +10,4 @@ from search.api.topics import TopicTreeViewSet
 def register(router: DefaultRouter) -> None:
     router.register("topic-trees", TopicTreeViewSet, basename="topic-tree")
     router.register("search-runs", SearchRunViewSet, basename="search-run")
+    router.register("breaker-runs", BreakerRunViewSet, basename="breaker-run")

@@ -1,5 +1,5 @@
 """Every kind of long job whose message was lost is found by the one sweep and finished by a
-real worker: search runs, DEC evaluations and topic-tree generations."""
+real worker: search runs, DEC evaluations, topic-tree generations and breaker runs."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from django.utils import timezone
 import rounds
 from difficulty import services as difficulty_services
 from difficulty.models import DifficultyEvaluation
-from search.models import SearchRun, TopicTree
+from search.breaker.config import create_run as create_breaker_run
+from search.models import BreakerRun, SearchRun, TopicTree
 from search.runs.config import create_run
 from search.topics.generation import start_tree_generation
 from tests.engines.factories import EngineFactory, SyntheticEngineFactory
 from tests.engines.fake_openai import FakeOpenAI, Reply
+from tests.search.breaker_helpers import offline_config
 from tests.search.conftest import synthetic_run_config
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery_worker]
@@ -84,3 +86,17 @@ def test_the_sweep_finishes_every_kind_of_job_whose_message_was_lost(celery_work
 
     assert SearchRun.objects.get(pk=run.pk).pulls_done == 100
     assert rounds.sweep() == {}  # nothing left to recover
+
+
+def test_the_sweep_finishes_a_breaker_run_whose_message_was_lost(celery_worker):
+    run = create_breaker_run(offline_config("breaker_seeded", n_steps=3), enqueue=False)
+    _lose_messages(BreakerRun.objects.filter(pk=run.pk))
+
+    assert rounds.sweep() == {"breaker run": [run.pk]}
+
+    celery_worker.wait_for(
+        lambda: BreakerRun.objects.get(pk=run.pk).status == "finished", timeout=120
+    )
+    run.refresh_from_db()
+    assert run.steps_done == run.steps_total == 6 * 4
+    assert rounds.sweep() == {}

@@ -1,0 +1,270 @@
+"""A breaker run's configuration: validated from a form, the API or a JSON file, then created.
+
+One dictionary shape serves all three (see ``search/examples/breaker_*.json``)::
+
+    {"name": "...", "method": "breaker_seeded" | ... (or "methods": [...] to compare),
+     "llm": "<chat engine>", "targets": ["<translator>", ...], "qe": ["<QE engine>", ...],
+     "src_lang": "en", "tgt_lang": "cs", "n_steps": 10, "k_generations": 10,
+     "max_edit_share": 0.75, "seeds": {seed spec, see search.breaker.seeds},
+     "n_items": 20, "target_words": 30, "seed": 0, "budget_money": 5.0,
+     "max_parse_attempts": 3, "history_batch": 5}
+
+Engines are named, or described inline (``{"name", "kind", ...}``: created when absent, an
+existing one of that name must match). Methods with seeds need ``seeds``; seedless and
+zero-shot methods take the item count and the target length from the seeds when given (the
+mean word count of the set), else from ``n_items`` and ``target_words``.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.db import transaction
+
+from engines.models import Engine
+from engines.services import build_engine
+from search.breaker import services
+from search.breaker.methods import METHODS, spec, steps_per_chain
+from search.breaker.parsing import word_count
+from search.breaker.seeds import Seed, SeedError, load_seeds
+from search.models import BreakerChain, BreakerRun
+
+__all__ = ["BreakerConfigError", "create_comparison", "create_run", "validate_config"]
+
+MAX_ITEMS = 2000
+_KNOWN = {
+    "name", "method", "methods", "llm", "targets", "target", "qe", "src_lang", "tgt_lang",
+    "n_steps", "k_generations", "max_edit_share", "seeds", "n_items", "target_words", "seed",
+    "budget_money", "max_parse_attempts", "history_batch", "comparison", "description",
+}  # fmt: skip
+
+
+class BreakerConfigError(ValueError):
+    """A configuration that cannot run; ``errors`` maps field to message."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+
+
+def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | None:
+    if isinstance(value, dict):
+        existing = Engine.objects.filter(name=value.get("name", "")).first()
+        if existing is None:
+            try:
+                return build_engine(value)  # saved by create_run; checking writes nothing
+            except Exception as exc:  # ValidationError with readable messages
+                errors[field] = f"cannot create engine: {exc}"
+                return None
+        if existing.kind != value.get("kind") or existing.params != value.get("params", {}):
+            errors[field] = f"an engine named {existing.name!r} exists with other settings"
+            return None
+        value = existing.name
+    engine = Engine.objects.filter(name=str(value or "")).first()
+    if engine is None:
+        errors[field] = f"there is no engine named {value!r}"
+    elif not engine.enabled:
+        errors[field] = f"engine {engine.name} is disabled"
+    elif not engine.has_capability(capability):
+        errors[field] = f"engine {engine.name} has no {capability!r} capability"
+    else:
+        return engine
+    return None
+
+
+def _engines(value: Any, field: str, capability: str, errors: dict) -> list[Engine]:
+    items = value if isinstance(value, list) else [value] if value else []
+    if not items:
+        errors[field] = "name at least one engine"
+        return []
+    found = [_engine(item, field, capability, errors) for item in items]
+    names = [e.name for e in found if e]
+    if len(set(names)) != len(names):
+        errors[field] = "an engine is listed twice"
+    return [e for e in found if e]
+
+
+def _integer(config: dict, key: str, default: int, low: int, high: int, errors: dict) -> int:
+    value = config.get(key, default)
+    if value in (None, ""):
+        return default
+    if isinstance(value, bool) or not str(value).lstrip("-").isdigit():
+        errors[key] = "must be an integer"
+        return default
+    if not low <= int(value) <= high:
+        errors[key] = f"must be between {low} and {high}"
+    return int(value)
+
+
+def _check(config: Any, method: str) -> tuple[dict[str, Any], list[Seed], list[Engine], dict]:
+    if not isinstance(config, dict):
+        raise BreakerConfigError({"config": "a run configuration is a JSON object"})
+    errors: dict[str, str] = {}
+    unknown = set(config) - _KNOWN
+    if unknown:
+        errors["config"] = f"unknown key(s): {', '.join(sorted(unknown))}"
+    if method not in METHODS:
+        errors["method"] = f"must be one of {', '.join(METHODS)}"
+    # An unknown method is checked as MT-breaker (seeded), so every other problem shows too.
+    method_spec = spec(method if method in METHODS else "breaker_seeded")
+    name = str(config.get("name") or "").strip()
+    if not name:
+        errors["name"] = "a run needs a name"
+    tgt = str(config.get("tgt_lang") or "").strip()
+    if not tgt:
+        errors["tgt_lang"] = "the target language is required"
+    fields: dict[str, Any] = {
+        "name": name[:200],
+        "method": method,
+        "comparison": str(config.get("comparison") or "")[:200],
+        "src_lang": str(config.get("src_lang") or "en").strip()[:16],
+        "tgt_lang": tgt[:16],
+        "n_steps": _integer(config, "n_steps", 10, 1, 100, errors),
+        "k_generations": _integer(config, "k_generations", 10, 1, 100, errors),
+        "seed": _integer(config, "seed", 0, 0, 2**62, errors),
+        "max_parse_attempts": _integer(config, "max_parse_attempts", 3, 1, 10, errors),
+        "history_batch": _integer(config, "history_batch", 5, 1, 1000, errors),
+    }
+    share = config.get("max_edit_share", 0.75)
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share <= 1:
+        errors["max_edit_share"] = "must be a number in (0, 1]"
+    else:
+        fields["max_edit_share"] = float(share)
+    money = config.get("budget_money")
+    if money not in (None, ""):
+        try:
+            amount = Decimal(str(money)).quantize(Decimal("0.0001"))
+            if not amount.is_finite() or amount <= 0:
+                raise InvalidOperation
+            fields["budget_money"] = amount
+        except InvalidOperation:
+            errors["budget_money"] = "must be a positive amount"
+    engines: list[Engine] = []
+    if method_spec.uses_llm:
+        llm = _engine(config.get("llm"), "llm", "chat", errors)
+        fields["llm_engine"] = llm
+        engines += [llm] if llm else []
+    targets = _engines(
+        config.get("targets") or config.get("target"), "targets", "translate", errors
+    )
+    qe = _engines(config.get("qe"), "qe", "quality", errors)
+    fields["targets"], fields["qe_engines"] = [e.name for e in targets], [e.name for e in qe]
+    engines += targets + qe
+    seeds = _seeds(config, method_spec.seeded, fields, errors)
+    if errors:
+        raise BreakerConfigError(errors)
+    fields["steps_total"] = len(seeds) * steps_per_chain(
+        method, fields["n_steps"], fields["k_generations"]
+    )
+    return fields, seeds, engines, {}
+
+
+def _seeds(config: dict, seeded: bool, fields: dict, errors: dict) -> list[Seed]:
+    """The run's items: its seeds, or empty slots for seedless and zero-shot methods."""
+    seeds: list[Seed] = []
+    if config.get("seeds") not in (None, "", {}):
+        try:
+            seeds = load_seeds(config["seeds"])
+        except SeedError as exc:
+            errors["seeds"] = str(exc)
+            return []
+        fields["seeds_from"] = _stored_spec(config["seeds"])
+    elif seeded:
+        errors["seeds"] = "this method starts from seeds: give a seed source"
+        return []
+    if seeds:
+        mean = sum(word_count(s.text) for s in seeds) / len(seeds)
+        fields["target_words"] = max(1, math.ceil(mean - 0.5))
+    if config.get("target_words") not in (None, ""):
+        fields["target_words"] = _integer(config, "target_words", 30, 1, 1000, errors)
+    fields.setdefault("target_words", 30)
+    n_items = _integer(config, "n_items", len(seeds) or 10, 1, MAX_ITEMS, errors)
+    if seeded:
+        return seeds[:MAX_ITEMS]
+    # Seedless: one empty item per seed (or n_items); the seeds only set the length.
+    return [Seed("", {}) for _ in range(n_items)]
+
+
+def _stored_spec(spec_value: dict) -> dict:
+    """The seed spec as stored on the run: an uploaded file's content is not kept twice."""
+    stored = {k: v for k, v in spec_value.items() if k != "lines"}
+    if "lines" in spec_value:
+        stored["lines_stored_on_chains"] = True
+    return stored
+
+
+def validate_config(config: Any) -> dict[str, Any]:
+    """Model fields for a new run, or :class:`BreakerConfigError` listing every problem."""
+    method = config.get("method", "") if isinstance(config, dict) else ""
+    return _check(config, method)[0]
+
+
+def _saved(engine: Engine) -> Engine:
+    """An inline engine, saved once (a comparison checks the same spec once per method)."""
+    if engine.pk is not None:
+        return engine
+    existing = Engine.objects.filter(name=engine.name).first()
+    if existing is not None:
+        return existing
+    engine.save()
+    return engine
+
+
+def _create(fields: dict, seeds: list[Seed], engines: list[Engine], created_by) -> BreakerRun:
+    for engine in engines:
+        _saved(engine)
+    if fields.get("llm_engine") is not None:
+        fields = {**fields, "llm_engine": _saved(fields["llm_engine"])}
+    run = BreakerRun.objects.create(**fields, created_by=created_by)
+    BreakerChain.objects.bulk_create(
+        BreakerChain(
+            run=run,
+            index=i,
+            seed_text=seed.text,
+            seed_ref=seed.ref,
+            target_words=word_count(seed.text) if seed.text else run.target_words,
+        )
+        for i, seed in enumerate(seeds)
+    )
+    return run
+
+
+def create_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True) -> BreakerRun:
+    """Validate, create the run with one chain per item, and queue its first round."""
+    fields, seeds, engines, _ = _check(config, config.get("method", ""))
+    with transaction.atomic():
+        run = _create(fields, seeds, engines, created_by)
+        if enqueue:
+            services.enqueue_round(run.pk, 0)
+    return run
+
+
+def create_comparison(
+    config: dict[str, Any], *, created_by=None, enqueue: bool = True
+) -> list[BreakerRun]:
+    """One run per method of ``config["methods"]`` on the same seeds ("compare methods")."""
+    methods = config.get("methods") if isinstance(config, dict) else None
+    if not isinstance(methods, list) or not methods:
+        raise BreakerConfigError({"methods": "choose at least one method"})
+    base = {k: v for k, v in config.items() if k not in ("methods", "method")}
+    base["comparison"] = base.get("comparison") or base.get("name") or "comparison"
+    checked, errors = [], {}
+    for method in methods:
+        try:
+            named = {**base, "name": f"{base.get('name', '')} · {METHODS[method].label}"}
+            checked.append(_check(named, method))
+        except (BreakerConfigError, KeyError) as exc:
+            message = exc.errors if isinstance(exc, BreakerConfigError) else "unknown method"
+            errors[str(method)] = str(message)
+    if errors:
+        raise BreakerConfigError(errors)
+    with transaction.atomic():
+        runs = []
+        for fields, seeds, engines, _ in checked:
+            runs.append(_create(fields, seeds, engines, created_by))
+        if enqueue:
+            for run in runs:
+                services.enqueue_round(run.pk, 0)
+    return runs

@@ -1,0 +1,135 @@
+"""Read queries for breaker runs: access, summaries, chains with their steps, comparisons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Any
+
+from django.db.models import Avg, Count, Q, QuerySet
+from django.http import Http404
+
+from engines.selectors import cost_by_scope
+from search.breaker.diff import Token, word_diff
+from search.breaker.methods import spec
+from search.models import BreakerChain, BreakerRun, BreakerStep
+
+__all__ = [
+    "ChainView",
+    "StepView",
+    "chain_for_run",
+    "chain_rows",
+    "chain_view",
+    "comparison_rows",
+    "cost_per_engine",
+    "run_for_user",
+    "run_rows",
+    "run_summary",
+    "runs_for_user",
+]
+
+
+def _may_see(user) -> bool:
+    # Runs spend the lab's money and show unpublished data: staff only, a 404 for others.
+    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+
+
+def runs_for_user(user) -> QuerySet[BreakerRun]:
+    return BreakerRun.objects.all() if _may_see(user) else BreakerRun.objects.none()
+
+
+def run_for_user(user, pk: int) -> BreakerRun:
+    """The one permission-checked accessor for breaker runs (pages, API and exports)."""
+    try:
+        return runs_for_user(user).select_related("llm_engine", "created_by").get(pk=pk)
+    except BreakerRun.DoesNotExist:
+        raise Http404("No such breaker run.") from None
+
+
+def run_rows(user) -> QuerySet[BreakerRun]:
+    """The run list, with each run's mean selected quality (one query)."""
+    return (
+        runs_for_user(user)
+        .select_related("llm_engine")
+        .defer("curves")
+        .annotate(
+            mean_selected=Avg("chains__selected_quality"),
+            failed_chains=Count("chains", filter=Q(chains__status=BreakerChain.Status.FAILED)),
+        )
+        .order_by("-created_at", "-id")  # Meta.ordering does not apply to grouped queries
+    )
+
+
+def chain_for_run(run: BreakerRun, index: int) -> BreakerChain:
+    try:
+        return BreakerChain.objects.get(run=run, index=index)
+    except BreakerChain.DoesNotExist:
+        raise Http404("No such chain.") from None
+
+
+def chain_rows(run: BreakerRun) -> QuerySet[BreakerChain]:
+    return BreakerChain.objects.filter(run=run).order_by("index")
+
+
+def cost_per_engine(run: BreakerRun) -> dict[str, Any]:
+    return cost_by_scope(run.scope)
+
+
+def run_summary(run: BreakerRun) -> dict[str, Any]:
+    """The shape ``run_breaker --json`` prints."""
+    selected = [
+        q for q in BreakerChain.objects.filter(run=run).values_list("selected_quality", flat=True)
+    ]
+    known = [q for q in selected if q is not None]
+    summary: dict[str, Any] = {
+        "run": run.pk,
+        "method": run.method,
+        "status": run.status,
+        "steps": run.steps_done,
+        "steps_total": run.steps_total,
+        "chains": len(selected),
+        "failed_chains": BreakerChain.objects.filter(run=run, status="failed").count(),
+        "mean_selected_quality": fmean(known) if known else None,
+        "cost": float(run.cost),
+    }
+    if run.error:
+        summary["error"] = run.error
+    return summary
+
+
+@dataclass(frozen=True)
+class StepView:
+    step: BreakerStep
+    diff: list[Token]  # against the previous step (empty for step 0)
+    rows: list[tuple[str, str, dict[str, float]]]  # (target, translation, QE per engine)
+    selected: bool
+
+
+@dataclass(frozen=True)
+class ChainView:
+    chain: BreakerChain
+    steps: list[StepView]
+
+
+def chain_view(run: BreakerRun, chain: BreakerChain) -> ChainView:
+    """The chain in the App. C layout: each step's source, diff, translations and QE."""
+    steps = list(BreakerStep.objects.filter(chain=chain).order_by("index"))
+    views = []
+    previous = ""
+    iterative = spec(run.method).iterative
+    for step in steps:
+        diff = word_diff(previous, step.source) if previous and iterative else []
+        rows = [(t, step.translations.get(t, ""), step.qe.get(t, {})) for t in run.targets]
+        views.append(StepView(step, diff, rows, step.index == chain.selected_step))
+        previous = step.source
+    return ChainView(chain, views)
+
+
+def comparison_rows(comparison: str) -> list[BreakerRun]:
+    """The runs of one comparison with their mean selected quality, hardest first."""
+    runs = (
+        BreakerRun.objects.filter(comparison=comparison)
+        .annotate(mean_selected=Avg("chains__selected_quality"))
+        .order_by("mean_selected", "pk")
+    )
+    return list(runs)

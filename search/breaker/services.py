@@ -1,0 +1,268 @@
+"""A breaker run's lifecycle: rounds, pause/resume/cancel, recovery and the foreground loop.
+
+A round (:func:`advance_run`), on the round kernel like search runs (ADR 0008, 0010):
+
+1. claim the run with a lease (a conditional UPDATE on status, round index and lease);
+2. plan and run every advancing chain's next step (``search.breaker.stepping``: engine calls
+   outside any transaction, concurrent within each engine's limit);
+3. in one transaction guarded by the claim: write the new steps, update the chains (selection,
+   errors), the run's counters, cost and curves, advance the round index, release the claim.
+
+A worker killed in 1–2 leaves the stored state untouched; the round is re-run (redelivery,
+the worker-start sweep, or the periodic sweep once the lease expired), rebuilds the same
+chats from the same stored steps, and is answered from the cache: no step is written twice
+(``breaker_step_unique_index`` and the claim) and no paid answer is bought twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+import rounds
+from engines.interfaces import EngineError
+from engines.selectors import cost_by_scope
+from search.breaker.methods import steps_per_chain
+from search.breaker.selection import curves, select_step
+from search.breaker.stepping import StepResult, new_step, plan_round, run_round
+from search.models import BreakerChain, BreakerRun, BreakerStep
+
+__all__ = [
+    "ADVANCE_TASK",
+    "RunStateError",
+    "advance_run",
+    "cancel_run",
+    "enqueue_round",
+    "pause_run",
+    "recover_runs",
+    "resume_run",
+    "run_in_foreground",
+]
+
+logger = logging.getLogger(__name__)
+ADVANCE_TASK = "search.advance_breaker_run"
+Status = rounds.Status
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
+
+
+def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = None) -> None:
+    """Queue round ``round_index`` of a breaker run once the current transaction commits."""
+    rounds.enqueue(
+        ADVANCE_TASK, (run_id, round_index), queue=settings.CELERY_SLOW_QUEUE, countdown=countdown
+    )
+
+
+def _claim(run_id: int, round_index: int, worker: str) -> bool:
+    rows = BreakerRun.objects.filter(
+        pk=run_id, round_index=round_index, status__in=BreakerRun.ACTIVE
+    )
+    return rounds.claim(rows, worker, _lease(), status=BreakerRun.Status.RUNNING)
+
+
+def _unclaimed_outcome(run_id: int, round_index: int) -> rounds.Outcome:
+    run = BreakerRun.objects.filter(pk=run_id).first()
+    if run is None or run.round_index != round_index:
+        return rounds.Outcome(Status.STALE)
+    if run.status in BreakerRun.ACTIVE and run.claimed_by:
+        return rounds.Outcome(Status.BUSY, retry_in=rounds.retry_after_lease(run.lease_expires_at))
+    return rounds.Outcome(Status.STOPPED)
+
+
+def _stored_steps(run: BreakerRun) -> dict[int, list[BreakerStep]]:
+    steps: dict[int, list[BreakerStep]] = {}
+    for step in BreakerStep.objects.filter(chain__run=run).order_by("chain_id", "index"):
+        steps.setdefault(step.chain_id, []).append(step)
+    return steps
+
+
+def advance_run(
+    run_id: int,
+    round_index: int,
+    *,
+    worker: str,
+    interrupts: tuple[type[BaseException], ...] = (),
+) -> rounds.Outcome:
+    """Run round ``round_index`` of a breaker run (see the module docstring)."""
+    if not _claim(run_id, round_index, worker):
+        return _unclaimed_outcome(run_id, round_index)
+    run = BreakerRun.objects.select_related("llm_engine").get(pk=run_id)
+    chains = list(BreakerChain.objects.filter(run=run).order_by("index"))
+    steps = _stored_steps(run)
+    results: list[StepResult] = []
+    try:
+        if not run.money_spent:
+            results = run_round(run, plan_round(run, chains, steps))
+    except interrupts:
+        rounds.release(BreakerRun.objects.filter(pk=run_id), worker)
+        raise
+    except EngineError as exc:
+        if not exc.permanent:
+            rounds.release(BreakerRun.objects.filter(pk=run_id), worker)
+            logger.warning("breaker run %s: transient engine error, retrying: %s", run_id, exc)
+            return rounds.Outcome(Status.RETRY, retry_in=30.0)
+        _fail(run_id, worker, str(exc))
+        return rounds.Outcome(Status.STOPPED)
+    except Exception as exc:
+        logger.exception("breaker run %s failed", run_id)
+        _fail(run_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        return rounds.Outcome(Status.STOPPED)
+    return _commit(run_id, round_index, worker, results, steps)
+
+
+def _commit(run_id, round_index, worker, results, steps) -> rounds.Outcome:
+    with transaction.atomic():
+        run = BreakerRun.objects.select_for_update().get(pk=run_id)
+        if run.claimed_by != worker or run.round_index != round_index:
+            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
+        per_chain = steps_per_chain(run.method, run.n_steps, run.k_generations)
+        chains = {c.pk: c for c in BreakerChain.objects.filter(run=run)}
+        written = [new_step(r) for r in results if not r.error]
+        BreakerStep.objects.bulk_create(written)
+        for result in results:
+            _apply(chains[result.chain_id], result, steps.get(result.chain_id, []), per_chain)
+        BreakerChain.objects.bulk_update(
+            [chains[r.chain_id] for r in results],
+            ["status", "error", "steps_done", "selected_step", "selected_quality",
+             "selected_text", "updated_at"],
+        )  # fmt: skip
+        run.steps_done += len(written)
+        run.round_index += 1
+        run.cost = cost_by_scope(run.scope)["cost"]
+        run.curves = _curves(run)
+        outcome = _next(run, chains.values())
+        run.claimed_by, run.lease_expires_at = "", None
+        run.save()
+    return rounds.Outcome(outcome)
+
+
+def _apply(chain: BreakerChain, result: StepResult, done: list[BreakerStep], per_chain: int):
+    chain.updated_at = timezone.now()
+    if result.error:
+        chain.status, chain.error = BreakerChain.Status.FAILED, result.error[:5000]
+        return
+    qualities = [s.quality for s in done] + [result.quality]
+    sources = [s.source for s in done] + [result.source]
+    chain.steps_done = len(qualities)
+    chain.selected_step = select_step(qualities)
+    chain.selected_quality = qualities[chain.selected_step]
+    chain.selected_text = sources[chain.selected_step]
+    if chain.steps_done >= per_chain:
+        chain.status = BreakerChain.Status.DONE
+
+
+def _curves(run: BreakerRun) -> list[dict]:
+    qualities: dict[int, list[float]] = {}
+    rows = BreakerStep.objects.filter(chain__run=run).order_by("chain_id", "index")
+    for chain_id, quality in rows.values_list("chain_id", "quality"):
+        qualities.setdefault(chain_id, []).append(quality)
+    return curves(list(qualities.values()))
+
+
+def _next(run: BreakerRun, chains) -> rounds.Status:
+    """What follows the round; sets the run's status accordingly."""
+    if run.status != BreakerRun.Status.RUNNING:
+        return Status.STOPPED  # paused or cancelled during the round: stops at this boundary
+    active = [c for c in chains if c.status == BreakerChain.Status.ACTIVE]
+    if active and run.money_spent:
+        BreakerChain.objects.filter(pk__in=[c.pk for c in active]).update(
+            status=BreakerChain.Status.STOPPED, error="the run's money budget was spent"
+        )
+        run.error = f"stopped: the budget of {run.budget_money} was spent ({run.cost:.4f})"
+        active = []
+    if active:
+        return Status.MORE
+    run.status = BreakerRun.Status.FINISHED
+    run.finished_at = timezone.now()
+    return Status.DONE
+
+
+def _fail(run_id: int, worker: str, message: str) -> None:
+    rounds.release(
+        BreakerRun.objects.filter(pk=run_id),
+        worker,
+        status=BreakerRun.Status.FAILED,
+        error=message[:5000],
+        finished_at=timezone.now(),
+    )
+
+
+# --- Controls -----------------------------------------------------------------------------------
+
+
+class RunStateError(ValueError):
+    """The action does not apply to the run in its current state."""
+
+
+def pause_run(run: BreakerRun) -> BreakerRun:
+    """Stop after the round in flight; :func:`resume_run` carries on."""
+    updated = BreakerRun.objects.filter(pk=run.pk, status__in=BreakerRun.ACTIVE).update(
+        status=BreakerRun.Status.PAUSED, updated_at=timezone.now()
+    )
+    if not updated:
+        raise RunStateError(f"a {run.get_status_display().lower()} run cannot be paused")
+    run.refresh_from_db()
+    return run
+
+
+def resume_run(run: BreakerRun) -> BreakerRun:
+    with transaction.atomic():
+        locked = BreakerRun.objects.select_for_update().get(pk=run.pk)
+        if locked.status != BreakerRun.Status.PAUSED:
+            raise RunStateError(f"a {locked.get_status_display().lower()} run cannot be resumed")
+        locked.status = BreakerRun.Status.RUNNING
+        locked.save(update_fields=["status", "updated_at"])
+        enqueue_round(run.pk, locked.round_index)
+    run.refresh_from_db()
+    return run
+
+
+def cancel_run(run: BreakerRun) -> BreakerRun:
+    """End the run for good; the round in flight still records what it paid for."""
+    now = timezone.now()
+    with transaction.atomic():
+        updated = BreakerRun.objects.filter(
+            pk=run.pk, status__in=[*BreakerRun.ACTIVE, BreakerRun.Status.PAUSED]
+        ).update(status=BreakerRun.Status.CANCELLED, finished_at=now, updated_at=now)
+        if not updated:
+            raise RunStateError(f"a {run.get_status_display().lower()} run cannot be cancelled")
+        BreakerChain.objects.filter(run=run, status=BreakerChain.Status.ACTIVE).update(
+            status=BreakerChain.Status.STOPPED, error="the run was cancelled"
+        )
+    run.refresh_from_db()
+    return run
+
+
+# --- Recovery and the foreground loop --------------------------------------------------------
+
+
+def recover_runs(dead_worker_prefix: str | None = None) -> list[int]:
+    """Queue the current round of breaker runs nobody works on (the sweep's part for them)."""
+    return rounds.requeue_stalled(
+        BreakerRun.objects.filter(status__in=BreakerRun.ACTIVE),
+        _lease(),
+        enqueue_round,
+        dead_worker_prefix=dead_worker_prefix,
+        fields=("pk", "round_index"),
+    )
+
+
+def run_in_foreground(run_id: int, *, worker: str | None = None) -> BreakerRun:
+    """Every round of a run in this process until it finishes or stops."""
+    worker = worker or rounds.foreground_worker()
+
+    def advance() -> rounds.Outcome:
+        round_index = BreakerRun.objects.values_list("round_index", flat=True).get(pk=run_id)
+        return advance_run(run_id, round_index, worker=worker)
+
+    try:
+        rounds.run_in_foreground(advance)
+    except rounds.Busy:
+        raise RunStateError(f"run {run_id} is being run by a worker; try again later") from None
+    return BreakerRun.objects.get(pk=run_id)

@@ -1,0 +1,175 @@
+"""Pages of MT-breaker runs (seed 001). Staff only; thin: parse, call one service, render.
+
+The run page is live like a search run's: its status section polls every 2 s (stopping once
+the run is over) and, when the run moved, triggers ``run-changed`` so the results (curves,
+chains, costs) reload.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from search.breaker import plots
+from search.breaker.config import BreakerConfigError, create_comparison
+from search.breaker.forms import BreakerForm
+from search.breaker.methods import spec
+from search.breaker.records import jsonl_response, save_selected_as_samples
+from search.breaker.selectors import (
+    chain_for_run,
+    chain_rows,
+    chain_view,
+    comparison_rows,
+    cost_per_engine,
+    run_for_user,
+    run_rows,
+    runs_for_user,
+)
+from search.breaker.services import RunStateError, cancel_run, pause_run, resume_run
+
+DETAIL = "search/breaker/run_detail.html"
+CONTROLS = {"pause": pause_run, "resume": resume_run, "cancel": cancel_run}
+CONTROL_DONE = {"pause": "paused", "resume": "resumed", "cancel": "cancelled"}
+
+
+@staff_member_required
+@require_GET
+def run_list(request: HttpRequest) -> HttpResponse:
+    page = Paginator(run_rows(request.user), 50).get_page(request.GET.get("page"))
+    return render(request, "search/breaker/run_list.html", {"page": page})
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def run_create(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        return render(request, "search/breaker/run_form.html", {"form": BreakerForm()})
+    form = BreakerForm(request.POST, request.FILES)
+    if form.is_valid():
+        try:
+            runs = create_comparison(form.to_config(), created_by=request.user)
+        except BreakerConfigError as exc:
+            form.add_config_errors(exc.errors)
+        else:
+            if len(runs) == 1:
+                messages.success(request, f"Run #{runs[0].pk} is queued.")
+                return redirect("search:breaker_detail", pk=runs[0].pk)
+            messages.success(request, f"{len(runs)} runs are queued, one per method.")
+            return redirect(f"{_comparison_url()}?{urlencode({'name': runs[0].comparison})}")
+    return render(request, "search/breaker/run_form.html", {"form": form}, status=400)
+
+
+def _comparison_url() -> str:
+    return reverse("search:breaker_comparison")
+
+
+def _version(run) -> str:
+    return str(int(run.updated_at.timestamp() * 1_000_000))
+
+
+def _context(run) -> dict:
+    return {
+        "run": run,
+        "label": spec(run.method).label,
+        "version": _version(run),
+        "chains": chain_rows(run),
+        "cost": cost_per_engine(run),
+    }
+
+
+@staff_member_required
+@require_GET
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = run_for_user(request.user, pk)
+    if not request.htmx:
+        return render(request, DETAIL, _context(run))
+    context = {"run": run, "version": _version(run)}
+    html = render_to_string(f"{DETAIL}#status", context, request=request)
+    response = HttpResponseStopPolling(html) if run.is_finished else HttpResponse(html)
+    if request.GET.get("seen") != context["version"]:
+        response["HX-Trigger"] = "run-changed"
+    return response
+
+
+@staff_member_required
+@require_GET
+def run_results(request: HttpRequest, pk: int) -> HttpResponse:
+    return render(request, f"{DETAIL}#results", _context(run_for_user(request.user, pk)))
+
+
+@staff_member_required
+@require_GET
+def run_chart(request: HttpRequest, pk: int) -> HttpResponse:
+    run = run_for_user(request.user, pk)
+    svg = plots.curves_chart_svg([(spec(run.method).label, run.curves)])
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+@staff_member_required
+@require_GET
+def chain_detail(request: HttpRequest, pk: int, index: int) -> HttpResponse:
+    run = run_for_user(request.user, pk)
+    view = chain_view(run, chain_for_run(run, index))
+    context = {"run": run, "label": spec(run.method).label, "view": view}
+    return render(request, "search/breaker/chain_detail.html", context)
+
+
+@staff_member_required
+@require_POST
+def run_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    run = run_for_user(request.user, pk)
+    try:
+        CONTROLS[action](run)
+    except RunStateError as exc:
+        messages.error(request, f"Nothing changed: {exc}.")
+    else:
+        messages.success(request, f"Run {CONTROL_DONE[action]}.")
+    return redirect("search:breaker_detail", pk=run.pk)
+
+
+@staff_member_required
+@require_GET
+def run_export(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    return jsonl_response(run_for_user(request.user, pk))
+
+
+@staff_member_required
+@require_POST
+def run_export_samples(request: HttpRequest, pk: int) -> HttpResponse:
+    count = save_selected_as_samples(run_for_user(request.user, pk))
+    messages.success(request, f"{count} selected text(s) are text samples (origin MT-breaker).")
+    return redirect("search:breaker_detail", pk=pk)
+
+
+def _comparison(request: HttpRequest) -> tuple[str, list]:
+    name = request.GET.get("name", "")
+    visible = set(runs_for_user(request.user).values_list("pk", flat=True))
+    runs = [r for r in comparison_rows(name) if r.pk in visible]
+    if not runs:
+        raise Http404("No such comparison.")
+    return name, runs
+
+
+@staff_member_required
+@require_GET
+def comparison(request: HttpRequest) -> HttpResponse:
+    name, runs = _comparison(request)
+    rows = [(run, spec(run.method).label) for run in runs]
+    return render(request, "search/breaker/comparison.html", {"name": name, "rows": rows})
+
+
+@staff_member_required
+@require_GET
+def comparison_chart(request: HttpRequest) -> HttpResponse:
+    _, runs = _comparison(request)
+    svg = plots.curves_chart_svg([(spec(r.method).label, r.curves) for r in runs])
+    return HttpResponse(svg, content_type="image/svg+xml")
