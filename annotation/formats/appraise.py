@@ -8,7 +8,7 @@ of pre-highlighted spans, or for a tutorial ``{"tutorial": {"instruction", "scor
 "mqm_target"?}, "payload": [pre-highlighted spans]}``. Spans are ``{"start_i", "end_i",
 "severity"}`` in characters of the target, ``"missing"`` for an omission.
 
-How they map (ADR 0011):
+How they map (ADR 0013):
 
 - ``TGT`` and ``CHK`` → regular items (``CHK`` keeps its type in ``meta``);
 - ``BAD`` → an attention check expecting a score of at most :data:`BAD_SCORE_MAX`;

@@ -27,7 +27,9 @@ class BreakerRunSerializer(serializers.ModelSerializer):
         read_only=True, help_text=f"One of: {', '.join(BreakerRun.Status.values)}."
     )
     method = serializers.CharField(read_only=True)
-    llm_engine = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    llm_engine: serializers.SlugRelatedField = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
     budget_money = serializers.FloatField(read_only=True, allow_null=True)
@@ -88,7 +90,8 @@ class BreakerConfigSerializer(serializers.Serializer):
 
 
 class ConfigErrorSerializer(serializers.Serializer):
-    errors = serializers.DictField(child=serializers.CharField())
+    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
+    errors = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
 
 
 class ChainRecordSerializer(serializers.Serializer):
@@ -182,6 +185,7 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         """The run's chains in order (paginated), each with its steps."""
         run = self.get_object()
         page = self.paginate_queryset(BreakerChain.objects.filter(run=run).order_by("index"))
+        assert page is not None  # pagination is always on
         steps: dict[int, list[BreakerStep]] = {}
         for step in BreakerStep.objects.filter(chain__in=page).order_by("chain_id", "index"):
             steps.setdefault(step.chain_id, []).append(step)

@@ -8,6 +8,8 @@ the foreground here (about a second); idempotent by comparison name.
 
 from __future__ import annotations
 
+from typing import Any
+
 from engines.models import Engine
 from engines.services import save_engine
 from search.breaker.config import BreakerConfigError, create_comparison
@@ -24,7 +26,7 @@ EDITOR, FRAGILE, FRAGILE_B, FRAGILE_QE = (
     "sim-fragile-mt-b",
     "sim-qe",
 )
-OFFLINE_ENGINES = [
+OFFLINE_ENGINES: list[dict[str, Any]] = [
     {"name": EDITOR, "kind": "breaker_editor", "capabilities": ["chat"],
      "description": "SIMULATION: edits texts by rules in seed 001's formats."},
     {"name": FRAGILE, "kind": "fragile_mt", "capabilities": ["translate"],

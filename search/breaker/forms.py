@@ -7,7 +7,7 @@ put back next to the fields here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -75,15 +75,18 @@ class BreakerForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["llm"].choices = [("", "— none (Seeds only) —"), *_engines("chat")]
-        self.fields["targets"].choices = _engines("translate")
-        self.fields["qe"].choices = _engines("quality")
+        self._choices("llm", [("", "— none (Seeds only) —"), *_engines("chat")])
+        self._choices("targets", _engines("translate"))
+        self._choices("qe", _engines("quality"))
         trees = TopicTree.objects.filter(status=TopicTree.Status.READY).order_by("name")
-        self.fields["tree"].choices = [(str(t.pk), t.name) for t in trees]
+        self._choices("tree", [(str(t.pk), t.name) for t in trees])
         runs = SearchRun.objects.filter(status=SearchRun.Status.FINISHED).order_by("-pk")[:200]
-        self.fields["search_run"].choices = [(str(r.pk), f"#{r.pk} {r.name}") for r in runs]
+        self._choices("search_run", [(str(r.pk), f"#{r.pk} {r.name}") for r in runs])
         datasets = DifficultyDataset.objects.order_by("name")
-        self.fields["dataset"].choices = [(str(d.pk), d.name) for d in datasets]
+        self._choices("dataset", [(str(d.pk), d.name) for d in datasets])
+
+    def _choices(self, name: str, choices: list[tuple[str, str]]) -> None:
+        cast(forms.ChoiceField, self.fields[name]).choices = choices
 
     def _seeds(self) -> dict | None:
         data = self.cleaned_data

@@ -50,7 +50,7 @@ def chain_record(run: BreakerRun, chain: BreakerChain, steps: list[BreakerStep])
         "src_lang": run.src_lang,
         "tgt_lang": run.tgt_lang,
         "engines": {
-            "llm": run.llm_engine.name if run.llm_engine_id else None,
+            "llm": run.llm_engine.name if run.llm_engine is not None else None,
             "targets": run.targets,
             "qe": run.qe_engines,
         },

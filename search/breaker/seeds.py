@@ -133,10 +133,11 @@ def load_seeds(spec: Any) -> list[Seed]:
         raise SeedError(f"the {spec['from']} seed source holds no texts")
     n = spec.get("n")
     if n not in (None, ""):
-        if isinstance(n, bool) or not str(n).isdigit() or int(n) < 1:
+        if isinstance(n, bool) or not str(n).isdigit() or int(str(n)) < 1:
             raise SeedError("n must be a positive integer")
-        if int(n) < len(seeds):
+        count = int(str(n))
+        if count < len(seeds):
             rng = np.random.default_rng(int(spec.get("sample_seed") or 0))
-            chosen = sorted(rng.choice(len(seeds), size=int(n), replace=False).tolist())
+            chosen = sorted(rng.choice(len(seeds), size=count, replace=False).tolist())
             seeds = [seeds[i] for i in chosen]
     return seeds[:MAX_SEEDS]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import partial
 from typing import Any, TypeVar
 
 from engines.interfaces import EngineError
@@ -144,7 +145,9 @@ def _ask_llm(run: BreakerRun, planned: list[Planned], results: dict[int, StepRes
     asking = [p for p in planned if p.messages is not None]
     if not asking:
         return
-    chat = chat_model_for(run.llm_engine, scope=run.scope)
+    assert run.llm_engine is not None  # chains ask an LLM only in runs that have one
+    llm_engine = run.llm_engine
+    chat = chat_model_for(llm_engine, scope=run.scope)
     chats = {p.chain.pk: list(p.messages or []) for p in asking}
     reasons: dict[int, str] = {}
     last: dict[int, str] = {}
@@ -152,7 +155,7 @@ def _ask_llm(run: BreakerRun, planned: list[Planned], results: dict[int, StepRes
         ids = list(chats)
         if not ids:
             break
-        answers = _isolated(lambda batch: chat.complete_many(batch), [chats[i] for i in ids])
+        answers = _isolated(chat.complete_many, [chats[i] for i in ids])
         for chain_id, answer in zip(ids, answers, strict=True):
             result = results[chain_id]
             if isinstance(answer, EngineError):
@@ -160,7 +163,7 @@ def _ask_llm(run: BreakerRun, planned: list[Planned], results: dict[int, StepRes
                 del chats[chain_id]
                 continue
             result.parse_attempts += 1
-            result.llm_cost += _llm_price(run.llm_engine, answer.tokens_in, answer.tokens_out)
+            result.llm_cost += _llm_price(llm_engine, answer.tokens_in, answer.tokens_out)
             try:
                 result.source = parse_source(answer.text)
             except ParseFailure as failure:
@@ -186,7 +189,7 @@ def _translate_and_score(run: BreakerRun, results: list[StepResult]) -> None:
         ok = [r for r in results if not r.error]
         translator = translator_for(target, scope=run.scope)
         outputs = _isolated(
-            lambda batch, t=translator: t.translate(batch, run.src_lang, run.tgt_lang),
+            partial(translator.translate, src_lang=run.src_lang, tgt_lang=run.tgt_lang),
             [r.source for r in ok],
         )
         for result, output in zip(ok, outputs, strict=True):
@@ -199,7 +202,7 @@ def _translate_and_score(run: BreakerRun, results: list[StepResult]) -> None:
             ok = [r for r in results if not r.error]
             estimator = quality_estimator_for(name, scope=run.scope)
             scores = _isolated(
-                lambda batch, e=estimator: e.score(batch, run.src_lang, run.tgt_lang),
+                partial(estimator.score, src_lang=run.src_lang, tgt_lang=run.tgt_lang),
                 [(r.source, r.translations[target]) for r in ok],
             )
             for result, score in zip(ok, scores, strict=True):

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from config.http import HtmxHttpRequest
 from search.breaker import plots
 from search.breaker.config import BreakerConfigError, create_comparison
 from search.breaker.forms import BreakerForm
@@ -88,7 +89,7 @@ def _context(run) -> dict:
 
 @staff_member_required
 @require_GET
-def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def run_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     run = run_for_user(request.user, pk)
     if not request.htmx:
         return render(request, DETAIL, _context(run))
