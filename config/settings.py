@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "difficulty",
     "search",
     "lexical",
+    "challenge_sets",
 ]
 
 MIDDLEWARE = [
