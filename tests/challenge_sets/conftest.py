@@ -60,7 +60,8 @@ def make_set(name: str = "Hard en-cs", rows=ROWS, **policy):
         provenance_notes="Built in tests.",
         policy={"protocol": "esa", "overlap": 2, "threshold": 30, **policy},
     )  # fmt: skip
-    services.add_items(challenge_set, read_candidates(jsonl(*rows), "test.jsonl"))
+    if rows:
+        services.add_items(challenge_set, read_candidates(jsonl(*rows), "test.jsonl"))
     return challenge_set
 
 
