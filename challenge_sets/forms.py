@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 
 from challenge_sets.models import ChallengeItem
-from challenge_sets.policy import RULES, ValidationPolicy
+from challenge_sets.policy import MAJORITY_IS_ATTESTED, PROTOCOL_RULES, ValidationPolicy
 from challenge_sets.sources import ItemSource
 
 _DEFAULT = ValidationPolicy()
@@ -24,33 +24,35 @@ class ChallengeSetForm(forms.Form):
     protocol = forms.ChoiceField(
         choices=[("esa", "ESA"), ("mqm", "MQM"), ("choice", "Choice (lexical)")], initial="esa"
     )
-    overlap = forms.IntegerField(min_value=1, max_value=20, initial=_DEFAULT.overlap)
-    rule = forms.ChoiceField(choices=list(RULES.items()), initial=_DEFAULT.rule)
+    overlap = forms.IntegerField(
+        min_value=1, max_value=20, initial=_DEFAULT.overlap, label="Annotators per item"
+    )
     threshold = forms.FloatField(
-        min_value=0, max_value=100, initial=_DEFAULT.threshold,
+        min_value=0, max_value=100, initial=_DEFAULT.threshold, label="Difficulty threshold",
         help_text="Accept when human difficulty (100 − mean score) is at least this.",
     )  # fmt: skip
     min_agreement = forms.FloatField(
-        min_value=0, max_value=1, initial=_DEFAULT.min_agreement,
+        min_value=0, max_value=1, initial=_DEFAULT.min_agreement, label="Minimum agreement",
         help_text="Below it (0–1) the proposal is “review”.",
     )  # fmt: skip
-    attention_checks = forms.IntegerField(min_value=0, max_value=1000, initial=0)
-    qc_min_pass_rate = forms.FloatField(min_value=0, max_value=1, initial=0.8)
-    qc_min_seconds_per_item = forms.FloatField(min_value=0, initial=3.0)
+    attention_checks = forms.IntegerField(
+        min_value=0, max_value=1000, initial=0, label="Generated attention checks",
+        help_text="ESA/MQM: corrupted copies of items, judged against the original.",
+    )  # fmt: skip
+    qc_min_pass_rate = forms.FloatField(
+        min_value=0, max_value=1, initial=0.8, label="QC: checks to pass (share)"
+    )
+    qc_min_seconds_per_item = forms.FloatField(
+        min_value=0, initial=3.0, label="QC: minimum seconds per item"
+    )
 
-    POLICY_FIELDS = ("protocol", "overlap", "rule", "threshold", "min_agreement",
+    POLICY_FIELDS = ("protocol", "overlap", "threshold", "min_agreement",
                      "attention_checks", "qc_min_pass_rate", "qc_min_seconds_per_item")  # fmt: skip
 
-    def clean(self):
-        cleaned = super().clean()
-        if cleaned.get("protocol") == "choice":
-            cleaned["rule"] = "majority_is_attested"
-        elif cleaned.get("protocol"):
-            cleaned["rule"] = "difficulty_at_least"
-        return cleaned
-
     def policy(self) -> dict[str, Any]:
-        return {name: self.cleaned_data[name] for name in self.POLICY_FIELDS}
+        """The policy's settings; the acceptance rule follows from the protocol."""
+        policy = {name: self.cleaned_data[name] for name in self.POLICY_FIELDS}
+        return policy | {"rule": PROTOCOL_RULES.get(policy["protocol"], MAJORITY_IS_ATTESTED)}
 
     def language_pair_list(self) -> list[str]:
         return [p.strip() for p in self.cleaned_data["language_pairs"].split(",") if p.strip()]

@@ -127,7 +127,9 @@ def add_items(
                 flagged.append(item)
         ChallengeItem.objects.bulk_update(flagged, ["duplicate_of", "similarity"], batch_size=500)
         origins = sorted({c.origin for c in fresh})
-        pairs = sorted(set(locked.language_pairs) | {i.language_pair for i in created})
+        # Source-only items (no target language yet) name no pair.
+        new_pairs = {i.language_pair for i in created if i.tgt_lang}
+        pairs = sorted(set(locked.language_pairs) | new_pairs)
         if pairs != locked.language_pairs:
             locked.language_pairs = pairs
             locked.save(update_fields=["language_pairs", "updated_at"])

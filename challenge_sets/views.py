@@ -222,6 +222,10 @@ def item_detail(request: HttpRequest, pk: int, item_id: int) -> HttpResponse:
         "item": item,
         "audit": selectors.audit_log(challenge_set, item=item),
         "decide_form": DecideForm(),
+        "translations": [
+            (system, text, (item.human.get("scores") or {}).get(system))
+            for system, text in sorted(item.translations.items())
+        ],
         "provenance_json": json.dumps(item.provenance, ensure_ascii=False, indent=2),
         "human_json": json.dumps(item.human, ensure_ascii=False, indent=2),
     }
