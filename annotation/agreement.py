@@ -347,3 +347,19 @@ def majority_multi(answers: Sequence[Iterable[Hashable]]) -> Majority:
         return Majority(None, 0, n, tie=True)
     chosen = frozenset(o for o, c in counts.items() if 2 * c > n)
     return Majority(chosen, sum(1 for s in sets if s == chosen), n)
+
+
+def score_item_agreement(scores: Sequence[float], scale: float = 100.0) -> float | None:
+    """Agreement of one item's 0–100 scores: 1 − mean absolute pairwise difference / ``scale``.
+
+    1 when every annotator gave the same score, 0 when they sit at opposite ends of the scale;
+    ``None`` under 2 scores. A per-item figure (Krippendorff's α needs many items), on the same
+    0–1 footing as :func:`item_agreement` for choices, so one minimum-agreement rule fits both.
+    """
+    n = len(scores)
+    if n < 2:
+        return None
+    values = np.asarray(scores, dtype=float)
+    diffs = np.abs(values[:, None] - values[None, :])
+    mean_diff = diffs.sum() / (n * (n - 1))
+    return _clean(round(1.0 - mean_diff / scale, 6))

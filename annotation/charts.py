@@ -51,7 +51,9 @@ def _empty(ax, message: str) -> None:
     ax.set_yticks([])
 
 
-def score_histogram(bin_counts: Sequence[int], *, title: str = "Score distribution") -> str:
+def score_histogram(
+    bin_counts: Sequence[int], *, title: str = "Score distribution", unit: str = "annotations"
+) -> str:
     """Bar chart of 0–100 scores counted in ten bins of width 10 (the last bin includes 100).
 
     Takes counts rather than scores so that the database does the binning for any campaign size.
@@ -64,7 +66,7 @@ def score_histogram(bin_counts: Sequence[int], *, title: str = "Score distributi
             ax.bar(edges, list(bin_counts), width=10, align="edge", color=_BLUE, edgecolor="white")
             ax.set_xlim(0, 100)
             ax.set_xlabel("score (0–100)")
-            ax.set_ylabel("annotations")
+            ax.set_ylabel(unit)
         else:
             _empty(ax, "no submitted scores yet")
         ax.set_title(title)

@@ -23,7 +23,9 @@ Shapes:
   (population) / min / max score, the majority answer (ties written ``tie``, see
   ``agreement.majority``; multi-select: the options chosen by more than half, joined by ``|``)
   and, for choices, the item's pairwise agreement (share of annotator pairs giving the same
-  answer; for multi-select the same set of options).
+  answer; for multi-select the same set of options), all over the judgments of annotators who
+  pass quality control (``selectors.item_results``); ``excluded`` maps the others to their
+  verdict (``fail`` or ``pending``).
 """
 
 from __future__ import annotations
@@ -36,10 +38,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Min, Prefetch
+from django.db.models import Min
 
-from annotation import protocols, qc
-from annotation.models import Annotation, Campaign, Enrollment, Item
+from annotation import protocols, qc, selectors
+from annotation.models import Annotation, Campaign, Item
 from annotation.protocols import mqm
 
 FORMATS = ("jsonl", "csv", "mqm-tsv")
@@ -61,7 +63,7 @@ AGGREGATE_COLUMNS = (
     "campaign", "protocol", "item_id", "kind", "doc_id", "seg_id", "src_lang", "tgt_lang",
     "system", "source", "target", "question", "n_annotations", "annotators", "mean_score",
     "score_std", "min_score", "max_score", "mean_mqm_score", "majority", "majority_votes",
-    "tie", "item_agreement", "origin", "origin_ref", "meta",
+    "tie", "item_agreement", "excluded", "origin", "origin_ref", "meta",
 )  # fmt: skip
 DEFAULT_CHUNK_SIZE = 2000
 
@@ -103,14 +105,24 @@ def stream_export(
     *,
     aggregate: bool = False,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    item_ids: Iterable[int] | None = None,
+    qc_passed_only: bool = False,
 ) -> Iterator[str]:
-    """Text chunks of one export; raises :class:`ExportError` before yielding if it cannot run."""
+    """Text chunks of one export; raises :class:`ExportError` before yielding if it cannot run.
+
+    The public entry point other apps use too (challenge sets export the annotations behind a
+    frozen version): ``item_ids`` narrows per-annotation exports to those items, and
+    ``qc_passed_only`` to annotators whose QC verdict is ``pass``.
+    """
     request = ExportRequest(campaign, fmt, aggregate)
     request.validate()
+    narrow = _Narrowing(campaign, item_ids, qc_passed_only)
     if fmt == "mqm-tsv":
-        return _mqm_tsv(campaign, chunk_size)
+        return _mqm_tsv(campaign, chunk_size, narrow)
     rows = (
-        aggregate_rows(campaign, chunk_size) if aggregate else annotation_rows(campaign, chunk_size)
+        aggregate_rows(campaign, chunk_size)
+        if aggregate
+        else annotation_rows(campaign, chunk_size, narrow)
     )
     if fmt == "jsonl":
         return (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
@@ -126,21 +138,31 @@ def _submitted(campaign: Campaign):
     return Annotation.objects.filter(campaign=campaign, status=Annotation.Status.SUBMITTED)
 
 
+class _Narrowing:
+    """Which annotations a per-annotation export keeps (every one, unless asked otherwise)."""
+
+    def __init__(self, campaign: Campaign, item_ids, qc_passed_only: bool):
+        self.item_ids = None if item_ids is None else sorted(set(item_ids))
+        self.qc_passed_only = qc_passed_only
+        self.campaign = campaign
+
+    def apply(self, queryset, verdicts: dict[int, str] | None = None):
+        if self.item_ids is not None:
+            queryset = queryset.filter(item_id__in=self.item_ids)
+        if self.qc_passed_only:
+            verdicts = verdicts if verdicts is not None else annotator_verdicts(self.campaign)
+            passed = [aid for aid, verdict in verdicts.items() if verdict == qc.PASS]
+            queryset = queryset.filter(annotator_id__in=passed)
+        return queryset
+
+
 def _langs(item: Item) -> str:
     return f"{item.src_lang}-{item.tgt_lang}" if item.src_lang or item.tgt_lang else ""
 
 
 def annotator_verdicts(campaign: Campaign) -> dict[int, str]:
-    """QC verdict per annotator id, computed once per export (not once per row).
-
-    One annotator's submissions are loaded at a time (``qc.verdict_for``), never the campaign.
-    """
-    return {
-        enrollment.annotator_id: qc.verdict_for(enrollment)
-        for enrollment in Enrollment.objects.filter(campaign=campaign).select_related(
-            "campaign", "annotator"
-        )
-    }
+    """QC verdict per annotator id, computed once per export (not once per row)."""
+    return qc.verdicts_for_campaign(campaign)
 
 
 def _qc_flags(annotation: Annotation, verdicts: dict[int, str]) -> dict[str, Any]:
@@ -153,16 +175,16 @@ def _qc_flags(annotation: Annotation, verdicts: dict[int, str]) -> dict[str, Any
 
 
 def annotation_rows(
-    campaign: Campaign, chunk_size: int = DEFAULT_CHUNK_SIZE
+    campaign: Campaign, chunk_size: int = DEFAULT_CHUNK_SIZE, narrow: _Narrowing | None = None
 ) -> Iterator[dict[str, Any]]:
     """One dict per submitted annotation, in submission-id order."""
     protocol = campaign.get_protocol()
     verdicts = annotator_verdicts(campaign)
+    submitted = _submitted(campaign)
+    if narrow is not None:
+        submitted = narrow.apply(submitted, verdicts)
     queryset = (
-        _submitted(campaign)
-        .select_related("item", "annotator")
-        .only(*_ANNOTATION_FIELDS)
-        .order_by("id")
+        submitted.select_related("item", "annotator").only(*_ANNOTATION_FIELDS).order_by("id")
     )
     for annotation in queryset.iterator(chunk_size=chunk_size):
         annotation.campaign = campaign  # the one instance, not a query per row
@@ -227,48 +249,28 @@ def aggregate_rows(
 ) -> Iterator[dict[str, Any]]:
     """One dict per regular item (attention checks and tutorials are QC, not data).
 
-    Items stream in chunks; each chunk's submitted annotations come in one prefetch query.
+    Built from ``selectors.item_results``, so the per-item export counts exactly what producers
+    count: judgments of annotators who pass QC. ``excluded`` names the others with their verdict.
     """
-    protocol = campaign.get_protocol()
-    items = (
-        Item.objects.filter(campaign=campaign, kind=Item.Kind.REGULAR)
-        .order_by("position", "id")
-        .prefetch_related(
-            Prefetch(
-                "annotations",
-                queryset=Annotation.objects.filter(status=Annotation.Status.SUBMITTED)
-                .select_related("annotator")
-                .only("id", "item_id", "answer", "score", "annotator__pseudonym")
-                .order_by("id"),
-                to_attr="submitted",
-            )
-        )
-    )
-    for item in items.iterator(chunk_size=chunk_size):
-        annotations = item.submitted
+    for result in selectors.item_results(campaign, chunk_size=chunk_size):
+        counted = result.counted
+        scores = [j.score for j in counted if j.score is not None]
+        mean, std = _mean_std(scores)
         row: dict[str, Any] = {
             "campaign": campaign.name,
             "protocol": campaign.protocol,
-            "item_id": item.pk,
-            "kind": item.kind,
-            "doc_id": item.doc_id,
-            "seg_id": item.seg_id,
-            "src_lang": item.src_lang,
-            "tgt_lang": item.tgt_lang,
-            "system": item.system,
-            "source": item.source,
-            "target": item.target,
-            "question": item.question,
-            "n_annotations": len(annotations),
-            "annotators": [a.annotator.pseudonym for a in annotations],
-        }
-        scores = [
-            s
-            for a in annotations
-            if (s := protocol.score(campaign, a.answer or {}, a.score)) is not None
-        ]
-        mean, std = _mean_std(scores)
-        row |= {
+            "item_id": result.item_id,
+            "kind": Item.Kind.REGULAR.value,
+            "doc_id": result.doc_id,
+            "seg_id": result.seg_id,
+            "src_lang": result.src_lang,
+            "tgt_lang": result.tgt_lang,
+            "system": result.system,
+            "source": result.source,
+            "target": result.target,
+            "question": result.question,
+            "n_annotations": len(counted),
+            "annotators": [j.annotator for j in counted],
             "mean_score": mean,
             "score_std": std,
             "min_score": min(scores) if scores else None,
@@ -279,8 +281,13 @@ def aggregate_rows(
             "tie": None,
             "item_agreement": None,
         }
-        row |= protocol.aggregate_columns(campaign, item, annotations)
-        row |= {"origin": item.origin, "origin_ref": item.origin_ref, "meta": item.meta}
+        row |= result.extra
+        row |= {
+            "excluded": result.excluded,
+            "origin": result.origin,
+            "origin_ref": result.origin_ref,
+            "meta": result.meta,
+        }
         yield row
 
 
@@ -355,10 +362,10 @@ _TSV_FIELDS = (
 )  # fmt: skip
 
 
-def _mqm_tsv(campaign: Campaign, chunk_size: int) -> Iterator[str]:
+def _mqm_tsv(campaign: Campaign, chunk_size: int, narrow: _Narrowing) -> Iterator[str]:
     numbers = document_numbers(campaign)
     queryset = (
-        _submitted(campaign)
+        narrow.apply(_submitted(campaign))
         .filter(item__kind=Item.Kind.REGULAR)
         .select_related("item", "annotator")
         .only(*_TSV_FIELDS)

@@ -28,11 +28,11 @@ from django.db.models import (
     Subquery,
     Sum,
 )
-from django.db.models.functions import Cast, Coalesce, Floor, Least, TruncHour, TruncMinute
+from django.db.models.functions import Coalesce, TruncHour, TruncMinute
 from django.db.models.query import QuerySet
 from django.utils import timezone
 
-from annotation import agreement, charts, qc
+from annotation import agreement, charts, qc, selectors
 from annotation.models import Annotation, Campaign, Enrollment, Item
 
 ACTIVE_WINDOW = timedelta(minutes=15)
@@ -327,17 +327,16 @@ CHARTS = ("scores", "progress", "annotators", "annotator-scores")
 
 
 def score_bins(campaign: Campaign) -> list[int]:
-    """Submitted regular scores counted in ten bins of width 10 (100 goes to the last bin)."""
-    bucket = Least(Cast(Floor(F("score") / 10.0), IntegerField()), 9)
-    counts = dict(
-        _submitted_regular(campaign)
-        .filter(score__isnull=False)
-        .annotate(bucket=bucket)
-        .values("bucket")
-        .annotate(n=Count("id"))
-        .values_list("bucket", "n")
-    )
-    return [counts.get(b, 0) for b in range(10)]
+    """Per-item scores counted in ten bins of width 10 (100 goes to the last bin).
+
+    An item's score is its mean over annotators who pass QC (``selectors.item_results``, as
+    producers and the per-item export read it), so a failing annotator moves no bar.
+    """
+    counts = [0] * 10
+    for result in selectors.item_results(campaign):
+        if result.mean_score is not None:
+            counts[min(int(result.mean_score // 10), 9)] += 1
+    return counts
 
 
 def submission_buckets(campaign: Campaign) -> list[tuple[datetime, int]]:
@@ -394,7 +393,9 @@ def chart_svg(campaign: Campaign, name: str, version: str | None = None) -> str:
         if campaign.get_protocol().has_options:
             svg = charts.option_bars(campaign_agreement(campaign, version).option_counts)
         else:
-            svg = charts.score_histogram(score_bins(campaign))
+            svg = charts.score_histogram(
+                score_bins(campaign), title="Item scores (QC passed)", unit="items"
+            )
     elif name == "progress":
         target = campaign_progress(campaign).target
         svg = charts.progress_over_time(submission_buckets(campaign), target)

@@ -18,14 +18,19 @@ Verdict (:func:`verdict_for`), with the campaign's QC settings:
    ``qc_min_seconds_per_item`` (judged from 5 submissions on, or at the end);
 3. ``pass`` when at least ``qc_min_checks`` checks are decided (or the campaign has no checks
    and something was submitted);
-4. otherwise ``pending`` — at the end of the work (``final=True``, used for the Prolific code)
-   a pending verdict becomes ``pass``: there is no evidence against the annotator.
+4. otherwise ``pending`` — once the annotator has finished (``Enrollment.finished_at``) a
+   pending verdict becomes ``pass``: there is no evidence against the annotator.
+
+There is one verdict per enrollment and every reader gets the same one: the dashboard, the
+campaign page, the exports, ``selectors.item_results`` (which counts only ``pass``) and the
+Prolific completion code. Whether the work is over is read from the enrollment, never passed in
+by the caller, so a page and the completion code cannot disagree about the same annotator (they
+did: the code path judged time "at the end", the dashboard did not).
 """
 
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,6 +158,11 @@ def _summarize(
     return summary
 
 
+def is_final(enrollment: Enrollment) -> bool:
+    """The annotator has finished (no item left): time is judged and pending becomes pass."""
+    return enrollment.finished_at is not None
+
+
 def _submitted(campaign: Campaign):
     return (
         Annotation.objects.filter(campaign=campaign, status=Annotation.Status.SUBMITTED)
@@ -165,28 +175,39 @@ def _has_checks(campaign: Campaign) -> bool:
     return campaign.items.filter(kind=Item.Kind.ATTENTION_CHECK).exists()
 
 
-def summary_for(enrollment: Enrollment, *, final: bool = False) -> QCSummary:
-    """QC numbers and verdict of one annotator in one campaign."""
+def summary_for(enrollment: Enrollment, *, has_checks: bool | None = None) -> QCSummary:
+    """QC numbers and verdict of one annotator in one campaign.
+
+    ``has_checks`` saves a query when the caller judges several annotators of one campaign.
+    """
     campaign = enrollment.campaign
     annotations = list(_submitted(campaign).filter(annotator_id=enrollment.annotator_id))
-    return _summarize(campaign, annotations, _has_checks(campaign), final)
+    if has_checks is None:
+        has_checks = _has_checks(campaign)
+    return _summarize(campaign, annotations, has_checks, is_final(enrollment))
 
 
-def verdict_for(enrollment: Enrollment, *, final: bool = False) -> str:
-    """``"pass"``, ``"fail"`` or ``"pending"``; ``final=True`` when the annotator is done."""
-    return summary_for(enrollment, final=final).verdict
+def verdict_for(enrollment: Enrollment) -> str:
+    """``"pass"``, ``"fail"`` or ``"pending"`` — what the dashboard shows and Prolific gets."""
+    return summary_for(enrollment).verdict
 
 
 def summaries_for_campaign(campaign: Campaign) -> dict[int, QCSummary]:
-    """QC summary per annotator id for a whole campaign (for the dashboard and exports)."""
-    by_annotator: dict[int, list[Annotation]] = defaultdict(list)
-    for annotation in _submitted(campaign).iterator(chunk_size=2000):
-        by_annotator[annotation.annotator_id].append(annotation)
+    """QC summary per annotator id for a whole campaign (for the campaign page).
+
+    One annotator's submissions at a time, so a large campaign is never all in memory.
+    """
+    enrollments = Enrollment.objects.filter(campaign=campaign).select_related("campaign")
     has_checks = _has_checks(campaign)
     return {
-        annotator_id: _summarize(campaign, annotations, has_checks, final=False)
-        for annotator_id, annotations in by_annotator.items()
+        enrollment.annotator_id: summary_for(enrollment, has_checks=has_checks)
+        for enrollment in enrollments.order_by("id")
     }
+
+
+def verdicts_for_campaign(campaign: Campaign) -> dict[int, str]:
+    """QC verdict per annotator id: one query per annotator, whatever their amount of work."""
+    return {aid: summary.verdict for aid, summary in summaries_for_campaign(campaign).items()}
 
 
 def annotation_flags(annotation: Annotation) -> dict[str, Any]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 
+from annotation import agreement, qc
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 
 CONTEXT_SEGMENTS = 2
@@ -160,15 +162,37 @@ def campaign_progress(campaign: Campaign) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
+class Judgment:
+    """One submitted annotation behind an item's result, with its annotator's QC verdict."""
+
+    annotator: str
+    verdict: str
+    score: float | None
+    answer: dict[str, Any]
+
+    @property
+    def counted(self) -> bool:
+        return self.verdict == qc.PASS
+
+
+@dataclass(frozen=True)
 class ItemResult:
     """The human result of one regular item, as other apps read it.
 
-    ``mean_score`` is the mean 0–100 score (higher is better) of the item's submitted
-    annotations, computed by the campaign's protocol exactly as the per-item export does (MQM
-    re-scored with the campaign's current weights; rounded to 6 decimals); ``None`` when no
-    submitted annotation has a score (nothing submitted yet, or a protocol without scores).
-    ``complete`` says the item has all its ``overlap`` judgments (``completed_count >=
-    overlap``, as :func:`campaign_progress` counts ``items_done``).
+    Only judgments of annotators who pass quality control count (``qc.verdict_for``, the verdict
+    the dashboard shows): ``n_judgments``, ``n_scored``, ``mean_score``, ``agreement`` and
+    ``majority`` are computed over them; ``judgments`` lists every submitted annotation with its
+    verdict, so a reader can see who was left out and why (``fail`` or still ``pending``).
+
+    ``mean_score`` is the mean 0–100 score (higher is better), computed by the campaign's
+    protocol exactly as the per-item export does (MQM re-scored with the campaign's current
+    weights; rounded to 6 decimals); ``None`` when no counted judgment has a score.
+    ``agreement`` is the item's 0–1 agreement (choices: share of agreeing pairs; scores:
+    1 − mean pairwise difference / 100), ``None`` under two counted judgments. ``majority`` is
+    the majority answer of a choice item (``"tie"`` when tied, ``None`` for scores).
+    ``complete`` says the item has all its ``overlap`` submissions (``completed_count >=
+    overlap``, as :func:`campaign_progress` counts ``items_done``); ``validated`` that it has
+    ``overlap`` counted judgments.
     """
 
     item_id: int
@@ -185,6 +209,34 @@ class ItemResult:
     n_scored: int
     mean_score: float | None
     complete: bool
+    n_judgments: int = 0
+    agreement: float | None = None
+    majority: str | None = None
+    overlap: int = 1
+    judgments: tuple[Judgment, ...] = ()
+    question: str = ""
+    choices: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    """The protocol's per-item export columns over the counted judgments (MQM mean, majority)."""
+
+    @property
+    def validated(self) -> bool:
+        return self.n_judgments >= self.overlap
+
+    @property
+    def verdicts(self) -> dict[str, str]:
+        """QC verdict per annotator pseudonym, for every submitted judgment."""
+        return {j.annotator: j.verdict for j in self.judgments}
+
+    @property
+    def counted(self) -> list[Judgment]:
+        return [j for j in self.judgments if j.counted]
+
+    @property
+    def excluded(self) -> dict[str, str]:
+        """Annotators whose judgments were left out, with their verdict."""
+        return {j.annotator: j.verdict for j in self.judgments if not j.counted}
 
 
 def item_results(
@@ -196,13 +248,15 @@ def item_results(
 ) -> Iterator[ItemResult]:
     """Per-item results of a campaign's regular items, in the campaign's item order.
 
-    The one way producers (search, difficulty, lexical) read human judgments: they never query
-    annotation tables or call exports. Attention checks and tutorials are quality control, not
-    results, and are left out. ``origin`` / ``origin_ref_prefix`` narrow to a producer's items
-    (``origin_ref__startswith``). Items stream in chunks; each chunk's submitted annotations come
-    in one prefetch query.
+    The one way producers (search, difficulty, lexical, challenge sets) and the per-item export
+    read human judgments: they never query annotation tables. Attention checks and tutorials are
+    quality control, not results, and are left out; so are judgments of annotators whose QC
+    verdict is not ``pass`` (see :class:`ItemResult`). ``origin`` / ``origin_ref_prefix`` narrow
+    to a producer's items (``origin_ref__startswith``). Verdicts cost one query per annotator
+    (once per call); items stream in chunks, each chunk's submitted annotations in one query.
     """
     protocol = campaign.get_protocol()
+    verdicts = qc.verdicts_for_campaign(campaign)
     items = Item.objects.filter(campaign=campaign, kind=Item.Kind.REGULAR)
     if origin is not None:
         items = items.filter(origin=origin)
@@ -215,37 +269,62 @@ def item_results(
             Prefetch(
                 "annotations",
                 queryset=Annotation.objects.filter(status=Annotation.Status.SUBMITTED)
-                .only("id", "item_id", "answer", "score")
+                .select_related("annotator")
+                .only("id", "item_id", "answer", "score", "annotator_id", "annotator__pseudonym")
                 .order_by("id"),
                 to_attr="submitted",
             )
         )
     )
     for item in items.iterator(chunk_size=chunk_size):
-        scores = [
-            s
-            for a in item.submitted
-            if (s := protocol.score(campaign, a.answer or {}, a.score)) is not None
-        ]
-        yield ItemResult(
-            item_id=item.pk,
-            system=item.system,
-            origin=item.origin,
-            origin_ref=item.origin_ref,
-            doc_id=item.doc_id,
-            seg_id=item.seg_id,
-            src_lang=item.src_lang,
-            tgt_lang=item.tgt_lang,
-            source=item.source,
-            target=item.target,
-            n_submitted=len(item.submitted),
-            n_scored=len(scores),
-            mean_score=round(sum(scores) / len(scores), 6) if scores else None,
-            complete=item.completed_count >= campaign.overlap,
+        yield _result(campaign, protocol, item, verdicts)
+
+
+def _result(campaign: Campaign, protocol, item: Item, verdicts: dict[int, str]) -> ItemResult:
+    judgments = tuple(
+        Judgment(
+            annotator=a.annotator.pseudonym,
+            verdict=verdicts.get(a.annotator_id, qc.PENDING),
+            score=protocol.score(campaign, a.answer or {}, a.score),
+            answer=a.answer or {},
         )
+        for a in item.submitted  # type: ignore[attr-defined]  # a Prefetch to_attr
+    )
+    counted = [j for j in judgments if j.counted]
+    scores = [j.score for j in counted if j.score is not None]
+    extra = protocol.aggregate_columns(campaign, item, counted)
+    if protocol.has_options:
+        agreement_value = extra.get("item_agreement")
+    else:
+        agreement_value = agreement.score_item_agreement(scores)
+    return ItemResult(
+        item_id=item.pk,
+        system=item.system,
+        origin=item.origin,
+        origin_ref=item.origin_ref,
+        doc_id=item.doc_id,
+        seg_id=item.seg_id,
+        src_lang=item.src_lang,
+        tgt_lang=item.tgt_lang,
+        source=item.source,
+        target=item.target,
+        n_submitted=len(judgments),
+        n_scored=len(scores),
+        mean_score=round(sum(scores) / len(scores), 6) if scores else None,
+        complete=item.completed_count >= campaign.overlap,
+        n_judgments=len(counted),
+        agreement=agreement_value,
+        majority=extra.get("majority"),
+        overlap=campaign.overlap,
+        judgments=judgments,
+        question=item.question,
+        choices=tuple(item.choices),
+        meta=item.meta,
+        extra=extra,
+    )
 
 
 _RESULT_FIELDS = (
     "id", "campaign_id", "system", "origin", "origin_ref", "doc_id", "seg_id", "src_lang",
-    "tgt_lang", "source", "target", "completed_count", "position",
+    "tgt_lang", "source", "target", "completed_count", "position", "question", "choices", "meta",
 )  # fmt: skip

@@ -635,7 +635,8 @@ def finish(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, annotator = enrollment.campaign, enrollment.annotator
     if enrollment.finished_at is None:
         return redirect("annotation:annotate_next", campaign_id=campaign.pk)
-    verdict = qc.verdict_for(enrollment, final=True)
+    # The verdict the dashboard shows for this enrollment (finished, so time rules apply).
+    verdict = qc.verdict_for(enrollment)
     code = campaign.prolific_pass_code if verdict == qc.PASS else campaign.prolific_fail_code
     if annotator.source == Annotator.Source.PROLIFIC and code and campaign.prolific_completion_url:
         separator = "&" if "?" in campaign.prolific_completion_url else "?"

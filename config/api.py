@@ -6,5 +6,5 @@ from rest_framework.routers import DefaultRouter
 
 router = DefaultRouter()
 
-for app_name in ("engines", "annotation", "difficulty", "search", "lexical"):
+for app_name in ("engines", "annotation", "difficulty", "search", "lexical", "challenge_sets"):
     import_module(f"{app_name}.api.routes").register(router)

@@ -20,6 +20,8 @@ class Area:
     description: str = ""
     staff_only: bool = True
     order: int = 100
+    # A permission the user also needs (e.g. granted to a group by an admin); "" for none.
+    permission: str = ""
 
     def url(self) -> str:
         return reverse(self.url_name)
@@ -32,7 +34,8 @@ def areas_for(user) -> list[Area]:
         area
         for config in apps.get_app_configs()
         for area in getattr(config, "areas", ())
-        if user.is_staff or not area.staff_only
+        if (user.is_staff or not area.staff_only)
+        and (not area.permission or user.has_perm(area.permission))
     ]
     return sorted(found, key=lambda area: (area.order, area.label))
 

@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "difficulty",
     "search",
     "lexical",
+    "challenge_sets",
 ]
 
 MIDDLEWARE = [

@@ -31,4 +31,5 @@ urlpatterns = [
     re_path(r"^search/difficulty/(?P<rest>.*)$", views.moved_to("/difficulty/")),
     path("search/", include("search.urls")),
     path("lexical/", include("lexical.urls")),
+    path("challenge-sets/", include("challenge_sets.urls")),
 ]

@@ -257,9 +257,10 @@ def build_difficulty_dataset_from_campaign(
     """A dataset from an ESA or MQM campaign's submitted scores: items' systems × mean score.
 
     Each (language pair, document, segment id, source) becomes a segment and each item's system
-    a column; the human score is the mean computed 0–100 score of the item's submitted
-    annotations, as annotation's per-item export aggregates it (attention checks and tutorials
-    are left out; items nobody has scored yet are skipped). An unfinished campaign can be used;
+    a column; the human score is the item's mean 0–100 score over annotators who pass quality
+    control, read through ``annotation.selectors.item_results`` like the per-item export
+    (attention checks and tutorials are left out; items no such annotator has scored yet are
+    skipped). An unfinished campaign can be used;
     the description says how complete it was.
     """
     name = _check_name(name)
@@ -327,6 +328,6 @@ def _segments_from_items(items: Iterable[ItemResult], campaign) -> list[ParsedSe
             )
         segment.scores[system] = float(item.mean_score)
         segment.translations[system] = item.target
-        segment.extra["n_annotations"][system] = item.n_submitted
+        segment.extra["n_annotations"][system] = item.n_judgments
         segment.extra["item_ids"][system] = item.item_id
     return list(grouped.values())

@@ -185,8 +185,10 @@ def on_item_completed(sender, item: Item, **kwargs) -> None:
     campaign = item.campaign
     per_translator: dict[str, float] = {}
     for result in item_results(campaign, origin=ORIGIN, origin_ref_prefix=f"pull:{pull_id}:"):
-        if result.n_scored < campaign.overlap or result.mean_score is None:
-            return  # the pull's other translations are not complete yet
+        if not result.complete or result.mean_score is None:
+            # The pull's other translations are not complete yet, or nobody who passes QC has
+            # scored this one: the automatic difficulty stays until the run's human deadline.
+            return
         per_translator[result.system] = result.mean_score
     human = 100.0 - float(np.mean(list(per_translator.values())))
     updated = Pull.objects.filter(pk=pull_id, human_status=Pull.HumanStatus.SENT).update(

@@ -118,8 +118,8 @@ def test_charts_are_svg_drawn_from_the_data(admin_client, name):
 @pytest.mark.django_db
 def test_score_bins_and_annotator_stats_by_hand():
     campaign = esa_with_two_annotators()
-    # Scores 90 50 20 80 60 10: bins [10,20) [20,30) [50,60) [60,70) [80,90) [90,100].
-    assert progress.score_bins(campaign) == [0, 1, 1, 0, 0, 1, 1, 0, 1, 1]
+    # Per-item means over annotators who pass QC: (90+80)/2, (50+60)/2, (20+10)/2 = 85, 55, 15.
+    assert progress.score_bins(campaign) == [0, 1, 0, 0, 0, 1, 0, 0, 1, 0]
     stats = progress.annotator_score_stats(campaign)
     assert stats[0][0] == "ann-alice" and stats[0][1] == pytest.approx(160 / 3, abs=1e-3)
     # alice: mean 53.333, population std sqrt(((90−53.3)² + (50−53.3)² + (20−53.3)²)/3) = 28.674

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 import pytest
+from django.utils import timezone
 
 from annotation import services as annotation
 from annotation.models import Item
@@ -38,12 +41,20 @@ def human_run(fake_openai, mode: str, **human_settings) -> SearchRun:
     return run_in_foreground(create_run(config, enqueue=False).pk)
 
 
-def annotate_all(campaign, score_of) -> int:
-    """One annotator scores every item of the campaign with ``score_of(item)``."""
-    annotator = enrolled(campaign, "rater")
+def annotate_all(campaign, score_of, name: str = "rater", seconds: float = 10.0) -> int:
+    """One annotator scores every item of the campaign with ``score_of(item)``.
+
+    Each item takes ``seconds``: an annotator answering in no time fails QC's time rule and
+    counts for nothing (``annotation.selectors.item_results``).
+    """
+    annotator = enrolled(campaign, name)
+    now = timezone.now()
     done = 0
-    while (item := annotation.next_item_for(annotator, campaign)) is not None:
-        annotation.submit_annotation(annotator, item, esa_answer(score_of(item)))
+    while (item := annotation.next_item_for(annotator, campaign, now=now)) is not None:
+        annotation.start_viewing(annotator, item, now=now)
+        now += timedelta(seconds=seconds)
+        annotation.submit_annotation(annotator, item, esa_answer(score_of(item)), now=now)
+        now += timedelta(seconds=1)
         done += 1
     return done
 

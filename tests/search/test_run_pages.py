@@ -4,12 +4,14 @@ annotation and exports."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from unittest import mock
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation import services as annotation
 from annotation.models import Item
@@ -515,11 +517,16 @@ def test_calibrate_run_shows_human_counts_and_the_calibration_report(
     assert "No human scores have arrived yet" in page
 
     annotator = enrolled(run.campaign, "rater")
+    now = timezone.now()
     with django_capture_on_commit_callbacks(execute=True):
-        while (item := annotation.next_item_for(annotator, run.campaign)) is not None:
+        while (item := annotation.next_item_for(annotator, run.campaign, now=now)) is not None:
             pull = Pull.objects.get(pk=int(item.origin_ref.split(":")[1]))
             answer = esa_answer(round(100 - pull.automatic_difficulty / 2))
-            annotation.submit_annotation(annotator, item, answer)
+            # Ten seconds an item: an annotator answering in no time fails QC and counts for
+            # nothing (annotation.selectors.item_results).
+            annotation.start_viewing(annotator, item, now=now)
+            now += timedelta(seconds=10)
+            annotation.submit_annotation(annotator, item, answer, now=now)
     run.refresh_from_db()
     assert run.status == "finished"
     page = admin_client.get(reverse("search:run_detail", args=[run.pk])).content.decode()

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from challenge_sets.models import ChallengeItem, ChallengeSet, FrozenVersion
+
+
+class ChallengeSetSerializer(serializers.ModelSerializer):
+    n_items = serializers.IntegerField(read_only=True)
+    n_accepted = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = ChallengeSet
+        fields = ["id", "name", "slug", "description", "language_pairs", "licence",
+                  "provenance_notes", "policy", "campaign", "n_items", "n_accepted",
+                  "created_at", "updated_at"]  # fmt: skip
+        read_only_fields = ["slug", "campaign", "created_at", "updated_at"]
+
+
+class ChallengeSetCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    language_pairs = serializers.ListField(child=serializers.CharField(), required=False)
+    licence = serializers.CharField(required=False, default="CC-BY-4.0")
+    provenance_notes = serializers.CharField(required=False, allow_blank=True, default="")
+    policy = serializers.DictField(required=False, default=dict)
+
+
+class ChallengeItemSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ChallengeItem
+        fields = ["id", "origin", "origin_ref", "src_lang", "tgt_lang", "source", "translations",
+                  "question", "choices", "attested", "provenance", "automatic_difficulty",
+                  "human", "human_difficulty", "agreement", "n_judgments", "validation",
+                  "proposal", "proposal_reason", "status", "status_reason", "duplicate_of",
+                  "similarity", "created_at", "updated_at"]  # fmt: skip
+        read_only_fields = fields
+
+
+class AddItemsSerializer(serializers.Serializer):
+    # A field named "source": DRF's Field.source is popped by the serializer metaclass.
+    source = serializers.CharField(  # type: ignore[assignment]
+        help_text="search_run, difficulty_dataset or jsonl"
+    )
+    params = serializers.DictField(required=False, default=dict)
+    file = serializers.FileField(required=False, help_text="jsonl: the file (multipart)")
+
+
+class DecideSerializer(serializers.Serializer):
+    items = serializers.ListField(child=serializers.IntegerField(), allow_empty=False)
+    status = serializers.ChoiceField(choices=["accepted", "rejected", "needs_review"])
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class FrozenVersionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = FrozenVersion
+        fields = ["number", "n_items", "checksum", "annotations_format", "created_at"]
+        read_only_fields = fields
