@@ -32,6 +32,12 @@ def context_runs(run_id: str | None, comparison: str | None) -> list[BreakerRun]
     return list(BreakerRun.objects.filter(status="finished").order_by("-pk")[:200])
 
 
+def _label(run: BreakerRun) -> str:
+    method = spec(run.method).label
+    # Runs of a comparison are named "<comparison> · <method>" already.
+    return f"#{run.pk} {run.name}" if method in run.name else f"#{run.pk} {run.name} ({method})"
+
+
 def _unique(values: list[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
@@ -54,7 +60,7 @@ class TransferForm(forms.Form):
 
     def __init__(self, *args: Any, runs: list[BreakerRun], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        choices = [(str(r.pk), f"#{r.pk} {r.name} ({spec(r.method).label})") for r in runs]
+        choices = [(str(r.pk), _label(r)) for r in runs]
         cast(forms.ChoiceField, self.fields["runs"]).choices = choices
         cast(forms.ChoiceField, self.fields["translators"]).choices = engine_choices("translate")
         cast(forms.ChoiceField, self.fields["qe"]).choices = engine_choices("quality")

@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+import rounds
 from engines import breaker_world
 from engines.models import EngineCall
 from search.breaker.config import create_comparison
@@ -244,6 +245,7 @@ def test_a_round_killed_mid_way_writes_nothing_and_the_sweep_recovers_it(
     BreakerTransfer.objects.filter(pk=transfer.pk).update(claimed_by="dead@host:1")
     queued = []
     monkeypatch.setattr(transfer_services, "enqueue_round", lambda *args: queued.append(args))
+    assert "breaker transfer" in rounds.registered()  # the shared sweep calls recover_transfers
     assert recover_transfers(dead_worker_prefix="dead@host:") == [transfer.pk]
     assert queued == [(transfer.pk, 0)]
     monkeypatch.setattr(transfer_services, "_score", real_score)
