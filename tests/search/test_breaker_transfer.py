@@ -16,7 +16,8 @@ from django.urls import reverse
 import rounds
 from engines import breaker_world
 from engines.models import EngineCall
-from search.breaker.config import create_comparison
+from engines.selectors import cost_by_scope
+from search.breaker.config import create_comparison, create_run
 from search.breaker.demo import FRAGILE, FRAGILE_B, FRAGILE_QE
 from search.breaker.services import RunStateError
 from search.breaker.services import run_in_foreground as run_breaker
@@ -29,8 +30,14 @@ from search.breaker.transfer_services import (
     recover_transfers,
     run_in_foreground,
 )
-from search.models import BreakerChain, BreakerRun, BreakerTransfer, TransferResult
-from tests.search.breaker_helpers import SEED_TEXTS, offline_config
+from search.models import BreakerChain, BreakerRun, BreakerStep, BreakerTransfer, TransferResult
+from tests.search.breaker_helpers import (
+    SEED_TEXTS,
+    breaker_reply,
+    offline_config,
+    remote_config,
+    remote_engines,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -202,14 +209,47 @@ def test_api_create_queues_the_first_round_and_serves_matrix_and_results(
     assert [t["id"] for t in listed["results"]] == [pk]
 
 
-def test_the_money_budget_stops_the_transfer_with_a_note(comparison, settings, monkeypatch):
-    settings.BREAKER_TRANSFER_ROUND_ITEMS = 10
-    transfer = create_transfer(_config(comparison, budget_money=0.01), enqueue=False)
-    # The simulation is free; make its ledger say the budget is spent after the first round.
-    monkeypatch.setattr("search.breaker.transfer_services.cost_by_scope", lambda scope: {"cost": 1})
-    transfer = run_in_foreground(transfer.pk)
-    assert transfer.status == "finished" and transfer.items_done == 10
-    assert "budget" in transfer.error and "38 translation(s) not made" in transfer.error
+@pytest.fixture
+def paid_run(fake_openai):
+    """A finished MT-breaker run on paid engines of the fake OpenAI server (3 texts, mt en→cs)."""
+    fake_openai.responder = breaker_reply
+    remote_engines(fake_openai.base_url)
+    return run_breaker(create_run(remote_config()).pk)
+
+
+def _paid(transfer, operation: str):
+    return EngineCall.objects.filter(scope=transfer.scope, operation=operation, cache_hit=False)
+
+
+def test_paid_engines_book_the_cost_and_the_runs_own_translations_are_cache_hits(
+    paid_run, settings
+):
+    settings.BREAKER_TRANSFER_ROUND_ITEMS = 3  # one language per round
+    config = {"name": "Paid", "runs": [paid_run.pk], "translators": ["mt"],
+              "languages": ["cs", "de"], "qe": ["qe"]}  # fmt: skip
+    transfer = run_in_foreground(create_transfer(config, enqueue=False).pk)
+    assert transfer.status == "finished" and transfer.items_done == 6
+    # The run translated and scored its selected texts with mt into cs already: cache hits;
+    # only the 3 de translations and their 3 scores are paid.
+    cs = TransferResult.objects.filter(transfer=transfer, tgt_lang="cs")
+    run_steps = {s.source: s for s in BreakerStep.objects.filter(chain__run=paid_run)}
+    for result in cs:
+        assert result.translation == run_steps[result.source].translations["mt"]
+        assert result.quality == pytest.approx(run_steps[result.source].quality)
+    assert _paid(transfer, "translate").count() == 3 and _paid(transfer, "score").count() == 3
+    assert transfer.cost == cost_by_scope(transfer.scope)["cost"] > 0
+
+
+def test_the_money_budget_stops_the_transfer_with_a_note(paid_run, settings):
+    settings.BREAKER_TRANSFER_ROUND_ITEMS = 3
+    config = {"name": "Budget", "runs": [paid_run.pk], "translators": ["mt"],
+              "languages": ["cs", "de", "fr"], "qe": ["qe"], "budget_money": 0.0001}  # fmt: skip
+    transfer = run_in_foreground(create_transfer(config, enqueue=False).pk)
+    # cs costs nothing (cache hits), de spends the budget, fr is never asked.
+    assert transfer.status == "finished" and transfer.items_done == 6
+    assert transfer.error.startswith("stopped: the budget of 0.0001 was spent")
+    assert transfer.error.endswith("3 translation(s) not made")
+    assert not TransferResult.objects.filter(transfer=transfer, tgt_lang="fr").exists()
 
 
 def test_cancel_stops_at_the_round_boundary(comparison):
