@@ -205,6 +205,10 @@ def test_api_create_queues_the_first_round_and_serves_matrix_and_results(
     assert cells[0]["own_target"] and cells[0]["lowest_in_column"] and cells[0]["texts"] == 6
     results = admin_client.get(f"/api/breaker-transfers/{pk}/results/").json()
     assert results["count"] == 48 and {"source", "translation", "qe"} <= set(results["results"][0])
+    matrix_csv = admin_client.get(f"/api/breaker-transfers/{pk}/matrix-csv/").content.decode()
+    assert matrix_csv.startswith("transfer,run,") and len(matrix_csv.splitlines()) == 1 + 8
+    export = admin_client.get(f"/api/breaker-transfers/{pk}/export/")
+    assert len(b"".join(export.streaming_content).splitlines()) == 48
     listed = admin_client.get("/api/breaker-transfers/").json()
     assert [t["id"] for t in listed["results"]] == [pk]
 
