@@ -63,7 +63,8 @@ PLAIN = (
     "Our plan is to walk to the station and take the train.",
     "He was angry about the food at the party.",
 )
-# A word-by-word "translation" for the words the plain texts use; anything else is copied.
+# A word-by-word "translation" for the words the plain texts use (Czech drops articles, German
+# keeps them); anything else, and every word of another language, is copied.
 DICTIONARY = {
     "cs": {"we": "my", "the": "", "and": "a", "to": "do", "house": "dům", "river": "řeka",
            "every": "každé", "morning": "ráno", "my": "můj", "friend": "přítel", "has": "má",
@@ -76,6 +77,17 @@ DICTIONARY = {
            "train": "vlak", "he": "on", "angry": "naštvaný", "at": "na", "big": "velký",
            "small": "malý", "old": "starý", "quick": "rychlý", "talk": "mluvit", "by": "u",
            "in": "v", "after": "po", "past": "kolem", "of": "", "it": "to", "not": "ne"},
+    "de": {"we": "wir", "the": "die", "and": "und", "to": "zu", "house": "Haus", "river": "Fluss",
+           "every": "jeden", "morning": "Morgen", "my": "mein", "friend": "Freund", "has": "hat",
+           "a": "ein", "boat": "Boot", "plan": "Plan", "for": "für", "summer": "Sommer",
+           "party": "Feier", "was": "war", "food": "Essen", "good": "gut", "loud": "laut",
+           "work": "Arbeit", "about": "über", "noise": "Lärm", "street": "Straße", "she": "sie",
+           "tired": "müde", "so": "also", "left": "ließen", "mess": "Unordnung",
+           "tomorrow": "morgen", "dog": "Hund", "ran": "lief", "into": "in", "park": "Park",
+           "our": "unser", "is": "ist", "walk": "gehen", "station": "Bahnhof", "take": "nehmen",
+           "train": "Zug", "he": "er", "angry": "wütend", "at": "bei", "big": "groß",
+           "small": "klein", "old": "alt", "quick": "schnell", "talk": "reden", "by": "am",
+           "in": "in", "after": "nach", "past": "vorbei", "of": "von", "it": "es", "not": "nicht"},
 }  # fmt: skip
 LONG_SENTENCE_WORDS = 28
 JOINER = "_"

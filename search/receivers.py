@@ -5,6 +5,7 @@ from __future__ import annotations
 import rounds
 from annotation.signals import item_completed
 from search.breaker.services import recover_runs as recover_breaker_runs
+from search.breaker.transfer_services import recover_transfers
 from search.runs.human_loop import on_item_completed
 from search.runs.services import recover_runs
 from search.topics.generation import recover_tree_generations
@@ -15,3 +16,4 @@ def connect() -> None:
     rounds.register(rounds.JobKind("search run", recover_runs))
     rounds.register(rounds.JobKind("topic tree generation", recover_tree_generations))
     rounds.register(rounds.JobKind("breaker run", recover_breaker_runs))
+    rounds.register(rounds.JobKind("breaker transfer", recover_transfers))

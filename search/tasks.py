@@ -12,6 +12,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from search.breaker import services as breaker_services
+from search.breaker import transfer_services
 from search.runs import human_loop
 from search.runs import services as run_services
 from search.topics import generation as topic_generation
@@ -88,3 +89,22 @@ def advance_breaker_run(self, run_id: int, round_index: int) -> None:
     if outcome.wants_successor:
         successor = round_index if outcome.repeats_round else round_index + 1
         breaker_services.enqueue_round(run_id, successor, countdown=outcome.retry_in)
+
+
+@shared_task(name=transfer_services.ADVANCE_TASK, bind=True)
+def advance_breaker_transfer(self, transfer_id: int, round_index: int) -> None:
+    """One round of a transfer (the next batch of translations and scores), then its successor.
+
+    Foreground twin: ``python manage.py run_breaker_transfer --foreground``.
+    """
+    worker = f"{self.request.hostname or 'worker'}:{os.getpid()}:{self.request.id}"
+    try:
+        outcome = transfer_services.advance_transfer(
+            transfer_id, round_index, worker=worker, interrupts=(SoftTimeLimitExceeded,)
+        )
+    except SoftTimeLimitExceeded:
+        transfer_services.enqueue_round(transfer_id, round_index)
+        return
+    if outcome.wants_successor:
+        successor = round_index if outcome.repeats_round else round_index + 1
+        transfer_services.enqueue_round(transfer_id, successor, countdown=outcome.retry_in)

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from search.breaker import transfer_views
 from search.breaker import views as breaker_views
 from search.runs import views as run_views
 from search.topics import views as topic_views
@@ -68,4 +69,28 @@ urlpatterns: list = [
     ),
     path("breaker/<int:pk>/export.jsonl", breaker_views.run_export, name="breaker_export"),
     path("breaker/<int:pk>/samples/", breaker_views.run_export_samples, name="breaker_samples"),
+    # Transfers of MT-breaker texts (seed 001 §3.3–3.5)
+    path("breaker/transfers/", transfer_views.transfer_list, name="breaker_transfer_list"),
+    path("breaker/transfers/new/", transfer_views.transfer_create, name="breaker_transfer_create"),
+    path("breaker/transfers/<int:pk>/", transfer_views.transfer_detail, name="breaker_transfer"),
+    path(
+        "breaker/transfers/<int:pk>/matrix/",
+        transfer_views.transfer_matrix,
+        name="breaker_transfer_matrix",
+    ),
+    path(
+        "breaker/transfers/<int:pk>/cancel/",
+        transfer_views.transfer_cancel,
+        name="breaker_transfer_cancel",
+    ),
+    path(
+        "breaker/transfers/<int:pk>/matrix.csv",
+        transfer_views.transfer_csv,
+        name="breaker_transfer_csv",
+    ),
+    path(
+        "breaker/transfers/<int:pk>/results.jsonl",
+        transfer_views.transfer_jsonl,
+        name="breaker_transfer_jsonl",
+    ),
 ]

@@ -22,6 +22,7 @@ __all__ = [
     "chain_view",
     "comparison_rows",
     "cost_per_engine",
+    "may_see_runs",
     "run_for_user",
     "run_rows",
     "run_summary",
@@ -29,13 +30,13 @@ __all__ = [
 ]
 
 
-def _may_see(user) -> bool:
+def may_see_runs(user) -> bool:
     # Runs spend the lab's money and show unpublished data: staff only, a 404 for others.
     return bool(user and user.is_authenticated and user.is_active and user.is_staff)
 
 
 def runs_for_user(user) -> QuerySet[BreakerRun]:
-    return BreakerRun.objects.all() if _may_see(user) else BreakerRun.objects.none()
+    return BreakerRun.objects.all() if may_see_runs(user) else BreakerRun.objects.none()
 
 
 def run_for_user(user, pk: int) -> BreakerRun:
