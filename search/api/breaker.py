@@ -236,7 +236,13 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         if bad:
             return Response({"errors": bad}, status=status.HTTP_400_BAD_REQUEST)
         try:
-            stats = start_statistics(run, **fields, requested_by=request.user)
+            stats = start_statistics(
+                run,
+                embedder=fields["embedder"],
+                analyst=fields["analyst"],
+                difficulty=fields["difficulty"],
+                requested_by=request.user,
+            )
         except StatisticsConfigError as exc:
             return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
         except RunStateError as exc:

@@ -236,7 +236,7 @@ def _compute(stats: BreakerStatistics, run: BreakerRun) -> _Computed:
     analyses = analyse_texts(stats, texts, run.tgt_lang)
     good = [a for a in analyses if isinstance(a, Analysis)]
     for (index, _, _), analysis in zip(chains, analyses, strict=True):
-        record = (
+        record: dict[str, Any] = (
             {"analysis": analysis.as_dict()}
             if isinstance(analysis, Analysis)
             else {"error": analysis}

@@ -151,7 +151,7 @@ def run_statistics(request: HttpRequest, pk: int) -> HttpResponse:
         return HttpResponse(html) if active else HttpResponseStopPolling(html)
     form = StatisticsForm(request.POST)
     if not form.is_valid():
-        problems = "; ".join(f"{f}: {' '.join(e)}" for f, e in form.errors.items())
+        problems = "; ".join(f"{f}: {' '.join(str(m) for m in e)}" for f, e in form.errors.items())
         messages.error(request, f"Nothing started: {problems}")
         return redirect("search:breaker_detail", pk=run.pk)
     try:
