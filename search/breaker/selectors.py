@@ -175,6 +175,13 @@ def _cell(value: Any, decimals: int) -> str:
     return "–" if value is None else f"{float(value):,.{decimals}f}"
 
 
+def _difficulty_cell(difficulty: dict[str, Any]) -> str:
+    # Heuristics are not on 0–100 (only their ranking means something): significant digits.
+    if difficulty.get("on_0_100_scale", True):
+        return _cell(difficulty["mean"], 2)
+    return f"{float(difficulty['mean']):.4g}"
+
+
 def statistics_table(columns: list[BreakerStatistics | None]) -> list[TableRow]:
     """Table 2 rows with one cell per column (a run's statistics, or None: not computed)."""
     values = [s.values if s and s.status == BreakerStatistics.Status.DONE else {} for s in columns]
@@ -186,11 +193,7 @@ def statistics_table(columns: list[BreakerStatistics | None]) -> list[TableRow]:
     for name in sorted({name for v in values for name in v.get("qe", {})}):
         rows.append(TableRow(f"QE ({name})", [_cell(v.get("qe", {}).get(name), 2) for v in values]))
     for name in sorted({v["difficulty"]["engine"] for v in values if "difficulty" in v}):
-        cells = [
-            _cell(v["difficulty"]["mean"], 2)
-            if v.get("difficulty", {}).get("engine") == name
-            else "–"
-            for v in values
-        ]
+        cells = [_difficulty_cell(v["difficulty"]) if v.get("difficulty", {}).get("engine") == name
+                 else "–" for v in values]  # fmt: skip
         rows.append(TableRow(f"Source-only estimate ({name}, higher = easier)", cells))
     return rows
