@@ -45,7 +45,13 @@ urlpatterns: list = [
         breaker_views.comparison_chart,
         name="breaker_comparison_chart",
     ),
+    path(
+        "breaker/comparison/tradeoff.svg",
+        breaker_views.comparison_tradeoff_chart,
+        name="breaker_comparison_tradeoff",
+    ),
     path("breaker/<int:pk>/", breaker_views.run_detail, name="breaker_detail"),
+    path("breaker/<int:pk>/statistics/", breaker_views.run_statistics, name="breaker_statistics"),
     path("breaker/<int:pk>/results/", breaker_views.run_results, name="breaker_results"),
     path("breaker/<int:pk>/chart.svg", breaker_views.run_chart, name="breaker_chart"),
     path("breaker/<int:pk>/chains/<int:index>/", breaker_views.chain_detail, name="breaker_chain"),

@@ -16,7 +16,7 @@ from engines.models import Engine
 from search.breaker.methods import METHODS
 from search.models import SearchRun, TopicTree
 
-__all__ = ["BreakerForm", "engine_choices"]
+__all__ = ["BreakerForm", "StatisticsForm", "engine_choices"]
 
 SEED_SOURCES = [
     ("topic_tree", "A topic tree's text samples"),
@@ -139,3 +139,22 @@ class BreakerForm(forms.Form):
                 self.add_error(field, str(message))
             else:
                 self.add_error(None, f"{field}: {message}")
+
+
+class StatisticsForm(forms.Form):
+    """Which engines compute a run's data-quality statistics (checked again by the service)."""
+
+    embedder = forms.ChoiceField(help_text="Embeddings for the diversity in embedding space.")
+    analyst = forms.ChoiceField(help_text="Chat engine answering the source analysis (App. B).")
+    difficulty = forms.ChoiceField(
+        required=False, help_text="Optional source-only difficulty estimator."
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["embedder"]).choices = engine_choices("embed")
+        cast(forms.ChoiceField, self.fields["analyst"]).choices = engine_choices("chat")
+        cast(forms.ChoiceField, self.fields["difficulty"]).choices = [
+            ("", "none"),
+            *engine_choices("difficulty"),
+        ]

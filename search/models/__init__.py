@@ -2,7 +2,7 @@
 (``runs``), MT-breaker runs (``breaker``) and their transfers (``transfer``). Everything is
 re-exported here, so ``from search.models import X`` keeps working wherever X lives."""
 
-from search.models.breaker import BreakerChain, BreakerRun, BreakerStep
+from search.models.breaker import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
 from search.models.runs import Pull, SearchRun
 from search.models.topics import (
     TextSample,
@@ -16,6 +16,7 @@ from search.models.transfer import BreakerTransfer, TransferResult
 __all__ = [
     "BreakerChain",
     "BreakerRun",
+    "BreakerStatistics",
     "BreakerStep",
     "BreakerTransfer",
     "Pull",
