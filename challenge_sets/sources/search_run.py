@@ -13,7 +13,7 @@ from search.runs.selectors import pulls_of_arm, top_topics
 ORIGIN = "search_run"
 
 
-def _engine(engine: Engine | None) -> dict[str, Any] | None:
+def engine_snapshot(engine: Engine | None) -> dict[str, Any] | None:
     if engine is None:
         return None
     return {"name": engine.name, "kind": engine.kind, "model": engine.model,
@@ -26,8 +26,14 @@ def _engines_of(run: SearchRun) -> dict[str, Any]:
     # An artificial crowd names its translators and quality estimators: snapshot them too.
     for role in ("translators", "quality_estimators"):
         names = difficulty.params.get(role) or []
-        members[role] = [_engine(e) for e in Engine.objects.filter(name__in=names).order_by("name")]
-    return {"difficulty": _engine(difficulty), "sampler": _engine(run.sampler_engine), **members}
+        members[role] = [
+            engine_snapshot(e) for e in Engine.objects.filter(name__in=names).order_by("name")
+        ]
+    return {
+        "difficulty": engine_snapshot(difficulty),
+        "sampler": engine_snapshot(run.sampler_engine),
+        **members,
+    }
 
 
 def run_snapshot(run: SearchRun) -> dict[str, Any]:
