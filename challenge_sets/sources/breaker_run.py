@@ -117,6 +117,13 @@ def chain_candidate(
     )  # fmt: skip
 
 
+def _run_label(run: BreakerRun) -> str:
+    # A comparison names its runs "<comparison> · <method label>": no need to say it twice.
+    method = run.get_method_display()
+    details = f"{run.status}" if method in run.name else f"{method}, {run.status}"
+    return f"#{run.pk} {run.name} ({details})"
+
+
 class BreakerRunSource(ItemSource):
     name = ORIGIN
     label = "MT-breaker run"
@@ -133,8 +140,7 @@ class BreakerRunSource(ItemSource):
         if field_name == "comparison":
             return [("", "—")] + [(name, name) for name in selectors.comparison_names()]
         return [("", "—")] + [
-            (str(r.pk), f"#{r.pk} {r.name} — {r.get_method_display()} ({r.status})")
-            for r in selectors.recent_runs(MAX_CHOICES)
+            (str(r.pk), _run_label(r)) for r in selectors.recent_runs(MAX_CHOICES)
         ]
 
     def candidates(self, params: dict[str, Any]) -> list[Candidate]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from challenge_sets import sources
 from challenge_sets.models import AuditEntry, ChallengeItem
 from search.breaker.config import create_comparison, create_run
 from search.breaker.prompts import PROMPT_VERSION
@@ -84,6 +85,8 @@ def test_the_page_form_adds_every_selected_text_with_its_whole_chain(curator_cli
         {"breaker_run-run": str(finished_run.pk), "breaker_run-comparison": ""},
     )
     assert response.status_code == 302
+    label = f"#{finished_run.pk} Offline breaker_seeded (MT-breaker (seeded), finished)"
+    assert (str(finished_run.pk), label) in sources.get("breaker_run").choices("run")
     items = list(ChallengeItem.objects.filter(challenge_set=challenge_set).order_by("id"))
     chains = list(finished_run.chains.order_by("index"))
     assert [i.origin_ref for i in items] == [
@@ -132,6 +135,10 @@ def test_the_api_adds_a_comparison_and_the_hardest_per_run(curator_client):
     assert listed["count"] == 4
     again = curator_client.post(url, body, content_type="application/json").json()
     assert (again["added"], again["skipped"]) == (0, 4)
+    # The form's choices name each run once (a comparison's run names carry the method).
+    source = sources.get("breaker_run")
+    assert source.choices("comparison") == [("", "—"), ("Cmp", "Cmp")]
+    assert (str(runs[0].pk), f"#{runs[0].pk} Cmp · Seeds (finished)") in source.choices("run")
 
 
 @pytest.mark.parametrize(
