@@ -103,6 +103,14 @@ def test_the_page_form_adds_every_selected_text_with_its_whole_chain(curator_cli
         )
         assert item.automatic_difficulty == pytest.approx(100 - chain.selected_quality)
         assert item.provenance == _expected_provenance(finished_run, chain)
+    # The item page shows the frozen chain step by step, the selected step marked.
+    chain = chains[0]
+    page = curator_client.get(
+        reverse("challenge_sets:item_detail", args=[challenge_set.pk, items[0].pk])
+    ).content.decode()
+    assert "MT-breaker chain (frozen)" in page
+    assert page.count('class="cs-selected"') == 1 and page.count('<td lang="en">') == 4
+    assert reverse("search:breaker_chain", args=[finished_run.pk, chain.index]) in page
     # Frozen: later changes to the run do not reach the snapshot.
     BreakerRun.objects.filter(pk=finished_run.pk).update(name="renamed", n_steps=99)
     items[0].refresh_from_db()
