@@ -6,6 +6,7 @@ from typing import Any
 
 from challenge_sets.sources.base import Candidate, Field, ItemSource, SourceError, int_param
 from engines.models import Engine
+from engines.registry import scores_on_0_100
 from search.models import Pull, SearchRun
 from search.runs import records
 from search.runs.selectors import pulls_of_arm, top_topics
@@ -55,6 +56,7 @@ def run_snapshot(run: SearchRun) -> dict[str, Any]:
             "tgt_lang": run.tgt_lang,
         },
         "engines": _engines_of(run),
+        "difficulty_on_0_100": scores_on_0_100(run.difficulty_engine),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
     }
 
@@ -62,6 +64,9 @@ def run_snapshot(run: SearchRun) -> dict[str, Any]:
 def pull_candidate(run: SearchRun, snapshot: dict[str, Any], pull: Pull, rank=None) -> Candidate:
     record = records.pull_record(run, pull)
     detail = pull.sample.origin_detail if pull.sample is not None else {}
+    # A set's automatic difficulty is on 0–100 (table, chart, manifest); a heuristic's score
+    # only ranks the run's texts, so it stays in the provenance (pull record) alone.
+    on_scale = snapshot["difficulty_on_0_100"]
     return Candidate(
         source=pull.text,
         src_lang=run.src_lang,
@@ -69,7 +74,7 @@ def pull_candidate(run: SearchRun, snapshot: dict[str, Any], pull: Pull, rank=No
         origin=ORIGIN,
         origin_ref=f"run:{run.pk}:pull:{pull.pk}",
         translations=dict(pull.translations),
-        automatic_difficulty=pull.automatic_difficulty,
+        automatic_difficulty=pull.automatic_difficulty if on_scale else None,
         provenance={
             "kind": ORIGIN,
             "run": snapshot,

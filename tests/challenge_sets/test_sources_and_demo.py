@@ -46,6 +46,7 @@ def test_search_run_top_topics_with_engines_topic_path_and_scores(db, fake_opena
     pull = Pull.objects.get(pk=int(first.origin_ref.split(":")[-1]))
     assert first.translations == pull.translations and len(first.provenance["automatic_scores"])
     assert first.automatic_difficulty == pull.automatic_difficulty
+    assert first.provenance["run"]["difficulty_on_0_100"] is True
     # Chosen pulls: the same pull is not added twice; an unknown pull is refused, nothing written.
     again = services.add_items_from_source(challenge_set, "search_run",
                                            {"run": run.pk, "pulls": str(pull.pk)})  # fmt: skip
@@ -92,6 +93,12 @@ def test_demo_set_from_the_demo_runs_is_idempotent(db):
     assert {"search_run", "difficulty_dataset", "breaker_run"} <= origins
     corpus = SearchRun.objects.get(name=CORPUS_RUN)
     assert items.filter(origin_ref__startswith=f"run:{corpus.pk}:").count() == 4
+    # Regression: the rarity heuristic only ranks texts; its scores (about −0.004) were shown
+    # as automatic difficulty 0.0 on the set's 0–100 scale. They stay in the provenance only.
+    for item in items.filter(origin_ref__startswith=f"run:{corpus.pk}:"):
+        assert item.automatic_difficulty is None
+        assert item.provenance["run"]["difficulty_on_0_100"] is False
+        assert isinstance(item.provenance["pull"]["automatic_difficulty"], float)
     # The two hardest selected texts of each method of the demo comparison.
     assert items.filter(origin="breaker_run").count() == 2 * 8
     for run in BreakerRun.objects.filter(comparison=DEMO_COMPARISON):
