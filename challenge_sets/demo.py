@@ -29,9 +29,11 @@ def load_demo(stdout) -> None:
         return
     challenge_set = services.create_challenge_set(
         name=DEMO_SET,
-        description="The hardest texts the demo searches found, with their provenance.",
+        description="The hardest texts the demo searches and MT-breaker runs found, with their "
+        "provenance.",
         licence="CC-BY-4.0",
-        provenance_notes="Offline demo: corpus texts of the demo topic tree and WMT24 sources.",
+        provenance_notes="Offline demo: corpus texts of the demo topic tree, WMT24 sources and "
+        "texts the simulated MT-breaker comparison edited from that corpus.",
         policy={"protocol": "esa", "overlap": 1, "threshold": 30},
     )
     added = 0
