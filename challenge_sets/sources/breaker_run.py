@@ -117,6 +117,11 @@ def chain_candidate(
     )  # fmt: skip
 
 
+def _hardest_first(selected: selectors.SelectedChain) -> tuple[bool, float, int]:
+    quality = selected.chain.selected_quality
+    return (quality is None, quality if quality is not None else 0.0, selected.chain.index)
+
+
 def _run_label(run: BreakerRun) -> str:
     # A comparison names its runs "<comparison> · <method label>": no need to say it twice.
     method = run.get_method_display()
@@ -155,7 +160,7 @@ class BreakerRunSource(ItemSource):
         for run in runs:
             chains = selectors.selected_chains(run)
             if hardest:
-                ranked = sorted(chains, key=lambda c: (c.chain.selected_quality, c.chain.index))
+                ranked = sorted(chains, key=_hardest_first)
                 chains = sorted(ranked[:hardest], key=lambda c: c.chain.index)
             snapshot = run_snapshot(run, engines)
             candidates += [chain_candidate(run, snapshot, chain) for chain in chains]
