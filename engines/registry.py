@@ -45,6 +45,7 @@ __all__ = [
     "embedder_for",
     "get_engine",
     "quality_estimator_for",
+    "scores_on_0_100",
     "synthetic_world_for",
     "translator_for",
 ]
@@ -86,6 +87,12 @@ def get_engine(engine: Engine | str) -> Engine:
 def _class(kind: str) -> type:
     module, _, name = ADAPTERS[kind].rpartition(".")
     return getattr(import_module(module), name)
+
+
+def scores_on_0_100(engine: Engine | str) -> bool:
+    """Whether the engine's scores are on the 0–100 scale; heuristics' only rank texts. Read
+    from the adapter class, so a disabled engine still answers."""
+    return bool(getattr(_class(get_engine(engine).kind), "on_0_100_scale", True))
 
 
 @lru_cache(maxsize=16)

@@ -16,17 +16,23 @@ from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerSt
 
 __all__ = [
     "ChainView",
+    "SelectedChain",
     "StepView",
+    "breaker_run",
     "chain_for_run",
     "chain_rows",
     "chain_view",
+    "comparison_names",
     "comparison_rows",
+    "comparison_runs",
     "cost_per_engine",
     "may_see_runs",
+    "recent_runs",
     "run_for_user",
     "run_rows",
     "run_summary",
     "runs_for_user",
+    "selected_chains",
     "statistics_of",
     "statistics_table",
 ]
@@ -198,3 +204,44 @@ def statistics_table(columns: list[BreakerStatistics | None]) -> list[TableRow]:
                  else "–" for v in values]  # fmt: skip
         rows.append(TableRow(f"Source-only estimate ({name}, higher = easier)", cells))
     return rows
+
+
+# --- For consumers above search (challenge sets): plain reads, no user; callers check access.
+
+
+def breaker_run(pk: int) -> BreakerRun | None:
+    return BreakerRun.objects.select_related("llm_engine").filter(pk=pk).first()
+
+
+def recent_runs(limit: int) -> list[BreakerRun]:
+    return list(BreakerRun.objects.defer("curves").order_by("-created_at", "-id")[:limit])
+
+
+def comparison_names() -> list[str]:
+    return list(
+        BreakerRun.objects.exclude(comparison="")
+        .order_by("comparison")
+        .values_list("comparison", flat=True)
+        .distinct()
+    )
+
+
+def comparison_runs(comparison: str) -> list[BreakerRun]:
+    """The runs of one comparison in the order they were created."""
+    runs = BreakerRun.objects.select_related("llm_engine").filter(comparison=comparison)
+    return list(runs.order_by("created_at", "pk"))
+
+
+@dataclass(frozen=True)
+class SelectedChain:
+    chain: BreakerChain
+    steps: list[BreakerStep]  # the whole chain, step 0 first
+
+
+def selected_chains(run: BreakerRun) -> list[SelectedChain]:
+    """The run's chains that selected a text, each with all its steps (two queries)."""
+    chains = list(BreakerChain.objects.filter(run=run).exclude(selected_text="").order_by("index"))
+    steps: dict[int, list[BreakerStep]] = {chain.pk: [] for chain in chains}
+    for step in BreakerStep.objects.filter(chain__in=chains).order_by("chain_id", "index"):
+        steps[step.chain_id].append(step)
+    return [SelectedChain(chain, steps[chain.pk]) for chain in chains]
