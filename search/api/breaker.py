@@ -15,6 +15,8 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+# One error shape for every run control, so the schema has one ControlError component.
+from search.api.runs import ControlErrorSerializer
 from search.breaker.config import BreakerConfigError, create_comparison, create_run
 from search.breaker.records import chain_record, jsonl_response, save_selected_as_samples
 from search.breaker.selectors import run_for_user, run_rows
@@ -108,10 +110,6 @@ class ChainRecordSerializer(serializers.Serializer):
     engines = serializers.DictField()
     provenance = serializers.DictField()
     steps = serializers.ListField(child=serializers.DictField())
-
-
-class ControlErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
 
 
 CONTROL = {
