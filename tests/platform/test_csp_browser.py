@@ -55,6 +55,7 @@ class Watched:
             self.problems.append(f"console: {message.text}")
 
     def open(self, path: str) -> None:
+        """Go to ``path`` (following redirects); the page must be served with the policy."""
         response = self.page.goto(f"{self.base}{path}")
         assert response is not None and response.status == 200, path
         assert "script-src 'self'" in response.headers["content-security-policy"]
@@ -81,7 +82,7 @@ def test_annotate_page_and_its_keyboard_span_editor_run_under_the_policy(
     enrolled(campaign, "rater")
     watched = Watched(browser, live_server, "rater")
 
-    watched.page.goto(f"{live_server.url}/annotation/campaigns/{campaign.pk}/next/")
+    watched.open(f"/annotation/campaigns/{campaign.pk}/next/")  # redirects to the item
     watched.page.wait_for_selector("#target .g")
     watched.page.keyboard.press("t")
     watched.page.keyboard.press("Enter")  # marks the word at the cursor
