@@ -16,8 +16,9 @@ from annotation.models import Campaign
 from difficulty.models import DifficultyDataset
 from engines.models import Engine
 from search.models import BreakerRun, SearchRun
+from tests import conftest
 from tests.annotation.factories import CampaignFactory
-from tests.conftest import REPO_ROOT, test_database_url
+from tests.conftest import REPO_ROOT
 from tests.engines.factories import EngineFactory, SyntheticEngineFactory
 from tests.search.breaker_helpers import offline_config
 from tests.search.conftest import synthetic_run_config
@@ -27,7 +28,7 @@ BOM = b"\xef\xbb\xbf"
 
 
 def manage(*args: str) -> subprocess.CompletedProcess:
-    env = os.environ | {"DEBUG": "true", "DATABASE_URL": test_database_url()}
+    env = os.environ | {"DEBUG": "true", "DATABASE_URL": conftest.test_database_url()}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
