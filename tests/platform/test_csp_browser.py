@@ -130,5 +130,7 @@ def test_staff_pages_run_under_the_policy_and_htmx_still_polls_and_swaps(
 
     watched.open("/api/docs/")
     watched.page.wait_for_selector(".swagger-ui .info .title")
+    watched.open(f"/api/search-runs/{search_run.pk}/")  # DRF's browsable API, with its actions
+    watched.page.wait_for_selector("#extra-actions-menu")
 
     watched.assert_clean()
