@@ -100,6 +100,17 @@ def test_the_proxy_header_is_a_header_name_the_proxy_sets_to_https():
 
 
 @pytest.mark.django_db
+def test_the_https_redirect_spares_the_health_probe(client, settings):
+    settings.SECURE_SSL_REDIRECT = True
+
+    assert client.get("/accounts/login/")["Location"] == "https://testserver/accounts/login/"
+    assert client.get("/healthz").status_code in (200, 503)
+    assert client.get("/accounts/login/", headers={"X-Forwarded-Proto": "https"}).status_code == 301
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    assert client.get("/accounts/login/", headers={"X-Forwarded-Proto": "https"}).status_code == 200
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("path", ["/accounts/login/", "/dashboard/", "/api/docs/"])
 def test_every_page_has_a_strict_content_security_policy(admin_client, path):
     policy = admin_client.get(path)["Content-Security-Policy"]
