@@ -118,6 +118,20 @@ def test_staff_pages_run_under_the_policy_and_htmx_still_polls_and_swaps(
     watched.open(reverse("search:breaker_detail", args=[breaker_run.pk]))
     watched.page.wait_for_selector("figure.run-chart img")
 
+    queued = create_breaker_run(offline_config(n_steps=2, name="Queued"), enqueue=False)
+    watched.open(reverse("search:breaker_detail", args=[queued.pk]))
+    questions: list[str] = []
+
+    def answer(dialog) -> None:
+        questions.append(dialog.message)
+        dialog.dismiss()
+
+    watched.page.once("dialog", answer)
+    watched.page.click("form[data-confirm] button")  # hardset.js asks first; "no" keeps it
+    assert questions == ["Cancel this run for good?"]
+    queued.refresh_from_db()
+    assert queued.status == "queued"
+
     watched.open(reverse("challenge_sets:set_detail", args=[challenge_set.pk]))
     with watched.page.expect_response(lambda r: htmx_request(r) and "sort=" in r.url):
         watched.page.locator("#item-table thead a").first.click()  # an htmx swap of the table
