@@ -8,6 +8,7 @@ can come from mounted files (Docker/Kubernetes secrets) instead of the environme
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
 from django.core.exceptions import ImproperlyConfigured
@@ -74,3 +75,24 @@ def env_list(name: str, default: list[str], environ: Mapping[str, str] | None = 
     if value is None or value.strip() == "":
         return list(default)
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+_HEADER_NAME = re.compile(r"[A-Za-z0-9]+(-[A-Za-z0-9]+)*")
+
+
+def env_proxy_ssl_header(
+    name: str, environ: Mapping[str, str] | None = None
+) -> tuple[str, str] | None:
+    """Django's ``SECURE_PROXY_SSL_HEADER`` from a header name such as ``X-Forwarded-Proto``.
+
+    The proxy is taken to send the value ``https``; ``None`` (unset) trusts no header.
+    """
+    value = read_raw(name, environ)
+    if value is None or value.strip() == "":
+        return None
+    header = value.strip()
+    if not _HEADER_NAME.fullmatch(header):
+        raise ImproperlyConfigured(
+            f"{name}={value!r} is not an HTTP header name; use e.g. X-Forwarded-Proto."
+        )
+    return "HTTP_" + header.upper().replace("-", "_"), "https"

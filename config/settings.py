@@ -11,9 +11,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_str
+from config.env import env_bool, env_int, env_list, env_proxy_ssl_header, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("HARDSET_VAR_DIR", str(BASE_DIR / "var")))
@@ -48,6 +49,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "csp",
     "config.apps.PlatformConfig",
     "accounts",
     "engines",
@@ -67,6 +69,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes requires: it turns a locked-out login into a 429 page.
     "axes.middleware.AxesMiddleware",
@@ -140,6 +143,42 @@ LOGOUT_REDIRECT_URL = "login"
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600, minimum=60)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+
+# --- HTTPS ----------------------------------------------------------------------------------
+# Opt-in (docs/adr/0017): a redirect to HTTPS behind a proxy that does not say the request was
+# HTTPS loops forever, and browsers remember HSTS for its whole max-age, so both are turned on
+# deliberately once TLS works. `manage.py check --deploy` names whatever is still off.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# Load balancers and orchestrators probe the server directly over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# The header a TLS-terminating proxy sets to "https", e.g. X-Forwarded-Proto. Only name one
+# the proxy always overwrites: a client could otherwise claim HTTPS over plain HTTP.
+SECURE_PROXY_SSL_HEADER = env_proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
+
+# --- Content Security Policy (django-csp; Django 5.2 has none of its own) --------------------
+# Everything comes from this origin and nothing runs or styles inline: scripts and styles are
+# static files, handlers are bound in static/js/hardset.js, and htmx's indicator CSS is in
+# hardset.css (its meta config stops it injecting a <style>). Swagger UI gets its init script
+# from a URL of its own (SpectacularSwaggerSplitView). form-action is left out on purpose:
+# Chromium applies it to the redirects after a post, and submitting the last item of a Prolific
+# study redirects to Prolific's completion URL.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        # Swagger UI and Pico draw small icons as data: SVGs.
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 # --- Internationalisation -------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -258,6 +297,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Run methods appear as a field and as a list; one name for the one choice set.
+    "ENUM_NAME_OVERRIDES": {"BreakerMethodEnum": "search.models.breaker.BreakerRun.Method"},
 }
 
 # --- Engines --------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import views
 from config.api import router
@@ -22,7 +22,7 @@ urlpatterns = [
     re_path(r"^admin/search/(?P<rest>difficulty.*)$", views.moved_to("/admin/difficulty/")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include(router.urls)),
     path("engines/", include("engines.urls")),
     path("annotation/", include("annotation.urls")),

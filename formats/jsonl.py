@@ -1,9 +1,11 @@
-"""Reading JSON Lines from untrusted files, one numbered line at a time.
+"""Reading JSON Lines (and whole JSON documents) from untrusted files.
 
 Every importer (campaign items, difficulty datasets, topic corpora) reads JSONL the same way:
 UTF-8 (a byte-order mark before the first line is tolerated), blank lines skipped but counted,
 and each bad line reported with its number so a user sees every problem at once instead of the
 first one. A line's problem is yielded, not raised, so the caller decides how many to collect.
+A file holding one JSON document (engine lists, run configurations) is decoded the same way by
+:func:`read_json_document`, so a byte-order mark is accepted by every command alike.
 """
 
 from __future__ import annotations
@@ -62,3 +64,22 @@ def read_jsonl(source: Source) -> Iterator[tuple[int, Any]]:
             text = text.removeprefix("\ufeff")
         if text.strip():
             yield number, _parse(text)
+
+
+class JsonDocumentError(ValueError):
+    """Why a file is not one JSON document; the message is one line."""
+
+
+def read_json_document(data: bytes) -> Any:
+    """The JSON value of a whole file's bytes: UTF-8, a leading byte-order mark tolerated."""
+    text = _decode(data)
+    if isinstance(text, LineProblem):
+        raise JsonDocumentError(text.reason)
+    try:
+        return json.loads(text.removeprefix("\ufeff"))
+    except json.JSONDecodeError as exc:
+        raise JsonDocumentError(
+            f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise JsonDocumentError("not valid JSON (nested too deeply)") from None

@@ -15,6 +15,8 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+# One error shape for every run control, so the schema has one ControlError component.
+from search.api.runs import ControlErrorSerializer
 from search.breaker.config import BreakerConfigError, create_comparison, create_run
 from search.breaker.data_quality import StatisticsConfigError, start_statistics
 from search.breaker.records import chain_record, jsonl_response, save_selected_as_samples
@@ -140,10 +142,6 @@ class StartStatisticsSerializer(serializers.Serializer):
     difficulty = serializers.CharField(
         required=False, allow_blank=True, help_text="Optional source-only difficulty estimator."
     )
-
-
-class ControlErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
 
 
 CONTROL = {

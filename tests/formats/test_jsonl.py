@@ -2,7 +2,9 @@
 
 import io
 
-from formats.jsonl import LineProblem, read_jsonl
+import pytest
+
+from formats.jsonl import JsonDocumentError, LineProblem, read_json_document, read_jsonl
 
 
 def test_lines_are_numbered_from_one_and_blank_lines_count_but_are_skipped():
@@ -38,3 +40,22 @@ def test_bad_lines_are_yielded_as_problems_and_reading_goes_on():
     assert rows[2][1].reason.startswith("not valid JSON (Expecting value at column")
     assert rows[3][1] == LineProblem("not valid JSON (nested too deeply)")
     assert rows[4] == (5, 7)
+
+
+def test_a_json_document_is_read_with_or_without_a_byte_order_mark():
+    assert read_json_document(b'{"a": [1]}') == {"a": [1]}
+    assert read_json_document(b'\xef\xbb\xbf{"a": [1]}') == {"a": [1]}
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"\xff{}", "not valid UTF-8"),
+        (b'{\n  "a": }', "not valid JSON (Expecting value at line 2, column 8)"),
+        (b"[" * 100_000, "not valid JSON (nested too deeply)"),
+    ],
+)
+def test_a_bad_json_document_is_one_line_that_says_where(data, reason):
+    with pytest.raises(JsonDocumentError) as info:
+        read_json_document(data)
+    assert str(info.value) == reason

@@ -1,12 +1,12 @@
 """Write a campaign export to a file (or stdout), streamed: memory stays flat for any size."""
 
 import sys
-from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import exports
 from annotation.models import Campaign
+from config.command_io import output_file
 
 
 class Command(BaseCommand):
@@ -25,6 +25,8 @@ class Command(BaseCommand):
         parser.add_argument("--chunk-size", type=int, default=exports.DEFAULT_CHUNK_SIZE)
 
     def handle(self, *args, name, format, aggregate, output, chunk_size, **options):
+        if chunk_size < 1:
+            raise CommandError(f"--chunk-size must be at least 1 (got {chunk_size})")
         try:
             campaign = Campaign.objects.get(name=name)
         except Campaign.DoesNotExist:
@@ -39,14 +41,11 @@ class Command(BaseCommand):
         if output == "-":
             self._write(chunks, sys.stdout)
             return
-        path = Path(output)
-        partial = path.with_name(path.name + ".partial")
-        # Written beside the target and renamed at the end: an interrupted export never
-        # leaves a truncated file under the requested name.
-        with partial.open("w", encoding="utf-8", newline="") as handle:
+        # Written beside the target and renamed at the end (output_file): an interrupted export
+        # never leaves a truncated file under the requested name.
+        with output_file(output) as handle:
             records = self._write(chunks, handle) - header
-        partial.replace(path)
-        self.stdout.write(f"Wrote {records} records to {path}")
+        self.stdout.write(f"Wrote {records} records to {output}")
 
     @staticmethod
     def _write(chunks, handle) -> int:

@@ -8,13 +8,21 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import formats, protocols, services
+from config.command_io import problems_error
 
 
 def _where(file: Path, unit: str, number: int) -> str:
     """``file:12: `` for a line, ``file: item 12: `` for an item, ``file: `` for the file."""
     if number == 0:
-        return f"  {file}: "
-    return f"  {file}:{number}: " if unit == "line" else f"  {file}: {unit} {number}: "
+        return f"{file}: "
+    return f"{file}:{number}: " if unit == "line" else f"{file}: {unit} {number}: "
+
+
+def _messages(exc: ValidationError) -> str:
+    """The messages on one line, each after the field it is about (``overlap: ...``)."""
+    if hasattr(exc, "error_dict"):
+        return "; ".join(f"{field}: {m}" for field, ms in exc.message_dict.items() for m in ms)
+    return "; ".join(exc.messages)
 
 
 class Command(BaseCommand):
@@ -56,10 +64,10 @@ class Command(BaseCommand):
                     instructions=options["instructions"],
                 )
         except services.CampaignImportError as exc:
-            lines = "\n".join(_where(file, exc.unit, n) + reason for n, reason in exc.errors)
-            raise CommandError(f"nothing imported; fix these lines:\n{lines}") from exc
+            where = [_where(file, exc.unit, n) + reason for n, reason in exc.errors]
+            raise problems_error("nothing imported", where) from None
         except ValidationError as exc:
-            raise CommandError(f"nothing imported: {'; '.join(exc.messages)}") from exc
+            raise CommandError(f"nothing imported: {_messages(exc)}") from None
         self.stdout.write(
             f"Imported campaign {campaign.name!r} (id {campaign.pk}, {campaign.protocol}, "
             f"overlap {campaign.overlap}) with {campaign.items.count()} items."

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.command_io import problems_error
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,
@@ -86,10 +87,10 @@ class Command(BaseCommand):
                         perfect_score=options["perfect_score"],
                     )
         except DatasetFormatError as exc:
-            more = "\n(more errors not shown)" if exc.truncated else ""
-            raise CommandError(
-                f"{file} was not imported; nothing was written:\n" + "\n".join(exc.errors) + more
-            ) from exc
+            more = " (more not shown)" if exc.truncated else ""
+            raise problems_error(
+                f"{file} was not imported; nothing was written{more}", exc.errors
+            ) from None
         except DifficultyDatasetError as exc:
             raise CommandError(str(exc)) from exc
         references = sorted(

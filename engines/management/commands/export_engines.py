@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
+from config.command_io import output_file
 from engines.services import export_engines
 
 
@@ -14,7 +15,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         text = json.dumps(export_engines(), indent=2, ensure_ascii=False) + "\n"
         if options["output"]:
-            with open(options["output"], "w", encoding="utf-8") as handle:
+            with output_file(options["output"]) as handle:
                 handle.write(text)
             self.stdout.write(self.style.SUCCESS(f"wrote {options['output']}"))
         else:

@@ -1,8 +1,6 @@
-import json
-import sys
+from django.core.management.base import BaseCommand
 
-from django.core.management.base import BaseCommand, CommandError
-
+from config.command_io import problems_error, read_json_file
 from engines.services import EngineImportError, import_engines
 
 
@@ -16,23 +14,11 @@ class Command(BaseCommand):
         parser.add_argument("file", help="path to the JSON file ('-' for standard input)")
 
     def handle(self, *args, **options):
-        path = options["file"]
-        try:
-            if path == "-":
-                data = json.load(sys.stdin)
-            else:
-                with open(path, encoding="utf-8") as handle:
-                    data = json.load(handle)
-        except OSError as exc:
-            raise CommandError(f"cannot read {path}: {exc}") from exc
-        except json.JSONDecodeError as exc:
-            raise CommandError(f"{path} is not valid JSON: {exc}") from exc
+        data = read_json_file(options["file"])
         try:
             result = import_engines(data)
         except EngineImportError as exc:
-            raise CommandError(
-                "nothing imported:\n" + "\n".join(f"  - {p}" for p in exc.problems)
-            ) from exc
+            raise problems_error("nothing imported", exc.problems) from None
         self.stdout.write(
             self.style.SUCCESS(
                 f"{len(result['created'])} created, {len(result['updated'])} updated"

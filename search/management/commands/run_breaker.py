@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config.command_io import read_json_file
 from search.breaker.config import BreakerConfigError, create_comparison, create_run
 from search.breaker.selectors import run_summary
 from search.breaker.services import RunStateError, run_in_foreground
@@ -59,12 +60,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _read(path: Path) -> dict:
-        try:
-            config = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise CommandError(f"cannot read {path}: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise CommandError(f"{path} is not valid JSON: line {exc.lineno}: {exc.msg}") from None
+        config = read_json_file(path)
         if not isinstance(config, dict):
             raise CommandError(f"{path} must hold a JSON object")
         return config

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config.command_io import read_json_file
 from search.runs.config import RunConfigError, create_run
 from search.runs.selectors import run_summary
 from search.runs.services import RunStateError, run_in_foreground
@@ -50,12 +51,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _read(path: Path) -> dict:
-        try:
-            config = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise CommandError(f"cannot read {path}: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise CommandError(f"{path} is not valid JSON: line {exc.lineno}: {exc.msg}") from None
+        config = read_json_file(path)
         if not isinstance(config, dict):
             raise CommandError(f"{path} must hold a JSON object")
         return config
