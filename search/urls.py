@@ -44,7 +44,27 @@ urlpatterns: list = [
         breaker_views.comparison_chart,
         name="breaker_comparison_chart",
     ),
+    path("breaker/comparison/send/", breaker_views.comparison_send, name="breaker_comparison_send"),
+    path(
+        "breaker/comparison/refresh-humans/",
+        breaker_views.comparison_refresh,
+        name="breaker_comparison_refresh",
+    ),
+    path(
+        "breaker/comparison/calibration/",
+        breaker_views.comparison_calibration,
+        name="breaker_comparison_calibration",
+    ),
     path("breaker/<int:pk>/", breaker_views.run_detail, name="breaker_detail"),
+    path("breaker/<int:pk>/send/", breaker_views.run_send, name="breaker_send"),
+    path(
+        "breaker/<int:pk>/refresh-humans/",
+        breaker_views.run_refresh_humans,
+        name="breaker_refresh_humans",
+    ),
+    path(
+        "breaker/<int:pk>/calibration/", breaker_views.run_calibration, name="breaker_calibration"
+    ),
     path("breaker/<int:pk>/results/", breaker_views.run_results, name="breaker_results"),
     path("breaker/<int:pk>/chart.svg", breaker_views.run_chart, name="breaker_chart"),
     path("breaker/<int:pk>/chains/<int:index>/", breaker_views.chain_detail, name="breaker_chain"),

@@ -2,7 +2,7 @@
 (``runs``) and MT-breaker runs (``breaker``). Everything is re-exported here, so
 ``from search.models import X`` keeps working wherever X lives."""
 
-from search.models.breaker import BreakerChain, BreakerRun, BreakerStep
+from search.models.breaker import BreakerCampaign, BreakerChain, BreakerRun, BreakerStep
 from search.models.runs import Pull, SearchRun
 from search.models.topics import (
     TextSample,
@@ -13,6 +13,7 @@ from search.models.topics import (
 )
 
 __all__ = [
+    "BreakerCampaign",
     "BreakerChain",
     "BreakerRun",
     "BreakerStep",
