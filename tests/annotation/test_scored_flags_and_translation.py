@@ -223,3 +223,17 @@ def test_exports_carry_the_flag_and_the_mqm_tsv_skips_it():
     assert len(tsv) == 2 and tsv[1].split("\t")[4] != rows[0]["annotator"]
     header = "".join(stream_export(campaign, "csv")).splitlines()[0]
     assert header.endswith(",non_scorable,non_scorable_reason")
+
+
+@pytest.mark.parametrize("protocol", ["esa_mqm", "translation"])
+def test_admin_pages_of_the_new_protocols(admin_client, protocol):
+    item = esa_item(1) if protocol == "esa_mqm" else {"source": "Hello there."}
+    campaign = services.create_campaign(f"Admin {protocol}", protocol, [item], overlap=1)
+    answer = (
+        {"spans": [MQM_SPAN], "score": 70} if protocol == "esa_mqm" else {"translation": "Ahoj."}
+    )
+    work(campaign, "a", [answer])
+    for url in (f"/annotation/campaigns/{campaign.pk}/", f"/annotation/dashboard/{campaign.pk}/"):
+        page = admin_client.get(url)
+        assert page.status_code == 200, url
+        assert campaign.protocol_label in page.content.decode()

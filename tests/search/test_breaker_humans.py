@@ -178,7 +178,7 @@ def test_calibration_fits_qe_on_the_human_scores(
     page = admin_client.get(reverse("search:breaker_calibration", args=[run.pk]))
     html = page.content.decode()
     assert page.status_code == 200 and "QE after calibration" in html
-    assert f"{report.after['mae']:.2f}" in html and "The map" in html
+    assert f"{report.after['mae']:.2f}" in html and "breakpoints (QE → human score)" in html
 
 
 def test_a_qc_failed_annotator_changes_nothing(
