@@ -267,13 +267,41 @@ def record_results(campaign: Campaign) -> int:
     has no result: one stored before (its annotator passed then) is withdrawn, and the
     automatic quality is what remains.
     """
+    complete = [
+        (ref, result)
+        for result in item_results(campaign, origin=ORIGIN)
+        if result.complete and (ref := parse_ref(result.origin_ref)) is not None
+    ]
+    current = _steps_of([ref for ref, _ in complete])
     changed = 0
-    for result in item_results(campaign, origin=ORIGIN):
-        ref = parse_ref(result.origin_ref)
-        if ref is None or not result.complete:
-            continue
-        changed += _record(campaign, ref, result)
+    for ref, result in complete:
+        step = current.get((ref.run, ref.chain, ref.step))
+        # Checked on an unlocked copy first: an unchanged result costs no lock and no write.
+        if step is not None and _apply(step, campaign, ref, result):
+            changed += _record(campaign, ref, result)
     return changed
+
+
+def _steps_of(refs: list[Ref]) -> dict[tuple[int, int, int], BreakerStep]:
+    """The steps ``refs`` point to, keyed by (run, chain index, step index), in one query."""
+    if not refs:
+        return {}
+    rows = BreakerStep.objects.filter(
+        chain__run_id__in={r.run for r in refs}, index__in={r.step for r in refs}
+    ).select_related("chain")
+    return {
+        (s.chain.run_id, s.chain.index, s.index): s
+        for s in rows.only(
+            "pk", "index", "human", "human_translations", "chain__run_id", "chain__index"
+        )
+    }
+
+
+def _apply(step: BreakerStep, campaign: Campaign, ref: Ref, result: ItemResult) -> bool:
+    """Put ``result`` on ``step`` in memory; whether anything changed."""
+    if ref.purpose == "translate":
+        return _set_translations(step, campaign, result)
+    return _set_score(step, campaign, ref.system, result)
 
 
 def _record(campaign: Campaign, ref: Ref, result: ItemResult) -> int:
@@ -286,10 +314,7 @@ def _record(campaign: Campaign, ref: Ref, result: ItemResult) -> int:
         )
         if step is None:
             return 0  # the run was deleted since
-        if ref.purpose == "translate":
-            updated = _set_translations(step, campaign, result)
-        else:
-            updated = _set_score(step, campaign, ref.system, result)
+        updated = _apply(step, campaign, ref, result)
         if updated:
             step.save(update_fields=["human", "human_translations"])
             _update_chain(step)

@@ -17,7 +17,7 @@ from annotation.models import Campaign, Item
 from search.breaker.config import create_comparison, create_run
 from search.breaker.demo import FRAGILE, FRAGILE_B
 from search.breaker.human_report import calibration_report, human_report
-from search.breaker.humans import parse_ref
+from search.breaker.humans import parse_ref, record_results
 from search.breaker.services import run_in_foreground
 from search.models import BreakerCampaign, BreakerChain, BreakerStep
 from tests.annotation.factories import enrolled
@@ -133,6 +133,7 @@ def test_run_send_annotate_scores_arrive_and_the_report_shows_them(
     with django_capture_on_commit_callbacks(execute=True):
         assert annotate(campaign, hybrid_answer) == 12
 
+    assert record_results(campaign) == 0  # idempotent: reading again changes nothing
     steps = selected_steps(run)
     first = steps[0].human
     assert first[FRAGILE][str(campaign.pk)] == {
