@@ -159,6 +159,8 @@ def test_run_send_annotate_scores_arrive_and_the_report_shows_them(
     assert "Report per method × translator" in page and "MQM error categories" in page
     assert "<strong>30.0</strong>" in page and "17% <small" in page
     assert "Accuracy/Mistranslation" in page and "100%" in page
+    chain = admin_client.get(reverse("search:breaker_chain", args=[run.pk, 1])).content.decode()
+    assert "human score 55.0" in chain
 
 
 def test_calibration_fits_qe_on_the_human_scores(
@@ -221,6 +223,8 @@ def test_translations_become_a_human_system_that_is_scored_like_the_others(
     steps = selected_steps(run)
     assert all(list(s.human_translations) == ["Human"] for s in steps)
     assert steps[0].human_translations["Human"]["text"].startswith("Lidský překlad")
+    chain = admin_client.get(reverse("search:breaker_chain", args=[run.pk, 0])).content.decode()
+    assert "<strong>Human translation:</strong>" in chain
 
     send(admin_client, run, protocol="esa")
     scoring = Campaign.objects.get(protocol="esa")
