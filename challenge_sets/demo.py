@@ -1,9 +1,10 @@
 """Demo challenge set for ``load_demo`` (runs last: it reads the demo search runs and datasets).
 
-"Demo: hard texts" takes the hardest texts of the demo search runs' top topics (and the
-hardest tenth of the synthetic difficulty dataset when it is there) and, when some of them have
-translations (the WMT24 run), sends those to an ESA validation campaign that annotators can
-open at once. Idempotent by set name.
+"Demo: hard texts" takes the hardest texts of the demo search runs' top topics, the two
+hardest selected texts of each run of the demo MT-breaker comparison (8 methods; all 64 would
+swamp the rest) and the hardest tenth of the synthetic difficulty dataset when they are there,
+and sends those with translations to an ESA validation campaign that annotators can open at
+once. Idempotent by set name.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from challenge_sets.models import ChallengeSet
 from challenge_sets.sources import SourceError
 from difficulty.demo import DIFFICULTY_DEMO_NAME
 from difficulty.models import DifficultyDataset
+from search.breaker.demo import DEMO_COMPARISON
 from search.models import SearchRun
 from search.runs.demo import CORPUS_RUN, HUMAN_RUN
 
@@ -27,9 +29,11 @@ def load_demo(stdout) -> None:
         return
     challenge_set = services.create_challenge_set(
         name=DEMO_SET,
-        description="The hardest texts the demo searches found, with their provenance.",
+        description="The hardest texts the demo searches and MT-breaker runs found, with their "
+        "provenance.",
         licence="CC-BY-4.0",
-        provenance_notes="Offline demo: corpus texts of the demo topic tree and WMT24 sources.",
+        provenance_notes="Offline demo: corpus texts of the demo topic tree, WMT24 sources and "
+        "texts the simulated MT-breaker comparison edited from that corpus.",
         policy={"protocol": "esa", "overlap": 1, "threshold": 30},
     )
     added = 0
@@ -41,6 +45,11 @@ def load_demo(stdout) -> None:
             added += services.add_items_from_source(challenge_set, "search_run", params).added
         except SourceError as exc:
             stdout.write(f"challenge_sets: run {run.name!r} skipped: {exc}")
+    try:
+        params = {"comparison": DEMO_COMPARISON, "hardest": 2}
+        added += services.add_items_from_source(challenge_set, "breaker_run", params).added
+    except SourceError as exc:
+        stdout.write(f"challenge_sets: breaker comparison skipped: {exc}")
     dataset = DifficultyDataset.objects.filter(name=DIFFICULTY_DEMO_NAME).first()
     if dataset is not None:
         params = {"dataset": dataset.pk, "fraction": 0.1}

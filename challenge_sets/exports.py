@@ -194,7 +194,10 @@ def _chunks_of_bytes(data: bytes) -> Iterator[bytes]:
 
 
 def content_type(version: FrozenVersion, fmt: str) -> str:
-    if fmt == "annotations" and version.annotations_format == "mqm-tsv":
-        return "text/tab-separated-values; charset=utf-8"
+    if fmt == "annotations":
+        # The annotations are whatever annotation's exporter wrote: ESA JSONL or MQM TSV.
+        if version.annotations_format == "mqm-tsv":
+            return "text/tab-separated-values; charset=utf-8"
+        return "application/jsonl; charset=utf-8"
     kind = FORMATS[fmt].content_type
     return kind if kind == "application/zip" else f"{kind}; charset=utf-8"

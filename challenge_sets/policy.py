@@ -103,7 +103,8 @@ class ValidationPolicy:
         else:
             rule = f"human difficulty ≥ {self.threshold:g}"
         agreement = f", agreement ≥ {self.min_agreement:g}" if self.min_agreement else ""
-        return f"{self.protocol}, {self.overlap} annotators, {rule}{agreement}"
+        annotators = f"{self.overlap} annotator{'s' if self.overlap != 1 else ''}"
+        return f"{self.protocol}, {annotators}, {rule}{agreement}"
 
 
 @dataclass(frozen=True)

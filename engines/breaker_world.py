@@ -10,7 +10,11 @@ play their parts, written so that seed 001's effect is visible and explainable:
 * the **fragile translator** fails on exactly those (leaves rare words and idioms
   untranslated, garbles numbers, drops the tail of long sentences) and "translates" the rest
   word by word through a tiny dictionary;
-* the **fragile QE** penalises exactly those failures in a translation.
+* the **fragile QE** penalises exactly those failures in a translation;
+* asked for a source analysis (``ANALYSE THIS TEXT |||…|||``, the statistics of seed 001
+  §3.2), the editor answers JSON computed from the same trouble spots: rare words raise the
+  word rarity, long clauses the syntax complexity, every trouble spot lowers the naturalness,
+  and its topics come from a small keyword list.
 
 Nothing here is a model of real translation quality; it exists so that the platform's loop,
 storage, selection and pages can be exercised end to end without a network.
@@ -19,11 +23,13 @@ storage, selection and pages can be exercised end to end without a network.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 
 __all__ = [
     "FAILURES",
+    "analysis_reply",
     "edit_answer",
     "editor_reply",
     "fragile_quality",
@@ -63,7 +69,8 @@ PLAIN = (
     "Our plan is to walk to the station and take the train.",
     "He was angry about the food at the party.",
 )
-# A word-by-word "translation" for the words the plain texts use; anything else is copied.
+# A word-by-word "translation" for the words the plain texts use (Czech drops articles, German
+# keeps them); anything else, and every word of another language, is copied.
 DICTIONARY = {
     "cs": {"we": "my", "the": "", "and": "a", "to": "do", "house": "dům", "river": "řeka",
            "every": "každé", "morning": "ráno", "my": "můj", "friend": "přítel", "has": "má",
@@ -76,6 +83,17 @@ DICTIONARY = {
            "train": "vlak", "he": "on", "angry": "naštvaný", "at": "na", "big": "velký",
            "small": "malý", "old": "starý", "quick": "rychlý", "talk": "mluvit", "by": "u",
            "in": "v", "after": "po", "past": "kolem", "of": "", "it": "to", "not": "ne"},
+    "de": {"we": "wir", "the": "die", "and": "und", "to": "zu", "house": "Haus", "river": "Fluss",
+           "every": "jeden", "morning": "Morgen", "my": "mein", "friend": "Freund", "has": "hat",
+           "a": "ein", "boat": "Boot", "plan": "Plan", "for": "für", "summer": "Sommer",
+           "party": "Feier", "was": "war", "food": "Essen", "good": "gut", "loud": "laut",
+           "work": "Arbeit", "about": "über", "noise": "Lärm", "street": "Straße", "she": "sie",
+           "tired": "müde", "so": "also", "left": "ließen", "mess": "Unordnung",
+           "tomorrow": "morgen", "dog": "Hund", "ran": "lief", "into": "in", "park": "Park",
+           "our": "unser", "is": "ist", "walk": "gehen", "station": "Bahnhof", "take": "nehmen",
+           "train": "Zug", "he": "er", "angry": "wütend", "at": "bei", "big": "groß",
+           "small": "klein", "old": "alt", "quick": "schnell", "talk": "reden", "by": "am",
+           "in": "in", "after": "nach", "past": "vorbei", "of": "von", "it": "es", "not": "nicht"},
 }  # fmt: skip
 LONG_SENTENCE_WORDS = 28
 JOINER = "_"
@@ -84,6 +102,20 @@ _SCORE = re.compile(r"SCORE\s*\|{3,}\s*(-?\d+(?:\.\d+)?)\s*%?\s*\|{3,}", re.IGNO
 _WORDS_ASKED = re.compile(r"about (\d+) words")
 _NUMBER = re.compile(r"\d[\d.,:/e]*\d|\d")
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+_ANALYSE = re.compile(r"ANALYSE THIS TEXT \|{3}(.*?)\|{3}", re.DOTALL)
+TOPIC_WORDS = {
+    "travel": ("walk", "perambulate", "station", "train"),
+    "home": ("house", "domicile", "kitchen", "mess", "gallimaufry"),
+    "nature": ("river", "park", "dog"),
+    "leisure": ("boat", "coracle", "summer", "holidays"),
+    "food and parties": ("party", "shindig", "food", "victuals", "dinner"),
+    "city life": ("noise", "susurration", "street", "neighbours"),
+    "friendship": ("friend", "confrère", "plan", "stratagem"),
+    "feelings": ("angry", "splenetic", "tired", "enervated"),
+    "work": ("work", "committee"),
+}
 
 
 def _hash(*parts: object) -> int:
@@ -155,9 +187,39 @@ def edit_answer(text: str, salt: int, target_words: int) -> str:
     return " ".join([*words[:cut], *insert, *words[cut:]])
 
 
+def analysis_reply(text: str) -> str:
+    """A source analysis as JSON, computed from the text's trouble spots (deterministic)."""
+    lowered = text.lower()
+    tokens = [w.strip(".,;!?«»") for w in lowered.split()]
+    n = max(len(tokens), 1)
+    rare = sum(1 for w in tokens if w in RARE_WORDS)
+    idioms = sum(1 for idiom in IDIOMS if idiom in lowered)
+    numbers = len(_NUMBER.findall(text))
+    clauses = sum(1 for clause in CLAUSES if clause in text)
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    mean_len = n / max(len(sentences), 1)
+    jitter = _hash(text) % 5
+    topics = [t for t, keys in TOPIC_WORDS.items() if any(k in tokens for k in keys)]
+    topics += ["idioms"] * bool(idioms) + ["numbers"] * bool(numbers)
+    modes = ["rare words"] * bool(rare) + ["idioms"] * bool(idioms)
+    modes += ["numerical expressions"] * bool(numbers) + ["long sentences"] * bool(clauses)
+    answer = {
+        "grammaticality": max(40, 97 - 2 * numbers - 3 * clauses - jitter),
+        "naturalness": max(5, 92 - 9 * rare - 6 * idioms - 7 * numbers - 12 * clauses - jitter),
+        "word rarity": min(100, round(8 + 250 * rare / n + 5 * idioms)),
+        "syntax complexity": min(100, round(15 + 1.5 * mean_len + 15 * clauses)),
+        "topics": (topics or ["everyday life"])[:5],
+        "error modes": modes,
+    }
+    return json.dumps(answer, ensure_ascii=False)
+
+
 def editor_reply(messages: Sequence[dict]) -> str:
     """The editor's answer to a chat in seed 001's formats (see the module docstring)."""
     first = messages[0]["content"] if messages else ""
+    analysed = _ANALYSE.search(first)
+    if analysed:
+        return analysis_reply(analysed.group(1))
     asked = _WORDS_ASKED.search(first)
     words = int(asked.group(1)) if asked else 30
     salt = _hash(*(m["content"] for m in messages))

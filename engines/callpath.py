@@ -158,8 +158,11 @@ class CallPath:
             )
         return value
 
-    def remote(self, operation: str, jobs: Sequence[RemoteJob]) -> list[Answer]:
-        """Answer every job, in order, through cache, limit, retries and ledger."""
+    def remote(
+        self, operation: str, jobs: Sequence[RemoteJob], *, client: type[ChatClient] = ChatClient
+    ) -> list[Answer]:
+        """Answer every job, in order, through cache, limit, retries and ledger. ``client``:
+        the endpoint's client (``EmbeddingsClient`` for ``/embeddings``)."""
         if not jobs:
             return []
         keyed = [
@@ -185,7 +188,7 @@ class CallPath:
         outcomes: dict[str, _Outcome] = {}
         if pending:
             api_key = self._api_key()
-            outcomes = self._send(operation, list(pending.values()), api_key)
+            outcomes = self._send(operation, list(pending.values()), api_key, client)
         # Items served by another request of the same batch count as cache hits too.
         hits += len(keyed) - hits - len(pending)
         if hits:
@@ -224,12 +227,16 @@ class CallPath:
         return found
 
     def _send(
-        self, operation: str, jobs: list[RemoteJob], api_key: str | None
+        self,
+        operation: str,
+        jobs: list[RemoteJob],
+        api_key: str | None,
+        client_class: type[ChatClient] = ChatClient,
     ) -> dict[str, _Outcome]:
         engine = self.engine
         slots = limiter()
         workers = max(1, min(engine.max_concurrency, len(jobs)))
-        with ChatClient(
+        with client_class(
             engine.base_url,
             engine.model,
             api_key=api_key,

@@ -29,6 +29,7 @@ __all__ = [
     "Completion",
     "CrowdResult",
     "DifficultyEstimator",
+    "Embedder",
     "EngineError",
     "HeuristicUnavailable",
     "Message",
@@ -121,4 +122,11 @@ class DifficultyEstimator(Protocol):
         self, texts: Sequence[str], src_lang: str, tgt_lang: str | None = None
     ) -> list[float]:
         """Quality-like score per source text: higher = easier."""
+        ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, all of the same dimension."""
         ...

@@ -25,7 +25,7 @@ __all__ = [
     "world_from_params",
 ]
 
-CAPABILITIES = ("chat", "translate", "quality", "difficulty")
+CAPABILITIES = ("chat", "translate", "quality", "difficulty", "embed")
 
 KIND_LABELS = {
     "openai_chat": "OpenAI-compatible chat API",
@@ -36,6 +36,8 @@ KIND_LABELS = {
     "breaker_editor": "Offline MT-breaker editor (simulation)",
     "fragile_mt": "Offline fragile translator (simulation)",
     "fragile_qe": "Offline fragile QE (simulation)",
+    "openai_embeddings": "OpenAI-compatible embeddings API",
+    "hashed_embeddings": "Offline hashed character n-gram embeddings",
 }
 
 KIND_CAPABILITIES: dict[str, tuple[str, ...]] = {
@@ -47,10 +49,12 @@ KIND_CAPABILITIES: dict[str, tuple[str, ...]] = {
     "breaker_editor": ("chat",),
     "fragile_mt": ("translate",),
     "fragile_qe": ("quality",),
+    "openai_embeddings": ("embed",),
+    "hashed_embeddings": ("embed",),
 }
 
 # Kinds whose calls leave the process: they get the response cache and the concurrency limit.
-REMOTE_KINDS = frozenset({"openai_chat"})
+REMOTE_KINDS = frozenset({"openai_chat", "openai_embeddings"})
 
 HEURISTIC_FEATURES = ("tokens", "chars", "rarity", "syntax_depth")
 
@@ -156,6 +160,31 @@ def _check_fragile_mt(params: Mapping[str, Any], errors: list[str]) -> None:
         errors.append(f"fails_on must be a list of: {', '.join(BREAKER_FAILURES)}")
 
 
+def _check_openai_embeddings(params: Mapping[str, Any], errors: list[str]) -> None:
+    if "batch_size" in params and not (
+        _int(params["batch_size"]) and 1 <= params["batch_size"] <= 2048
+    ):
+        errors.append("batch_size must be an integer from 1 to 2048")
+    if "dimensions" in params and not (_int(params["dimensions"]) and params["dimensions"] >= 1):
+        errors.append("dimensions must be a positive integer")
+    if "max_parse_attempts" in params and not (
+        _int(params["max_parse_attempts"]) and 1 <= params["max_parse_attempts"] <= 10
+    ):
+        errors.append("max_parse_attempts must be an integer from 1 to 10")
+
+
+def _check_hashed_embeddings(params: Mapping[str, Any], errors: list[str]) -> None:
+    if "dim" in params and not (_int(params["dim"]) and 8 <= params["dim"] <= 4096):
+        errors.append("dim must be an integer from 8 to 4096")
+    if "ngram" in params and not (
+        isinstance(params["ngram"], list)
+        and len(params["ngram"]) == 2
+        and all(_int(n) for n in params["ngram"])
+        and 1 <= params["ngram"][0] <= params["ngram"][1] <= 8
+    ):
+        errors.append("ngram must be [min, max] with 1 <= min <= max <= 8")
+
+
 def _check_nothing(params: Mapping[str, Any], errors: list[str]) -> None:
     return
 
@@ -178,6 +207,8 @@ _ALLOWED = {
     "breaker_editor": set(),
     "fragile_mt": {"fails_on"},
     "fragile_qe": set(),
+    "openai_embeddings": {"batch_size", "dimensions", "max_parse_attempts"},
+    "hashed_embeddings": {"dim", "ngram"},
 }
 _CHECKS = {
     "openai_chat": _check_openai,
@@ -188,6 +219,8 @@ _CHECKS = {
     "breaker_editor": _check_nothing,
     "fragile_mt": _check_fragile_mt,
     "fragile_qe": _check_nothing,
+    "openai_embeddings": _check_openai_embeddings,
+    "hashed_embeddings": _check_hashed_embeddings,
 }
 
 

@@ -40,11 +40,14 @@ class Engine(models.Model):
         BREAKER_EDITOR = "breaker_editor", KIND_LABELS["breaker_editor"]
         FRAGILE_MT = "fragile_mt", KIND_LABELS["fragile_mt"]
         FRAGILE_QE = "fragile_qe", KIND_LABELS["fragile_qe"]
+        OPENAI_EMBEDDINGS = "openai_embeddings", KIND_LABELS["openai_embeddings"]
+        HASHED_EMBEDDINGS = "hashed_embeddings", KIND_LABELS["hashed_embeddings"]
 
     name = models.CharField(max_length=100, unique=True, validators=[NAME_VALIDATOR])
     kind = models.CharField(max_length=32, choices=Kind.choices)
     capabilities = models.JSONField(
-        default=list, help_text="Any of chat, translate, quality, difficulty the kind supports."
+        default=list,
+        help_text="Any of chat, translate, quality, difficulty, embed the kind supports.",
     )
     description = models.TextField(blank=True)
     model = models.CharField(max_length=200, blank=True, help_text="Model id sent to the API.")
@@ -127,7 +130,7 @@ class Engine(models.Model):
         key_problem = key_variable_problem(self.api_key_env)
         if key_problem:
             errors["api_key_env"] = [key_problem]
-        if self.kind == self.Kind.OPENAI_CHAT:
+        if self.kind in (self.Kind.OPENAI_CHAT, self.Kind.OPENAI_EMBEDDINGS):
             if not self.model:
                 errors["model"] = ["An OpenAI-compatible engine needs a model id."]
             if not self.base_url:
@@ -185,6 +188,7 @@ class EngineCall(models.Model):
         TRANSLATE = "translate", "translation"
         SCORE = "score", "quality estimation"
         ESTIMATE = "estimate", "difficulty estimation"
+        EMBED = "embed", "embedding"
 
     engine = models.ForeignKey(Engine, on_delete=models.PROTECT, related_name="calls")
     scope = models.CharField(max_length=200, blank=True)

@@ -1,4 +1,5 @@
-"""HTTP client for the OpenAI-compatible ``/chat/completions`` API (one attempt per call).
+"""HTTP clients for the OpenAI-compatible ``/chat/completions`` and ``/embeddings`` APIs (one
+attempt per call).
 
 No Django import and no retries here: the call path (``engines.callpath``) owns retries,
 backoff, the concurrency limit, the cache and the ledger. This module's job is one request with
@@ -23,7 +24,14 @@ import httpx
 
 from engines.interfaces import Completion, EngineError, Message
 
-__all__ = ["ChatClient", "MalformedResponse", "TransientError", "parse_retry_after"]
+__all__ = [
+    "ChatClient",
+    "EmbeddingsClient",
+    "MalformedResponse",
+    "TransientError",
+    "parse_embeddings",
+    "parse_retry_after",
+]
 
 _TRANSIENT_STATUS = {408, 409, 425, 429}
 
@@ -74,6 +82,8 @@ def _error_detail(response: httpx.Response) -> str:
 class ChatClient:
     """One OpenAI-compatible endpoint. Thread-safe: one instance serves a whole batch."""
 
+    path = "/chat/completions"
+
     def __init__(
         self,
         base_url: str,
@@ -86,7 +96,7 @@ class ChatClient:
         self.model = model
         # Kept so the call path can mask it in error text (engines.keys.mask_secrets).
         self.api_key = api_key
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.url = base_url.rstrip("/") + self.path
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -113,6 +123,10 @@ class ChatClient:
         extra = params.get("extra_body") or {}
         body.update({k: v for k, v in params.items() if k != "extra_body"})
         body.update(extra)
+        return parse_completion(self._post(body))
+
+    def _post(self, body: dict[str, Any]) -> bytes:
+        """The body of a 200 answer; every other outcome raised, classified."""
         try:
             response = self._http.post(self.url, json=body)
         except httpx.TimeoutException as exc:
@@ -129,7 +143,59 @@ class ChatClient:
             raise EngineError(
                 f"HTTP {status} from {self.url}: {_error_detail(response)}", permanent=True
             )
-        return parse_completion(response.content)
+        return response.content
+
+
+class EmbeddingsClient(ChatClient):
+    """``POST /embeddings`` with a batch of inputs, behind the chat client's one-request shape.
+
+    The call path sends every remote request as ``complete(messages, params)``; here each
+    message's content is one input, and the answer's text is the JSON list of vectors (in input
+    order), so the cache stores it like any other answer.
+    """
+
+    path = "/embeddings"
+
+    def complete(self, messages: Sequence[Message], params: dict[str, Any]) -> Completion:
+        inputs = [message["content"] for message in messages]
+        body: dict[str, Any] = {"model": self.model, "input": inputs, **params}
+        vectors, tokens_in = parse_embeddings(self._post(body), len(inputs))
+        return Completion(json.dumps(vectors), tokens_in=tokens_in, tokens_out=0)
+
+
+def parse_embeddings(content: bytes, expected: int) -> tuple[list[list[float]], int]:
+    """The vectors of a 200 ``/embeddings`` answer, in input order, and the billed tokens.
+
+    Providers may return ``data`` out of order; each item carries its ``index``. A vector
+    count, a dimension or a value that does not fit is garbage (re-asked, then permanent).
+    """
+    try:
+        data = json.loads(content)
+        items = data["data"]
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
+        raise MalformedResponse(f"the response has no embeddings data: {content[:120]!r}") from exc
+    if not isinstance(items, list) or len(items) != expected:
+        count = len(items) if isinstance(items, list) else "no"
+        raise MalformedResponse(f"asked for {expected} embeddings, got {count}")
+    vectors: list[list[float] | None] = [None] * expected
+    for position, item in enumerate(items):
+        index = item.get("index", position) if isinstance(item, dict) else None
+        vector = item.get("embedding") if isinstance(item, dict) else None
+        if not isinstance(index, int) or not 0 <= index < expected or vectors[index] is not None:
+            raise MalformedResponse(f"embedding {position} has a bad or repeated index")
+        if not (
+            isinstance(vector, list)
+            and vector
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in vector)
+        ):
+            raise MalformedResponse(f"embedding {index} is not a list of numbers")
+        vectors[index] = [float(v) for v in vector]
+    done = [v for v in vectors if v is not None]
+    if len({len(v) for v in done}) != 1:
+        raise MalformedResponse("the embeddings do not all have the same dimension")
+    usage = data.get("usage") if isinstance(data, dict) else None
+    tokens = usage.get("prompt_tokens", 0) if isinstance(usage, dict) else 0
+    return done, tokens if isinstance(tokens, int) and tokens >= 0 else 0
 
 
 def parse_completion(content: bytes) -> Completion:

@@ -29,6 +29,7 @@ from engines.adapters import (
 from engines.callpath import CallPath
 from engines.interfaces import (
     DifficultyEstimator,
+    Embedder,
     EngineError,
     QualityEstimator,
     Translator,
@@ -41,8 +42,10 @@ __all__ = [
     "adapter_for",
     "chat_model_for",
     "difficulty_estimator_for",
+    "embedder_for",
     "get_engine",
     "quality_estimator_for",
+    "scores_on_0_100",
     "synthetic_world_for",
     "translator_for",
 ]
@@ -58,6 +61,8 @@ ADAPTERS = {
     "breaker_editor": "engines.breaker_adapters.BreakerEditorEngine",
     "fragile_mt": "engines.breaker_adapters.FragileTranslatorEngine",
     "fragile_qe": "engines.breaker_adapters.FragileQEEngine",
+    "openai_embeddings": "engines.embedding_adapters.OpenAIEmbeddingsEngine",
+    "hashed_embeddings": "engines.embedding_adapters.HashedEmbeddingsEngine",
 }
 
 _ROLE_OF = {
@@ -65,6 +70,7 @@ _ROLE_OF = {
     "translate": "a translator",
     "quality": "a quality estimator",
     "difficulty": "a difficulty estimator",
+    "embed": "an embeddings model",
 }
 
 
@@ -81,6 +87,12 @@ def get_engine(engine: Engine | str) -> Engine:
 def _class(kind: str) -> type:
     module, _, name = ADAPTERS[kind].rpartition(".")
     return getattr(import_module(module), name)
+
+
+def scores_on_0_100(engine: Engine | str) -> bool:
+    """Whether the engine's scores are on the 0–100 scale; heuristics' only rank texts. Read
+    from the adapter class, so a disabled engine still answers."""
+    return bool(getattr(_class(get_engine(engine).kind), "on_0_100_scale", True))
 
 
 @lru_cache(maxsize=16)
@@ -103,7 +115,7 @@ def adapter_for(
     engine: Engine | str, capability: str, scope: str = "", *, use_cache: bool = True
 ) -> Any:
     """The adapter of ``engine`` checked for ``capability`` (one of chat, translate, quality,
-    difficulty)."""
+    difficulty, embed)."""
     record = get_engine(engine)
     if not record.enabled:
         raise EngineError(f"engine {record.name} is disabled", permanent=True)
@@ -159,4 +171,9 @@ def difficulty_estimator_for(
 ) -> DifficultyEstimator:
     """A difficulty estimator; for an artificial crowd it also has ``estimate_detailed``."""
     adapter: DifficultyEstimator = adapter_for(engine, "difficulty", scope, use_cache=use_cache)
+    return adapter
+
+
+def embedder_for(engine: Engine | str, scope: str = "", *, use_cache: bool = True) -> Embedder:
+    adapter: Embedder = adapter_for(engine, "embed", scope, use_cache=use_cache)
     return adapter

@@ -253,6 +253,10 @@ def _sample_call(engine: Engine, src: str, tgt: str, text: str) -> tuple[str, st
         pair = (text, translation)
         value = adapter_for(engine, "quality", scope, use_cache=False).score([pair], src, tgt)[0]
         return "score", f"{src}→{tgt}: {pair[0]} ⇒ {pair[1]}", f"quality {value:.1f}"
+    if "embed" in caps:
+        vector = adapter_for(engine, "embed", scope, use_cache=False).embed([text])[0]
+        head = ", ".join(f"{v:.3f}" for v in vector[:4])
+        return "embed", text, f"{len(vector)} dimensions: [{head}, …]"
     if "difficulty" in caps:
         estimator = adapter_for(engine, "difficulty", scope, use_cache=False)
         value = estimator.estimate([text], src, tgt)[0]

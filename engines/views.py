@@ -24,6 +24,9 @@ PARAM_HELP = {
     "synthetic": "n_topics (required), seed, noise_sd, weights, locs, scales",
     "replay": "system (which system translate replays), systems (which estimate averages)",
     "artificial_crowd": "translators: [engine names], quality_estimators: [engine names]",
+    "openai_embeddings": "batch_size (inputs per request, default 64), dimensions, "
+    "max_parse_attempts (default 3)",
+    "hashed_embeddings": "dim (default 256), ngram ([min, max] characters, default [3, 5])",
 }
 
 

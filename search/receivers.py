@@ -5,7 +5,9 @@ from __future__ import annotations
 import rounds
 from annotation.signals import item_completed
 from search.breaker import humans as breaker_humans
+from search.breaker.data_quality import recover_statistics
 from search.breaker.services import recover_runs as recover_breaker_runs
+from search.breaker.transfer_services import recover_transfers
 from search.runs.human_loop import on_item_completed
 from search.runs.services import recover_runs
 from search.topics.generation import recover_tree_generations
@@ -17,3 +19,5 @@ def connect() -> None:
     rounds.register(rounds.JobKind("search run", recover_runs))
     rounds.register(rounds.JobKind("topic tree generation", recover_tree_generations))
     rounds.register(rounds.JobKind("breaker run", recover_breaker_runs))
+    rounds.register(rounds.JobKind("breaker transfer", recover_transfers))
+    rounds.register(rounds.JobKind("breaker statistics", recover_statistics))

@@ -11,6 +11,7 @@ import os
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from search.breaker import data_quality, transfer_services
 from search.breaker import services as breaker_services
 from search.runs import human_loop
 from search.runs import services as run_services
@@ -88,3 +89,40 @@ def advance_breaker_run(self, run_id: int, round_index: int) -> None:
     if outcome.wants_successor:
         successor = round_index if outcome.repeats_round else round_index + 1
         breaker_services.enqueue_round(run_id, successor, countdown=outcome.retry_in)
+
+
+@shared_task(name=transfer_services.ADVANCE_TASK, bind=True)
+def advance_breaker_transfer(self, transfer_id: int, round_index: int) -> None:
+    """One round of a transfer (the next batch of translations and scores), then its successor.
+
+    Foreground twin: ``python manage.py run_breaker_transfer --foreground``.
+    """
+    worker = f"{self.request.hostname or 'worker'}:{os.getpid()}:{self.request.id}"
+    try:
+        outcome = transfer_services.advance_transfer(
+            transfer_id, round_index, worker=worker, interrupts=(SoftTimeLimitExceeded,)
+        )
+    except SoftTimeLimitExceeded:
+        transfer_services.enqueue_round(transfer_id, round_index)
+        return
+    if outcome.wants_successor:
+        successor = round_index if outcome.repeats_round else round_index + 1
+        transfer_services.enqueue_round(transfer_id, successor, countdown=outcome.retry_in)
+
+
+@shared_task(name=data_quality.COMPUTE_TASK, bind=True)
+def compute_breaker_statistics(self, stats_id: int, round_index: int) -> None:
+    """A breaker run's data-quality statistics (one round; again later on a transient error).
+
+    Foreground twin: ``python manage.py compute_breaker_statistics RUN``.
+    """
+    worker = f"{self.request.hostname or 'worker'}:{os.getpid()}:{self.request.id}"
+    try:
+        outcome = data_quality.compute_statistics(
+            stats_id, round_index, worker=worker, interrupts=(SoftTimeLimitExceeded,)
+        )
+    except SoftTimeLimitExceeded:
+        data_quality.enqueue_statistics(stats_id, round_index)
+        return
+    if outcome.wants_successor:
+        data_quality.enqueue_statistics(stats_id, round_index, countdown=outcome.retry_in)

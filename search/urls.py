@@ -1,5 +1,6 @@
 from django.urls import path
 
+from search.breaker import transfer_views
 from search.breaker import views as breaker_views
 from search.runs import views as run_views
 from search.topics import views as topic_views
@@ -55,7 +56,6 @@ urlpatterns: list = [
         breaker_views.comparison_calibration,
         name="breaker_comparison_calibration",
     ),
-    path("breaker/<int:pk>/", breaker_views.run_detail, name="breaker_detail"),
     path("breaker/<int:pk>/send/", breaker_views.run_send, name="breaker_send"),
     path(
         "breaker/<int:pk>/refresh-humans/",
@@ -65,6 +65,13 @@ urlpatterns: list = [
     path(
         "breaker/<int:pk>/calibration/", breaker_views.run_calibration, name="breaker_calibration"
     ),
+    path(
+        "breaker/comparison/tradeoff.svg",
+        breaker_views.comparison_tradeoff_chart,
+        name="breaker_comparison_tradeoff",
+    ),
+    path("breaker/<int:pk>/", breaker_views.run_detail, name="breaker_detail"),
+    path("breaker/<int:pk>/statistics/", breaker_views.run_statistics, name="breaker_statistics"),
     path("breaker/<int:pk>/results/", breaker_views.run_results, name="breaker_results"),
     path("breaker/<int:pk>/chart.svg", breaker_views.run_chart, name="breaker_chart"),
     path("breaker/<int:pk>/chains/<int:index>/", breaker_views.chain_detail, name="breaker_chain"),
@@ -88,4 +95,28 @@ urlpatterns: list = [
     ),
     path("breaker/<int:pk>/export.jsonl", breaker_views.run_export, name="breaker_export"),
     path("breaker/<int:pk>/samples/", breaker_views.run_export_samples, name="breaker_samples"),
+    # Transfers of MT-breaker texts (seed 001 §3.3–3.5)
+    path("breaker/transfers/", transfer_views.transfer_list, name="breaker_transfer_list"),
+    path("breaker/transfers/new/", transfer_views.transfer_create, name="breaker_transfer_create"),
+    path("breaker/transfers/<int:pk>/", transfer_views.transfer_detail, name="breaker_transfer"),
+    path(
+        "breaker/transfers/<int:pk>/matrix/",
+        transfer_views.transfer_matrix,
+        name="breaker_transfer_matrix",
+    ),
+    path(
+        "breaker/transfers/<int:pk>/cancel/",
+        transfer_views.transfer_cancel,
+        name="breaker_transfer_cancel",
+    ),
+    path(
+        "breaker/transfers/<int:pk>/matrix.csv",
+        transfer_views.transfer_csv,
+        name="breaker_transfer_csv",
+    ),
+    path(
+        "breaker/transfers/<int:pk>/results.jsonl",
+        transfer_views.transfer_jsonl,
+        name="breaker_transfer_jsonl",
+    ),
 ]

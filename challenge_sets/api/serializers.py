@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from challenge_sets import sources
 from challenge_sets.models import ChallengeItem, ChallengeSet, FrozenVersion
 
 
@@ -40,7 +41,8 @@ class ChallengeItemSerializer(serializers.ModelSerializer):
 class AddItemsSerializer(serializers.Serializer):
     # A field named "source": DRF's Field.source is popped by the serializer metaclass.
     source = serializers.CharField(  # type: ignore[assignment]
-        help_text="search_run, difficulty_dataset or jsonl"
+        help_text="A registered item source: "
+        + ", ".join(source.name for source in sources.all_sources())
     )
     params = serializers.DictField(required=False, default=dict)
     file = serializers.FileField(required=False, help_text="jsonl: the file (multipart)")

@@ -1,6 +1,6 @@
 """The registry of item sources (see ``base.py``); built-ins are the ``register`` lines below.
 
-MT-breaker runs and lexical-selection studies join with one module each and one line here.
+Lexical-selection studies join with one module each and one line here.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def all_sources() -> list[ItemSource]:
 
 
 def _register_builtins() -> None:
+    from challenge_sets.sources.breaker_run import BreakerRunSource
     from challenge_sets.sources.difficulty_dataset import DifficultyDatasetSource
     from challenge_sets.sources.jsonl import JsonlSource
     from challenge_sets.sources.search_run import SearchRunSource
@@ -36,6 +37,7 @@ def _register_builtins() -> None:
     register(SearchRunSource())
     register(DifficultyDatasetSource())
     register(JsonlSource())
+    register(BreakerRunSource())
 
 
 _register_builtins()

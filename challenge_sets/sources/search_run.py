@@ -6,6 +6,7 @@ from typing import Any
 
 from challenge_sets.sources.base import Candidate, Field, ItemSource, SourceError, int_param
 from engines.models import Engine
+from engines.registry import scores_on_0_100
 from search.models import Pull, SearchRun
 from search.runs import records
 from search.runs.selectors import pulls_of_arm, top_topics
@@ -13,7 +14,7 @@ from search.runs.selectors import pulls_of_arm, top_topics
 ORIGIN = "search_run"
 
 
-def _engine(engine: Engine | None) -> dict[str, Any] | None:
+def engine_snapshot(engine: Engine | None) -> dict[str, Any] | None:
     if engine is None:
         return None
     return {"name": engine.name, "kind": engine.kind, "model": engine.model,
@@ -26,8 +27,14 @@ def _engines_of(run: SearchRun) -> dict[str, Any]:
     # An artificial crowd names its translators and quality estimators: snapshot them too.
     for role in ("translators", "quality_estimators"):
         names = difficulty.params.get(role) or []
-        members[role] = [_engine(e) for e in Engine.objects.filter(name__in=names).order_by("name")]
-    return {"difficulty": _engine(difficulty), "sampler": _engine(run.sampler_engine), **members}
+        members[role] = [
+            engine_snapshot(e) for e in Engine.objects.filter(name__in=names).order_by("name")
+        ]
+    return {
+        "difficulty": engine_snapshot(difficulty),
+        "sampler": engine_snapshot(run.sampler_engine),
+        **members,
+    }
 
 
 def run_snapshot(run: SearchRun) -> dict[str, Any]:
@@ -49,6 +56,7 @@ def run_snapshot(run: SearchRun) -> dict[str, Any]:
             "tgt_lang": run.tgt_lang,
         },
         "engines": _engines_of(run),
+        "difficulty_on_0_100": scores_on_0_100(run.difficulty_engine),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
     }
 
@@ -56,6 +64,9 @@ def run_snapshot(run: SearchRun) -> dict[str, Any]:
 def pull_candidate(run: SearchRun, snapshot: dict[str, Any], pull: Pull, rank=None) -> Candidate:
     record = records.pull_record(run, pull)
     detail = pull.sample.origin_detail if pull.sample is not None else {}
+    # A set's automatic difficulty is on 0–100 (table, chart, manifest); a heuristic's score
+    # only ranks the run's texts, so it stays in the provenance (pull record) alone.
+    on_scale = snapshot["difficulty_on_0_100"]
     return Candidate(
         source=pull.text,
         src_lang=run.src_lang,
@@ -63,7 +74,7 @@ def pull_candidate(run: SearchRun, snapshot: dict[str, Any], pull: Pull, rank=No
         origin=ORIGIN,
         origin_ref=f"run:{run.pk}:pull:{pull.pk}",
         translations=dict(pull.translations),
-        automatic_difficulty=pull.automatic_difficulty,
+        automatic_difficulty=pull.automatic_difficulty if on_scale else None,
         provenance={
             "kind": ORIGIN,
             "run": snapshot,

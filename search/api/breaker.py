@@ -18,12 +18,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from search.breaker.config import BreakerConfigError, create_comparison, create_run
+from search.breaker.data_quality import StatisticsConfigError, start_statistics
 from search.breaker.human_report import calibration_report, human_report
 from search.breaker.humans import SCORING_PROTOCOLS, SendError, send_to_annotation
 from search.breaker.records import chain_record, jsonl_response, save_selected_as_samples
-from search.breaker.selectors import comparison_rows, run_for_user, run_rows
+from search.breaker.selectors import comparison_rows, run_for_user, run_rows, statistics_of
 from search.breaker.services import RunStateError, cancel_run, pause_run, resume_run
-from search.models import BreakerChain, BreakerRun, BreakerStep
+from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
 
 
 class BreakerRunSerializer(serializers.ModelSerializer):
@@ -134,6 +135,37 @@ class SentSerializer(serializers.Serializer):
     page = serializers.URLField()
 
 
+class StatisticsSerializer(serializers.ModelSerializer):
+    """A run's data-quality statistics (seed 001 §3.2, Table 2; formulas in ADR 0015)."""
+
+    embedder: serializers.SlugRelatedField = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
+    analyst: serializers.SlugRelatedField = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
+    difficulty: serializers.SlugRelatedField = serializers.SlugRelatedField(
+        source="difficulty_engine", slug_field="name", read_only=True
+    )
+    cost = serializers.FloatField(read_only=True)
+
+    class Meta:
+        model = BreakerStatistics
+        fields = [
+            "status", "error", "embedder", "analyst", "difficulty", "values", "texts",
+            "chrf_signature", "cost", "created_at", "started_at", "finished_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class StartStatisticsSerializer(serializers.Serializer):
+    embedder = serializers.CharField(help_text="Engine with the embed capability.")
+    analyst = serializers.CharField(help_text="Chat engine answering the source analysis.")
+    difficulty = serializers.CharField(
+        required=False, allow_blank=True, help_text="Optional source-only difficulty estimator."
+    )
+
+
 class ControlErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
@@ -202,6 +234,44 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk=None) -> Response:
         return self._control(cancel_run)
+
+    @extend_schema(
+        methods=["GET"],
+        responses={200: StatisticsSerializer, 404: OpenApiResponse(description="none yet")},
+    )
+    @extend_schema(
+        methods=["POST"],
+        request=StartStatisticsSerializer,
+        responses={202: StatisticsSerializer, 400: ConfigErrorSerializer, 409: CONTROL[409]},
+    )
+    @action(detail=True, methods=["get", "post"])
+    def statistics(self, request: Request, pk=None) -> Response:
+        """GET: the run's data-quality statistics; POST: compute them (again) in the background."""
+        run = self.get_object()
+        if request.method == "GET":
+            stats = statistics_of(run)
+            if stats is None:
+                return Response({"detail": "no statistics yet"}, status=status.HTTP_404_NOT_FOUND)
+            return Response(StatisticsSerializer(stats).data)
+        data = request.data if isinstance(request.data, dict) else {}
+        fields = {k: data.get(k) for k in ("embedder", "analyst", "difficulty")}
+        bad = {k: "must be an engine name (a string)" for k, v in fields.items()
+               if v is not None and not isinstance(v, str)}  # fmt: skip
+        if bad:
+            return Response({"errors": bad}, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            stats = start_statistics(
+                run,
+                embedder=fields["embedder"],
+                analyst=fields["analyst"],
+                difficulty=fields["difficulty"],
+                requested_by=request.user,
+            )
+        except StatisticsConfigError as exc:
+            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+        except RunStateError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(StatisticsSerializer(stats).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(responses=ChainRecordSerializer(many=True))
     @action(detail=True, methods=["get"])

@@ -31,7 +31,15 @@ from search.breaker.parsing import word_count
 from search.breaker.seeds import Seed, SeedError, load_seeds
 from search.models import BreakerChain, BreakerRun
 
-__all__ = ["BreakerConfigError", "create_comparison", "create_run", "validate_config"]
+__all__ = [
+    "BreakerConfigError",
+    "budget_amount",
+    "create_comparison",
+    "create_run",
+    "named_engines",
+    "saved_engine",
+    "validate_config",
+]
 
 MAX_ITEMS = 2000
 _KNOWN = {
@@ -74,7 +82,8 @@ def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | N
     return None
 
 
-def _engines(value: Any, field: str, capability: str, errors: dict) -> list[Engine]:
+def named_engines(value: Any, field: str, capability: str, errors: dict) -> list[Engine]:
+    """The engines ``value`` lists (names or inline specs); problems go to ``errors[field]``."""
     items = value if isinstance(value, list) else [value] if value else []
     if not items:
         errors[field] = "name at least one engine"
@@ -96,6 +105,23 @@ def _integer(config: dict, key: str, default: int, low: int, high: int, errors: 
     if not low <= int(value) <= high:
         errors[key] = f"must be between {low} and {high}"
     return int(value)
+
+
+MAX_BUDGET = Decimal("99999999")  # what budget_money's 12 digits with 4 decimals hold
+
+
+def budget_amount(value: Any, errors: dict) -> Decimal | None:
+    """A money budget (None when not given); a bad one goes to ``errors["budget_money"]``."""
+    if value in (None, ""):
+        return None
+    try:
+        amount = Decimal(str(value))
+        if not amount.is_finite() or amount <= 0 or amount > MAX_BUDGET:
+            raise InvalidOperation
+        return amount.quantize(Decimal("0.0001"))
+    except InvalidOperation:
+        errors["budget_money"] = f"must be a positive amount up to {MAX_BUDGET}"
+        return None
 
 
 def _check(config: Any, method: str) -> tuple[dict[str, Any], list[Seed], list[Engine], dict]:
@@ -132,24 +158,18 @@ def _check(config: Any, method: str) -> tuple[dict[str, Any], list[Seed], list[E
         errors["max_edit_share"] = "must be a number in (0, 1]"
     else:
         fields["max_edit_share"] = float(share)
-    money = config.get("budget_money")
-    if money not in (None, ""):
-        try:
-            amount = Decimal(str(money)).quantize(Decimal("0.0001"))
-            if not amount.is_finite() or amount <= 0:
-                raise InvalidOperation
-            fields["budget_money"] = amount
-        except InvalidOperation:
-            errors["budget_money"] = "must be a positive amount"
+    money = budget_amount(config.get("budget_money"), errors)
+    if money is not None:
+        fields["budget_money"] = money
     engines: list[Engine] = []
     if method_spec.uses_llm:
         llm = _engine(config.get("llm"), "llm", "chat", errors)
         fields["llm_engine"] = llm
         engines += [llm] if llm else []
-    targets = _engines(
+    targets = named_engines(
         config.get("targets") or config.get("target"), "targets", "translate", errors
     )
-    qe = _engines(config.get("qe"), "qe", "quality", errors)
+    qe = named_engines(config.get("qe"), "qe", "quality", errors)
     fields["targets"], fields["qe_engines"] = [e.name for e in targets], [e.name for e in qe]
     engines += targets + qe
     seeds = _seeds(config, method_spec.seeded, fields, errors)
@@ -201,7 +221,7 @@ def validate_config(config: Any) -> dict[str, Any]:
     return _check(config, method)[0]
 
 
-def _saved(engine: Engine) -> Engine:
+def saved_engine(engine: Engine) -> Engine:
     """An inline engine, saved once (a comparison checks the same spec once per method)."""
     if engine.pk is not None:
         return engine
@@ -214,9 +234,9 @@ def _saved(engine: Engine) -> Engine:
 
 def _create(fields: dict, seeds: list[Seed], engines: list[Engine], created_by) -> BreakerRun:
     for engine in engines:
-        _saved(engine)
+        saved_engine(engine)
     if fields.get("llm_engine") is not None:
-        fields = {**fields, "llm_engine": _saved(fields["llm_engine"])}
+        fields = {**fields, "llm_engine": saved_engine(fields["llm_engine"])}
     run = BreakerRun.objects.create(**fields, created_by=created_by)
     BreakerChain.objects.bulk_create(
         BreakerChain(

@@ -3,7 +3,9 @@
 ``offline_world`` creates the simulated engines (``engines.breaker_world``): an editor "LLM",
 two fragile translators with different weaknesses and a QE that penalises exactly them. The
 demo compares every method of seed 001 on 8 seeds from the demo topics' corpus (en→cs), run in
-the foreground here (about a second); idempotent by comparison name.
+the foreground here (about a second), then computes each run's data-quality statistics (Table 2)
+with the offline hashed n-gram embeddings and the editor as analyst; idempotent by comparison
+name.
 """
 
 from __future__ import annotations
@@ -13,11 +15,18 @@ from typing import Any
 from engines.models import Engine
 from engines.services import save_engine
 from search.breaker.config import BreakerConfigError, create_comparison
+from search.breaker.data_quality import start_statistics, statistics_in_foreground
 from search.breaker.methods import METHODS
 from search.breaker.services import run_in_foreground
 from search.models import BreakerRun, TopicTree
 
-__all__ = ["DEMO_COMPARISON", "OFFLINE_ENGINES", "load_breaker_demo", "offline_world"]
+__all__ = [
+    "DEMO_COMPARISON",
+    "EMBEDDINGS",
+    "OFFLINE_ENGINES",
+    "load_breaker_demo",
+    "offline_world",
+]
 
 DEMO_COMPARISON = "Demo: all methods on the offline world"
 EDITOR, FRAGILE, FRAGILE_B, FRAGILE_QE = (
@@ -26,6 +35,8 @@ EDITOR, FRAGILE, FRAGILE_B, FRAGILE_QE = (
     "sim-fragile-mt-b",
     "sim-qe",
 )
+EMBEDDINGS = "sim-embeddings"
+DEMO_DIFFICULTY = "rarity"  # the heuristic the engines demo creates, if it is there
 OFFLINE_ENGINES: list[dict[str, Any]] = [
     {"name": EDITOR, "kind": "breaker_editor", "capabilities": ["chat"],
      "description": "SIMULATION: edits texts by rules in seed 001's formats."},
@@ -36,6 +47,8 @@ OFFLINE_ENGINES: list[dict[str, Any]] = [
      "description": "SIMULATION: fails on rare words and idioms only."},
     {"name": FRAGILE_QE, "kind": "fragile_qe", "capabilities": ["quality"],
      "description": "SIMULATION: penalises exactly the fragile translators' failures."},
+    {"name": EMBEDDINGS, "kind": "hashed_embeddings", "capabilities": ["embed"],
+     "description": "OFFLINE: hashed character 3–5-grams (lexical similarity, not semantics)."},
 ]  # fmt: skip
 
 
@@ -76,6 +89,11 @@ def load_breaker_demo(stdout, *, tree_name: str = "Demo topics") -> None:
     except BreakerConfigError as exc:
         stdout.write(f"search: breaker demo skipped: {exc}")
         return
+    difficulty = DEMO_DIFFICULTY if Engine.objects.filter(name=DEMO_DIFFICULTY).exists() else None
     for run in runs:
         run = run_in_foreground(run.pk)
+        stats = start_statistics(
+            run, embedder=EMBEDDINGS, analyst=EDITOR, difficulty=difficulty, enqueue=False
+        )
+        statistics_in_foreground(stats.pk)
     stdout.write(f"search: breaker comparison {DEMO_COMPARISON!r} ({len(runs)} methods)")

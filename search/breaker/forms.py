@@ -16,7 +16,7 @@ from engines.models import Engine
 from search.breaker.methods import METHODS
 from search.models import SearchRun, TopicTree
 
-__all__ = ["BreakerForm"]
+__all__ = ["BreakerForm", "StatisticsForm", "engine_choices"]
 
 SEED_SOURCES = [
     ("topic_tree", "A topic tree's text samples"),
@@ -27,7 +27,7 @@ SEED_SOURCES = [
 ]
 
 
-def _engines(capability: str) -> list[tuple[str, str]]:
+def engine_choices(capability: str) -> list[tuple[str, str]]:
     engines = Engine.objects.filter(enabled=True).order_by("name")
     return [
         (e.name, f"{e.name} ({e.get_kind_display()})")
@@ -75,9 +75,9 @@ class BreakerForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._choices("llm", [("", "— none (Seeds only) —"), *_engines("chat")])
-        self._choices("targets", _engines("translate"))
-        self._choices("qe", _engines("quality"))
+        self._choices("llm", [("", "— none (Seeds only) —"), *engine_choices("chat")])
+        self._choices("targets", engine_choices("translate"))
+        self._choices("qe", engine_choices("quality"))
         trees = TopicTree.objects.filter(status=TopicTree.Status.READY).order_by("name")
         self._choices("tree", [(str(t.pk), t.name) for t in trees])
         runs = SearchRun.objects.filter(status=SearchRun.Status.FINISHED).order_by("-pk")[:200]
@@ -139,3 +139,22 @@ class BreakerForm(forms.Form):
                 self.add_error(field, str(message))
             else:
                 self.add_error(None, f"{field}: {message}")
+
+
+class StatisticsForm(forms.Form):
+    """Which engines compute a run's data-quality statistics (checked again by the service)."""
+
+    embedder = forms.ChoiceField(help_text="Embeddings for the diversity in embedding space.")
+    analyst = forms.ChoiceField(help_text="Chat engine answering the source analysis (App. B).")
+    difficulty = forms.ChoiceField(
+        required=False, help_text="Optional source-only difficulty estimator."
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["embedder"]).choices = engine_choices("embed")
+        cast(forms.ChoiceField, self.fields["analyst"]).choices = engine_choices("chat")
+        cast(forms.ChoiceField, self.fields["difficulty"]).choices = [
+            ("", "none"),
+            *engine_choices("difficulty"),
+        ]

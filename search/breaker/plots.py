@@ -1,4 +1,4 @@
-"""Server-side charts of breaker runs (matplotlib, Agg, SVG): seed 001 Fig. 2.
+"""Server-side charts of breaker runs (matplotlib, Agg, SVG): seed 001 Fig. 2 and Fig. 3.
 
 Left: the mean over chains of each chain's running minimum (what selecting the hardest step so
 far gives); right: the mean quality at each step. One line per run, so a comparison draws its
@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from difficulty.plots import _RC, _svg
 
-__all__ = ["curves_chart_svg"]
+__all__ = ["curves_chart_svg", "diversity_difficulty_svg"]
 
 COLOURS = ("#3465a4", "#cc0000", "#4e9a06", "#f57900", "#75507b", "#c4a000", "#555753", "#06989a")
 
@@ -52,4 +52,30 @@ def curves_chart_svg(series: Sequence[tuple[str, Sequence[dict]]]) -> bytes:
             figure.legend(*left.get_legend_handles_labels(), frameon=False, loc="lower center",
                           ncol=min(4, len(drawn)), fontsize=9)  # fmt: skip
             figure.subplots_adjust(bottom=0.32 if len(drawn) > 4 else 0.26)
+        return _svg(figure)
+
+
+def diversity_difficulty_svg(points: Sequence[tuple[str, float, float, float]]) -> bytes:
+    """Fig. 3: each run's diversity (embedding, chrF) against its mean selected QE quality.
+
+    ``points``: (method label, diversity embd, diversity chrF, mean selected quality). Lower
+    quality is harder, so the trade-off shows as points running from bottom left to top right.
+    """
+    with rc_context(_RC):
+        figure = Figure(figsize=(9.0, 3.6))
+        axes_pair = figure.subplots(1, 2, sharey=True)
+        titles = ("Diversity (embd)", "Diversity (chrF)")
+        for panel, (axes, title) in enumerate(zip(axes_pair, titles, strict=True)):
+            axes.set_title(title, loc="left")
+            axes.set_xlabel("diversity (higher = more diverse)")
+            if not points:
+                axes.text(0.5, 0.5, "no statistics computed yet", ha="center", va="center",
+                          transform=axes.transAxes)  # fmt: skip
+            for i, (label, embd, chrf, quality) in enumerate(points):
+                x = embd if panel == 0 else chrf
+                colour = COLOURS[i % len(COLOURS)]
+                axes.scatter([x], [quality], color=colour, s=36, label=label, zorder=3)
+                axes.annotate(label, (x, quality), textcoords="offset points", xytext=(4, 4),
+                              fontsize=7, color=colour)  # fmt: skip
+        axes_pair[0].set_ylabel("mean selected QE (lower = harder)")
         return _svg(figure)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["curves", "mean_quality", "running_min", "select_step"]
+__all__ = ["curves", "lowest_per_column", "mean_quality", "running_min", "select_step"]
 
 
 def mean_quality(qe: dict[str, dict[str, float]]) -> float:
@@ -57,3 +57,20 @@ def curves(chains: Sequence[Sequence[float]]) -> list[dict[str, float | int]]:
             }
         )
     return rows
+
+
+def lowest_per_column(rows: Sequence[Sequence[float | None]]) -> list[int | None]:
+    """For each column, the row with the lowest value (the hardest texts for that translator and
+    language, seed 001 Tables 3–5); None where the column has no value. Ties: the first row."""
+    width = max((len(r) for r in rows), default=0)
+    lowest: list[int | None] = []
+    for column in range(width):
+        best: int | None = None
+        for i, row in enumerate(rows):
+            value = row[column] if column < len(row) else None
+            if value is not None:
+                current = rows[best][column] if best is not None else None
+                if current is None or value < current:
+                    best = i
+        lowest.append(best)
+    return lowest

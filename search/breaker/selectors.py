@@ -12,30 +12,39 @@ from django.http import Http404
 from engines.selectors import cost_by_scope
 from search.breaker.diff import Token, word_diff
 from search.breaker.methods import spec
-from search.models import BreakerChain, BreakerRun, BreakerStep
+from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
 
 __all__ = [
     "ChainView",
+    "SelectedChain",
     "StepView",
+    "breaker_run",
     "chain_for_run",
     "chain_rows",
     "chain_view",
+    "comparison_names",
     "comparison_rows",
+    "comparison_runs",
     "cost_per_engine",
+    "may_see_runs",
+    "recent_runs",
     "run_for_user",
     "run_rows",
     "run_summary",
     "runs_for_user",
+    "selected_chains",
+    "statistics_of",
+    "statistics_table",
 ]
 
 
-def _may_see(user) -> bool:
+def may_see_runs(user) -> bool:
     # Runs spend the lab's money and show unpublished data: staff only, a 404 for others.
     return bool(user and user.is_authenticated and user.is_active and user.is_staff)
 
 
 def runs_for_user(user) -> QuerySet[BreakerRun]:
-    return BreakerRun.objects.all() if _may_see(user) else BreakerRun.objects.none()
+    return BreakerRun.objects.all() if may_see_runs(user) else BreakerRun.objects.none()
 
 
 def run_for_user(user, pk: int) -> BreakerRun:
@@ -133,3 +142,106 @@ def comparison_rows(comparison: str) -> list[BreakerRun]:
         .order_by("mean_selected", "pk")
     )
     return list(runs)
+
+
+def statistics_of(run: BreakerRun) -> BreakerStatistics | None:
+    return (
+        BreakerStatistics.objects.select_related("embedder", "analyst", "difficulty_engine")
+        .filter(run=run)
+        .first()
+    )
+
+
+# Table 2 of seed 001: (label, key in ``values``, decimals); a None key starts a section.
+TABLE_2: list[tuple[str, str | None, int]] = [
+    ("Diversity (higher is more diverse)", None, 0),
+    ("Diversity (embd)", "diversity_embd", 2),
+    ("Diversity (chrF)", "diversity_chrf", 2),
+    ("Diversity (topics)", "unique_topics", 0),
+    ("Diversity (errors)", "unique_error_modes", 0),
+    ("Diversity (words)", "unique_words", 0),
+    ("Complexity & style (0–100 from the analyst; lengths in words and characters)", None, 0),
+    ("Grammaticality", "grammaticality", 2),
+    ("Naturalness", "naturalness", 2),
+    ("Word rarity", "word_rarity", 2),
+    ("Syntax complexity", "syntax_complexity", 2),
+    ("Avg. word count", "avg_word_count", 2),
+    ("Avg. word length", "avg_word_length", 2),
+    ("Quality estimation of the selected texts (lower is harder)", None, 0),
+]
+
+
+@dataclass(frozen=True)
+class TableRow:
+    label: str
+    cells: list[str]
+    section: bool = False
+
+
+def _cell(value: Any, decimals: int) -> str:
+    return "–" if value is None else f"{float(value):,.{decimals}f}"
+
+
+def _difficulty_cell(difficulty: dict[str, Any]) -> str:
+    # Heuristics are not on 0–100 (only their ranking means something): significant digits.
+    if difficulty.get("on_0_100_scale", True):
+        return _cell(difficulty["mean"], 2)
+    return f"{float(difficulty['mean']):.4g}"
+
+
+def statistics_table(columns: list[BreakerStatistics | None]) -> list[TableRow]:
+    """Table 2 rows with one cell per column (a run's statistics, or None: not computed)."""
+    values = [s.values if s and s.status == BreakerStatistics.Status.DONE else {} for s in columns]
+    rows = [
+        TableRow(label, [], True) if key is None
+        else TableRow(label, [_cell(v.get(key), decimals) for v in values])
+        for label, key, decimals in TABLE_2
+    ]  # fmt: skip
+    for name in sorted({name for v in values for name in v.get("qe", {})}):
+        rows.append(TableRow(f"QE ({name})", [_cell(v.get("qe", {}).get(name), 2) for v in values]))
+    for name in sorted({v["difficulty"]["engine"] for v in values if "difficulty" in v}):
+        cells = [_difficulty_cell(v["difficulty"]) if v.get("difficulty", {}).get("engine") == name
+                 else "–" for v in values]  # fmt: skip
+        rows.append(TableRow(f"Source-only estimate ({name}, higher = easier)", cells))
+    return rows
+
+
+# --- For consumers above search (challenge sets): plain reads, no user; callers check access.
+
+
+def breaker_run(pk: int) -> BreakerRun | None:
+    return BreakerRun.objects.select_related("llm_engine").filter(pk=pk).first()
+
+
+def recent_runs(limit: int) -> list[BreakerRun]:
+    return list(BreakerRun.objects.defer("curves").order_by("-created_at", "-id")[:limit])
+
+
+def comparison_names() -> list[str]:
+    return list(
+        BreakerRun.objects.exclude(comparison="")
+        .order_by("comparison")
+        .values_list("comparison", flat=True)
+        .distinct()
+    )
+
+
+def comparison_runs(comparison: str) -> list[BreakerRun]:
+    """The runs of one comparison in the order they were created."""
+    runs = BreakerRun.objects.select_related("llm_engine").filter(comparison=comparison)
+    return list(runs.order_by("created_at", "pk"))
+
+
+@dataclass(frozen=True)
+class SelectedChain:
+    chain: BreakerChain
+    steps: list[BreakerStep]  # the whole chain, step 0 first
+
+
+def selected_chains(run: BreakerRun) -> list[SelectedChain]:
+    """The run's chains that selected a text, each with all its steps (two queries)."""
+    chains = list(BreakerChain.objects.filter(run=run).exclude(selected_text="").order_by("index"))
+    steps: dict[int, list[BreakerStep]] = {chain.pk: [] for chain in chains}
+    for step in BreakerStep.objects.filter(chain__in=chains).order_by("chain_id", "index"):
+        steps[step.chain_id].append(step)
+    return [SelectedChain(chain, steps[chain.pk]) for chain in chains]

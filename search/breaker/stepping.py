@@ -33,7 +33,7 @@ from search.breaker.parsing import ParseFailure, parse_source, word_count
 from search.breaker.selection import mean_quality
 from search.models import BreakerChain, BreakerRun, BreakerStep
 
-__all__ = ["Planned", "StepResult", "plan_round", "run_round"]
+__all__ = ["Planned", "StepResult", "isolated", "plan_round", "run_round"]
 
 T = TypeVar("T")
 
@@ -112,7 +112,7 @@ def plan_round(
     return planned
 
 
-def _isolated(call: Callable[[list[T]], list[Any]], items: list[T]) -> list[Any]:
+def isolated(call: Callable[[list[T]], list[Any]], items: list[T]) -> list[Any]:
     """``call`` on the batch; after a permanent error, item by item (answers already received
     are cache hits), so one bad item fails alone. Transient errors propagate."""
     if not items:
@@ -155,7 +155,7 @@ def _ask_llm(run: BreakerRun, planned: list[Planned], results: dict[int, StepRes
         ids = list(chats)
         if not ids:
             break
-        answers = _isolated(chat.complete_many, [chats[i] for i in ids])
+        answers = isolated(chat.complete_many, [chats[i] for i in ids])
         for chain_id, answer in zip(ids, answers, strict=True):
             result = results[chain_id]
             if isinstance(answer, EngineError):
@@ -188,7 +188,7 @@ def _translate_and_score(run: BreakerRun, results: list[StepResult]) -> None:
     for target in run.targets:
         ok = [r for r in results if not r.error]
         translator = translator_for(target, scope=run.scope)
-        outputs = _isolated(
+        outputs = isolated(
             partial(translator.translate, src_lang=run.src_lang, tgt_lang=run.tgt_lang),
             [r.source for r in ok],
         )
@@ -201,7 +201,7 @@ def _translate_and_score(run: BreakerRun, results: list[StepResult]) -> None:
         for name in run.qe_engines:
             ok = [r for r in results if not r.error]
             estimator = quality_estimator_for(name, scope=run.scope)
-            scores = _isolated(
+            scores = isolated(
                 partial(estimator.score, src_lang=run.src_lang, tgt_lang=run.tgt_lang),
                 [(r.source, r.translations[target]) for r in ok],
             )

@@ -23,7 +23,8 @@ from annotation.models import Campaign
 from config.http import HtmxHttpRequest
 from search.breaker import plots
 from search.breaker.config import BreakerConfigError, create_comparison
-from search.breaker.forms import BreakerForm
+from search.breaker.data_quality import StatisticsConfigError, start_statistics
+from search.breaker.forms import BreakerForm, StatisticsForm
 from search.breaker.human_report import calibration_report, campaign_rows, human_report
 from search.breaker.humans import (
     SCORING_PROTOCOLS,
@@ -42,6 +43,8 @@ from search.breaker.selectors import (
     run_for_user,
     run_rows,
     runs_for_user,
+    statistics_of,
+    statistics_table,
 )
 from search.breaker.services import RunStateError, cancel_run, pause_run, resume_run
 
@@ -112,6 +115,18 @@ def _context(run) -> dict:
         "chains": chain_rows(run),
         "cost": cost_per_engine(run),
         "humans": _run_humans(run),
+        **_statistics_context(run),
+    }
+
+
+def _statistics_context(run) -> dict:
+    stats = statistics_of(run)
+    return {
+        "run": run,
+        "stats": stats,
+        "stats_rows": statistics_table([stats]),
+        "stats_headers": [spec(run.method).label],
+        "stats_form": StatisticsForm(),
     }
 
 
@@ -150,6 +165,32 @@ def chain_detail(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     view = chain_view(run, chain_for_run(run, index))
     context = {"run": run, "label": spec(run.method).label, "view": view}
     return render(request, "search/breaker/chain_detail.html", context)
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def run_statistics(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: the statistics section (polled while they are computed); POST: compute them."""
+    run = run_for_user(request.user, pk)
+    if request.method == "GET":
+        context = _statistics_context(run)
+        html = render_to_string(f"{DETAIL}#statistics", context, request=request)
+        active = context["stats"] is not None and context["stats"].is_active
+        return HttpResponse(html) if active else HttpResponseStopPolling(html)
+    form = StatisticsForm(request.POST)
+    if not form.is_valid():
+        problems = "; ".join(f"{f}: {' '.join(str(m) for m in e)}" for f, e in form.errors.items())
+        messages.error(request, f"Nothing started: {problems}")
+        return redirect("search:breaker_detail", pk=run.pk)
+    try:
+        start_statistics(run, **form.cleaned_data, requested_by=request.user)
+    except StatisticsConfigError as exc:
+        messages.error(request, f"Nothing started: {exc}")
+    except RunStateError as exc:
+        messages.error(request, f"Nothing started: {exc}.")
+    else:
+        messages.success(request, "The data-quality statistics are queued.")
+    return redirect("search:breaker_detail", pk=run.pk)
 
 
 @staff_member_required
@@ -204,7 +245,16 @@ def _comparison_context(name: str, runs: list) -> dict:
     )
     urls = [reverse(n) + query for n in names]
     rows = [(run, spec(run.method).label) for run in runs]
-    return {"name": name, "rows": rows, "humans": _humans(runs, *urls)}
+    stats = [statistics_of(run) for run in runs]
+    return {
+        "name": name,
+        "rows": rows,
+        "stats_rows": statistics_table(stats),
+        "stats_headers": [label for _, label in rows],
+        "signatures": sorted({s.chrf_signature for s in stats if s and s.chrf_signature}),
+        "missing": sum(1 for s in stats if s is None or s.status != "done"),
+        "humans": _humans(runs, *urls),
+    }
 
 
 # --- People: send to annotation, human results, calibration ----------------------------------
@@ -296,4 +346,19 @@ def comparison_calibration(request: HttpRequest) -> HttpResponse:
 def comparison_chart(request: HttpRequest) -> HttpResponse:
     _, runs = _comparison(request)
     svg = plots.curves_chart_svg([(spec(r.method).label, r.curves) for r in runs])
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+@staff_member_required
+@require_GET
+def comparison_tradeoff_chart(request: HttpRequest) -> HttpResponse:
+    _, runs = _comparison(request)
+    points = []
+    for run in runs:
+        stats = statistics_of(run)
+        values = stats.values if stats and stats.status == "done" else {}
+        if values.get("quality") is not None:
+            points.append((spec(run.method).label, values["diversity_embd"],
+                           values["diversity_chrf"], values["quality"]))  # fmt: skip
+    svg = plots.diversity_difficulty_svg(points)
     return HttpResponse(svg, content_type="image/svg+xml")

@@ -201,3 +201,66 @@ class BreakerCampaign(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} campaign {self.campaign_id}"
+
+
+class BreakerStatistics(models.Model):
+    """Data-quality statistics of a run's selected texts (seed 001 §3.2, Table 2; ADR 0015).
+
+    A one-round job on the round kernel: queued, claimed with a lease, computed (engine calls
+    outside any transaction, cached), written at once. Computing again replaces the values.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    run = models.OneToOneField(BreakerRun, on_delete=models.CASCADE, related_name="statistics")
+    embedder = models.ForeignKey(
+        "engines.Engine", on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    analyst = models.ForeignKey(
+        "engines.Engine", on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    difficulty_engine = models.ForeignKey(
+        "engines.Engine", on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    max_parse_attempts = models.PositiveSmallIntegerField(default=3)
+    chrf_max_pairs = models.PositiveIntegerField(default=5000)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)
+    # The Table 2 numbers: {"texts", "diversity_embd", "diversity_chrf", ..., "qe": {...}}.
+    values = models.JSONField(default=dict, blank=True)
+    # Per selected text: {"chain", "analysis": {...}} or {"chain", "error"}.
+    texts = models.JSONField(default=list, blank=True)
+    chrf_signature = models.CharField(max_length=200, blank=True)
+    cost = models.DecimalField(max_digits=16, decimal_places=8, default=0)
+    # Bumped on every (re)start, so a message of an earlier computation is stale.
+    round_index = models.PositiveIntegerField(default=0)
+    claimed_by = models.CharField(max_length=255, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "breaker statistics"
+
+    def __str__(self) -> str:
+        return f"statistics of breaker run {self.run_id}"
+
+    @property
+    def scope(self) -> str:
+        """The engine-ledger scope of the statistics' calls (booked apart from the run's)."""
+        return f"breaker_statistics:{self.pk}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE

@@ -343,7 +343,7 @@
         if (select) { e.preventDefault(); select.focus(); }
         return;
       }
-      if (e.key === "s" && has("score")) { e.preventDefault(); document.getElementById("score-input").focus(); }
+      if (e.key === "s" && has("score")) { e.preventDefault(); focusScore(); }
     });
     targetEl.addEventListener("mouseup", (event) => {
       const sel = window.getSelection();
@@ -376,6 +376,14 @@
   }
 
   // ----- ESA score -----------------------------------------------------------------------
+  // "s" jumps to the score with its value selected, so typed digits replace a restored draft
+  // score instead of being appended to it (30 then "45" read as 3045, clamped to 100).
+  function focusScore() {
+    const input = document.getElementById("score-input");
+    input.focus();
+    input.select();
+  }
+
   function setupScore() {
     const range = document.getElementById("score-range");
     const input = document.getElementById("score-input");
@@ -692,7 +700,7 @@
     if (e.key === "p" && data.previousUrl) { window.location.assign(data.previousUrl); }
     else if (e.key === "n" && data.nextUrl) { window.location.assign(data.nextUrl); }
     else if (e.key === "t" && targetEl) { e.preventDefault(); targetEl.focus(); }
-    else if (e.key === "s" && has("score")) { e.preventDefault(); document.getElementById("score-input").focus(); }
+    else if (e.key === "s" && has("score")) { e.preventDefault(); focusScore(); }
     else if (e.key === "w" && has("translation")) { e.preventDefault(); document.getElementById("translation-input").focus(); }
   });
 

@@ -324,3 +324,30 @@ def test_translation_task_in_the_browser(browser, live_server):
     page.close()
     answer = Annotation.objects.get(annotator=annotator).answer
     assert answer == {"translation": "Kočka seděla na rohožce.", "comment": ""}
+
+
+def test_s_then_digits_replace_a_restored_draft_score(browser, live_server):
+    # Regression: "s" focused the score without selecting it, so typing 45 after a draft of 30
+    # gave 3045, silently clamped to 100.
+    campaign = services.create_campaign(
+        "Browser rescore", "esa",
+        [{"doc_id": "d", "seg_id": 1, "source": "Good night.", "target": "Gute Nacht."}],
+    )  # fmt: skip
+    annotator = enrolled(campaign, "rescorer")
+    page = browser.new_page()
+    page.goto(f"{live_server.url}/accounts/login/?next=/annotation/campaigns/{campaign.pk}/next/")
+    page.fill("input[name=username]", "rescorer")
+    page.fill("input[name=password]", "correct horse battery")
+    page.click("button[type=submit]")
+    page.wait_for_selector("#target .g")
+    page.keyboard.press("s")
+    page.keyboard.type("30")
+    page.wait_for_selector("#save-status:has-text('Draft saved')")
+    page.reload()
+    page.wait_for_selector("#target .g")
+    assert page.input_value("#score-input") == "30"
+    page.keyboard.press("s")
+    page.keyboard.type("45")
+    page.wait_for_selector("#save-status:has-text('Draft saved')")
+    page.close()
+    assert Annotation.objects.get(annotator=annotator).draft["score"] == 45

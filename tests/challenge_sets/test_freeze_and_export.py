@@ -123,3 +123,23 @@ def test_nothing_to_freeze_is_refused():
     with pytest.raises(services.ChallengeSetError, match="nothing to freeze"):
         freeze_version(challenge_set)
     assert not challenge_set.versions.exists()
+
+
+def test_every_download_says_what_it_is(curator_client, curator):
+    # Regression: the ESA annotations (JSONL) were served as text/plain.
+    challenge_set, _ = validated_set()
+    freeze_version(challenge_set, user=curator)
+    types = {
+        fmt: curator_client.get(
+            reverse("challenge_sets:download", args=[challenge_set.pk, 1, fmt])
+        )["Content-Type"]
+        for fmt in exports.FORMATS
+    }
+    assert types == {
+        "jsonl": "application/jsonl; charset=utf-8",
+        "wmt-jsonl": "application/jsonl; charset=utf-8",
+        "sources": "text/plain; charset=utf-8",
+        "annotations": "application/jsonl; charset=utf-8",
+        "hf": "application/zip",
+        "manifest": "application/json; charset=utf-8",
+    }

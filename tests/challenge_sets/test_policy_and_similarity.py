@@ -25,6 +25,11 @@ def test_policy_defaults_round_trip_and_bad_values_are_named():
         ValidationPolicy.from_dict({"protocol": "choice", "rule": "difficulty_at_least"})
 
 
+def test_the_description_counts_annotators_in_words():
+    assert ValidationPolicy(overlap=1).describe().startswith("esa, 1 annotator, human difficulty")
+    assert ValidationPolicy(overlap=3).describe().startswith("esa, 3 annotators, ")
+
+
 def test_difficulty_rule_and_minimum_agreement():
     policy = ValidationPolicy(threshold=50, min_agreement=0.7)
     args = {"majority": None, "attested": "", "n_judgments": 2}

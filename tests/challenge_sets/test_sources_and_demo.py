@@ -12,8 +12,9 @@ from challenge_sets.sources import SourceError
 from difficulty.demo import load_demo as load_difficulty_demo
 from difficulty.models import DifficultyDataset
 from engines.demo import load_demo as load_engine_demo
+from search.breaker.demo import DEMO_COMPARISON, load_breaker_demo
 from search.demo import load_topic_demo
-from search.models import Pull, SearchRun
+from search.models import BreakerRun, Pull, SearchRun
 from search.runs.config import create_run
 from search.runs.demo import CORPUS_RUN, load_run_demo
 from search.runs.selectors import top_topics
@@ -45,6 +46,7 @@ def test_search_run_top_topics_with_engines_topic_path_and_scores(db, fake_opena
     pull = Pull.objects.get(pk=int(first.origin_ref.split(":")[-1]))
     assert first.translations == pull.translations and len(first.provenance["automatic_scores"])
     assert first.automatic_difficulty == pull.automatic_difficulty
+    assert first.provenance["run"]["difficulty_on_0_100"] is True
     # Chosen pulls: the same pull is not added twice; an unknown pull is refused, nothing written.
     again = services.add_items_from_source(challenge_set, "search_run",
                                            {"run": run.pk, "pulls": str(pull.pk)})  # fmt: skip
@@ -81,15 +83,29 @@ def test_demo_set_from_the_demo_runs_is_idempotent(db):
     load_engine_demo(out)
     load_topic_demo(out)
     load_run_demo(out)
+    load_breaker_demo(out)
     load_difficulty_demo(out)
     demo.load_demo(out)
     demo.load_demo(out)
     challenge_set = ChallengeSet.objects.get()
     items = ChallengeItem.objects.filter(challenge_set=challenge_set)
     origins = set(items.values_list("origin", flat=True))
-    assert {"search_run", "difficulty_dataset"} <= origins
+    assert {"search_run", "difficulty_dataset", "breaker_run"} <= origins
     corpus = SearchRun.objects.get(name=CORPUS_RUN)
     assert items.filter(origin_ref__startswith=f"run:{corpus.pk}:").count() == 4
+    # Regression: the rarity heuristic only ranks texts; its scores (about −0.004) were shown
+    # as automatic difficulty 0.0 on the set's 0–100 scale. They stay in the provenance only.
+    for item in items.filter(origin_ref__startswith=f"run:{corpus.pk}:"):
+        assert item.automatic_difficulty is None
+        assert item.provenance["run"]["difficulty_on_0_100"] is False
+        assert isinstance(item.provenance["pull"]["automatic_difficulty"], float)
+    # The two hardest selected texts of each method of the demo comparison.
+    assert items.filter(origin="breaker_run").count() == 2 * 8
+    for run in BreakerRun.objects.filter(comparison=DEMO_COMPARISON):
+        hardest = sorted(run.chains.all(), key=lambda c: (c.selected_quality, c.index))[:2]
+        refs = {f"breaker:{run.pk}:chain:{c.index}" for c in hardest}
+        assert set(items.filter(origin="breaker_run", provenance__run__id=run.pk)
+                   .values_list("origin_ref", flat=True)) == refs  # fmt: skip
     # Whatever has translations went to an ESA campaign annotators can open.
     if challenge_set.campaign_id:
         assert items.filter(validation="sent").exists()

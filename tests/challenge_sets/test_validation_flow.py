@@ -7,6 +7,7 @@ difficulty, agreement and proposal whether they score every translation 0 or 100
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from annotation import services as annotation_services
 from annotation.models import Item
@@ -93,3 +94,18 @@ def test_decisions_need_reasons_and_are_logged_one_by_one():
         (ids[1], "pending", "rejected", "too easy"),
         (ids[2], "pending", "accepted", ""),
     ]
+
+
+def test_the_set_page_leads_to_the_campaigns_sign_up_link(curator_client):
+    # Regression: the set linked only the live dashboard, which does not show the sign-up link.
+    challenge_set = make_set(rows=ROWS[:1])
+    page = curator_client.get(reverse("challenge_sets:set_detail", args=[challenge_set.pk]))
+    assert "not sent yet" in page.content.decode()
+    validation.send_for_validation(challenge_set)
+    html = curator_client.get(
+        reverse("challenge_sets:set_detail", args=[challenge_set.pk])
+    ).content.decode()
+    campaign_page = reverse("annotation:campaign_detail", args=[challenge_set.campaign_id])
+    assert f'href="{campaign_page}"' in html
+    signup = curator_client.get(campaign_page).content.decode()
+    assert reverse("annotation:signup", args=[challenge_set.campaign.slug]) in signup

@@ -1,4 +1,5 @@
-"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions protocol.
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions and embeddings
+protocols.
 
 For tests (any app's) and the engine benchmark: engines are exercised over real sockets, with
 scripted answers, delays, error statuses, dropped connections and malformed bodies.
@@ -16,7 +17,9 @@ Use it as a context manager or through the ``fake_openai`` fixture (``tests/engi
 
 Scripted replies (``push``) are served first, in order; after that every request is answered by
 ``responder(body) -> Reply`` (default :func:`auto_reply`, which answers our translation, QE and
-judge prompts deterministically). ``latency`` delays every answer. ``requests`` records each
+judge prompts deterministically); ``POST /v1/embeddings`` is answered by ``embedder(body)``
+(default :func:`auto_embeddings`: a deterministic vector per input). ``latency`` delays every
+answer. ``requests`` records each
 request's JSON body and headers; ``max_in_flight`` is the most requests handled at once.
 """
 
@@ -32,7 +35,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeOpenAI", "RecordedRequest", "Reply", "auto_reply"]
+__all__ = ["FakeOpenAI", "RecordedRequest", "Reply", "auto_embeddings", "auto_reply"]
 
 
 @dataclass
@@ -64,6 +67,19 @@ class Reply:
     def error(cls, status: int, message: str = "scripted error", **kwargs: Any) -> Reply:
         body = json.dumps({"error": {"message": message, "type": "test"}}).encode()
         return cls(None, status=status, raw=body, **kwargs)
+
+    @classmethod
+    def embeddings(cls, vectors: list[list[float]], tokens_in: int = 7, **kwargs: Any) -> Reply:
+        """An ``/embeddings`` answer (``data`` in input order)."""
+        data = [
+            {"object": "embedding", "index": i, "embedding": vector}
+            for i, vector in enumerate(vectors)
+        ]
+        body = {
+            "object": "list", "data": data, "model": "test-embedder",
+            "usage": {"prompt_tokens": tokens_in, "total_tokens": tokens_in},
+        }  # fmt: skip
+        return cls(None, raw=json.dumps(body).encode(), **kwargs)
 
     def body(self, model: str) -> bytes:
         if self.raw is not None:
@@ -123,17 +139,32 @@ def auto_reply(body: dict[str, Any]) -> Reply:
     return Reply("OK")
 
 
+def auto_embeddings(body: dict[str, Any]) -> Reply:
+    """A 3-dimensional vector per input from its length and its vowels and spaces, so equal
+    inputs get equal vectors; usage counts one token per word."""
+    inputs = body.get("input")
+    inputs = [inputs] if isinstance(inputs, str) else list(inputs or [])
+    vectors = [
+        [float(len(text)), float(sum(c in "aeiou" for c in text)), float(text.count(" ") + 1)]
+        for text in inputs
+    ]
+    return Reply.embeddings(vectors, tokens_in=sum(len(str(t).split()) for t in inputs))
+
+
 class FakeOpenAI:
-    """A threaded HTTP server on 127.0.0.1 (a free port) answering ``POST /v1/chat/completions``."""
+    """A threaded HTTP server on 127.0.0.1 (a free port) answering ``POST /v1/chat/completions``
+    and ``POST /v1/embeddings``."""
 
     def __init__(
         self,
         responder: Callable[[dict[str, Any]], Reply] = auto_reply,
         *,
+        embedder: Callable[[dict[str, Any]], Reply] = auto_embeddings,
         latency: float = 0.0,
         record: bool = True,
     ) -> None:
         self.responder = responder
+        self.embedder = embedder
         self.latency = latency
         self.record = record
         self.requests: list[RecordedRequest] = []
@@ -223,9 +254,11 @@ class FakeOpenAI:
                     )
             with self._lock:
                 scripted = self._script.popleft() if self._script else None
-            reply = scripted or (
-                self.responder(body) if handler.path.endswith("/chat/completions") else None
-            )
+            reply = scripted
+            if reply is None and handler.path.endswith("/chat/completions"):
+                reply = self.responder(body)
+            elif reply is None and handler.path.endswith("/embeddings"):
+                reply = self.embedder(body)
             if reply is None:
                 reply = Reply.error(404, f"no route {handler.path}")
             if self.latency or reply.delay:

@@ -73,3 +73,10 @@ def test_fragile_mt_params_are_validated(db):
             {"name": "bad", "kind": "fragile_mt", "capabilities": ["translate"],
              "params": {"fails_on": ["gender"]}}
         )  # fmt: skip
+
+
+def test_the_translator_knows_czech_and_german_and_copies_other_languages():
+    source = "We walk to the old house."
+    assert world.fragile_translate(source, "cs", fails_on=[]) == "my jít do starý dům."
+    assert world.fragile_translate(source, "de", fails_on=[]) == "wir gehen zu die alt Haus."
+    assert world.fragile_translate(source, "zh", fails_on=[]) == "we walk to the old house."

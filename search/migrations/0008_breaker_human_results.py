@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("annotation", "0002_campaign_protocol_registry"),
-        ("search", "0005_breaker_runs"),
+        ("search", "0007_breaker_statistics"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

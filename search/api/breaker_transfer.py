@@ -1,0 +1,179 @@
+"""REST API for transfers of MT-breaker texts (seed 001 §3.3–3.5): create, list, retrieve (with
+the matrix), per-text results, cancel and exports. Staff only, like breaker runs; a refused
+configuration is a 400 with ``errors`` keyed by field, and nothing is written."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse, StreamingHttpResponse
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from search.api.breaker import ConfigErrorSerializer, ControlErrorSerializer
+from search.breaker.config import BreakerConfigError
+from search.breaker.services import RunStateError
+from search.breaker.transfer_config import create_transfer
+from search.breaker.transfer_selectors import (
+    csv_response,
+    jsonl_response,
+    matrix,
+    result_record,
+    result_rows,
+    transfer_for_user,
+    transfers_for_user,
+)
+from search.breaker.transfer_services import cancel_transfer
+from search.models import BreakerTransfer
+
+
+class BreakerTransferSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(
+        read_only=True, help_text=f"One of: {', '.join(BreakerTransfer.Status.values)}."
+    )
+    runs: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(
+        many=True, read_only=True
+    )
+    progress = serializers.FloatField(read_only=True)
+    cost = serializers.FloatField(read_only=True)
+    budget_money = serializers.FloatField(read_only=True, allow_null=True)
+    links = serializers.SerializerMethodField()
+
+    class Meta:
+        model = BreakerTransfer
+        fields = [
+            "id", "name", "status", "error", "runs", "translators", "languages", "qe_engines",
+            "budget_money", "round_index", "items_done", "items_total", "progress", "cost",
+            "created_at", "started_at", "finished_at", "links",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_links(self, transfer: BreakerTransfer) -> dict[str, str]:
+        request = self.context["request"]
+        names = {
+            "page": "search:breaker_transfer",
+            "results": "breaker-transfer-results",
+            "csv": "search:breaker_transfer_csv",
+            "jsonl": "search:breaker_transfer_jsonl",
+        }
+        return {
+            key: request.build_absolute_uri(reverse(name, args=[transfer.pk]))
+            for key, name in names.items()
+        }
+
+
+class BreakerTransferDetailSerializer(BreakerTransferSerializer):
+    matrix = serializers.SerializerMethodField(
+        help_text="Rows: runs; cells per (translator, language): mean quality 0–100 (mean over "
+        "the QE engines; lower = harder), texts scored, errors, own target, lowest in column."
+    )
+
+    class Meta(BreakerTransferSerializer.Meta):
+        fields = [*BreakerTransferSerializer.Meta.fields, "matrix"]
+        read_only_fields = fields
+
+    def get_matrix(self, transfer: BreakerTransfer) -> dict:
+        table = matrix(transfer)
+        columns = [{"translator": t, "language": lang} for t, lang in table.columns]
+        return {"columns": columns, "rows": [_row(row) for row in table.rows]}
+
+
+def _row(row) -> dict:
+    cells = [
+        {"mean_quality": c.mean, "texts": c.texts, "errors": c.errors, "own_target": c.own,
+         "lowest_in_column": c.lowest}
+        for c in row.cells
+    ]  # fmt: skip
+    return {"run": row.run.pk, "name": row.run.name, "method": row.run.method, "cells": cells}
+
+
+class TransferConfigSerializer(serializers.Serializer):
+    """A transfer's configuration (documented here; validated by
+    ``search.breaker.transfer_config``)."""
+
+    name = serializers.CharField()
+    runs = serializers.ListField(child=serializers.IntegerField(), required=False)
+    comparison = serializers.CharField(required=False, help_text="All runs of a comparison.")
+    translators = serializers.ListField(child=serializers.CharField())
+    languages = serializers.ListField(child=serializers.CharField())
+    qe = serializers.ListField(child=serializers.CharField())
+    budget_money = serializers.FloatField(required=False)
+
+
+class BreakerTransferViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """Transfers of MT-breaker texts to other translators and languages (staff only)."""
+
+    permission_classes = [IsAdminUser]
+    queryset = BreakerTransfer.objects.none()  # for the schema; requests use get_queryset
+
+    def get_queryset(self):
+        return transfers_for_user(self.request.user).prefetch_related("runs")
+
+    def get_object(self) -> BreakerTransfer:
+        return transfer_for_user(self.request.user, self.kwargs["pk"])
+
+    def get_serializer_class(self):
+        return (
+            BreakerTransferSerializer if self.action == "list" else BreakerTransferDetailSerializer
+        )
+
+    def get_parsers(self):
+        return [JSONParser()]
+
+    def _data(self, transfer: BreakerTransfer) -> dict:
+        context = self.get_serializer_context()
+        return BreakerTransferDetailSerializer(transfer, context=context).data
+
+    @extend_schema(
+        request=TransferConfigSerializer,
+        responses={201: BreakerTransferDetailSerializer, 400: ConfigErrorSerializer},
+    )
+    def create(self, request: Request) -> Response:
+        """Start a transfer of finished runs' selected texts."""
+        try:
+            transfer = create_transfer(request.data, created_by=request.user)
+        except BreakerConfigError as exc:
+            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(self._data(transfer), status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: BreakerTransferDetailSerializer,
+            409: OpenApiResponse(ControlErrorSerializer, description="the transfer is over"),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk=None) -> Response:
+        try:
+            transfer = cancel_transfer(self.get_object())
+        except RunStateError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(self._data(transfer))
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"])
+    def results(self, request: Request, pk=None) -> Response:
+        """Every translation with its QE scores (paginated), in the matrix's order."""
+        page = self.paginate_queryset(result_rows(self.get_object()))
+        assert page is not None  # pagination is always on
+        return self.get_paginated_response([result_record(r) for r in page])
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"], url_path="matrix-csv", url_name="matrix-csv")
+    def matrix_csv(self, request: Request, pk=None) -> HttpResponse:
+        """The matrix in long form: one CSV line per (run, translator, language)."""
+        return csv_response(self.get_object())
+
+    @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"])
+    def export(self, request: Request, pk=None) -> StreamingHttpResponse:
+        """Every translation as JSON Lines."""
+        return jsonl_response(self.get_object())

@@ -1,0 +1,362 @@
+"""Data-quality statistics of a breaker run's selected texts (seed 001 §3.2, Table 2; ADR 0015).
+
+A one-round job on the round kernel, like a breaker round (ADR 0010):
+
+1. :func:`start_statistics` validates the engines, (re)sets the run's statistics row to queued
+   with a new round index and queues the round on commit;
+2. :func:`compute_statistics` claims the row with a lease, reads the selected texts and, outside
+   any transaction, embeds them, asks the analyst for each text's source analysis (bounded
+   re-asks; a text that fails is recorded with its reason, the others go on), scores the
+   source-only difficulty if configured, and computes the pure statistics
+   (``search.breaker.statistics``);
+3. in one transaction guarded by the claim it writes the values, the per-text analyses, the
+   chrF signature and the cost booked under the statistics' own ledger scope, and releases.
+
+A worker killed in 2 leaves the row claimed; the sweep re-queues it when the lease runs out and
+the round is answered from the engines' cache, so nothing is paid twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+from statistics import fmean
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+import rounds
+from engines.interfaces import EngineError
+from engines.models import Engine
+from engines.prompts import language_name
+from engines.registry import chat_model_for, difficulty_estimator_for, embedder_for
+from engines.selectors import cost_by_scope
+from search.breaker.analysis import analysis_prompt, parse_analysis, reask
+from search.breaker.parsing import ParseFailure
+from search.breaker.services import RunStateError
+from search.breaker.statistics import (
+    Analysis,
+    aggregate_analyses,
+    chrf_diversity,
+    embedding_diversity,
+    word_statistics,
+)
+from search.breaker.stepping import isolated
+from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
+
+__all__ = [
+    "COMPUTE_TASK",
+    "StatisticsConfigError",
+    "analyse_texts",
+    "compute_statistics",
+    "enqueue_statistics",
+    "recover_statistics",
+    "start_statistics",
+    "statistics_in_foreground",
+]
+
+logger = logging.getLogger(__name__)
+COMPUTE_TASK = "search.compute_breaker_statistics"
+Status = rounds.Status
+# Roles an engine plays here: (form/API field, capability, what the error calls it).
+ROLES = {
+    "embedder": ("embed", "an embeddings model"),
+    "analyst": ("chat", "a chat model"),
+    "difficulty": ("difficulty", "a difficulty estimator"),
+}
+
+
+class StatisticsConfigError(ValueError):
+    """Refused input; ``errors`` maps each field to what is wrong with it."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+        self.errors = errors
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
+
+
+def enqueue_statistics(stats_id: int, round_index: int, *, countdown: float | None = None) -> None:
+    rounds.enqueue(
+        COMPUTE_TASK, (stats_id, round_index), queue=settings.CELERY_SLOW_QUEUE, countdown=countdown
+    )
+
+
+# --- Start ------------------------------------------------------------------------------------
+
+
+def _engine(errors: dict[str, str], field_name: str, name: str | None) -> Engine | None:
+    if not name:
+        if field_name != "difficulty":
+            errors[field_name] = "required: the name of an engine"
+        return None
+    capability, role = ROLES[field_name]
+    engine = Engine.objects.filter(name=name).first()
+    if engine is None:
+        errors[field_name] = f"there is no engine named {name!r}"
+    elif not engine.enabled:
+        errors[field_name] = f"engine {name} is disabled"
+    elif not engine.has_capability(capability):
+        errors[field_name] = f"engine {name} is not configured as {role}"
+    return engine
+
+
+def start_statistics(
+    run: BreakerRun,
+    *,
+    embedder: str | None,
+    analyst: str | None,
+    difficulty: str | None = None,
+    requested_by: Any = None,
+    enqueue: bool = True,
+) -> BreakerStatistics:
+    """Queue (or re-queue) the statistics of ``run``'s selected texts with these engines."""
+    errors: dict[str, str] = {}
+    wanted = {"embedder": embedder, "analyst": analyst, "difficulty": difficulty}
+    engines = {name: _engine(errors, name, value) for name, value in wanted.items()}
+    if errors:
+        raise StatisticsConfigError(errors)
+    with transaction.atomic():
+        locked = BreakerRun.objects.select_for_update().get(pk=run.pk)
+        if (
+            locked.status != BreakerRun.Status.FINISHED
+            and locked.status != BreakerRun.Status.CANCELLED
+        ):
+            raise RunStateError(
+                f"a {locked.get_status_display().lower()} run has no final texts yet; "
+                "statistics are computed once it has finished"
+            )
+        selected = BreakerChain.objects.filter(run=run).exclude(selected_text="").count()
+        if selected < 2:
+            raise RunStateError(
+                f"statistics need at least two selected texts (the run has {selected})"
+            )
+        stats, created = BreakerStatistics.objects.get_or_create(run=locked)
+        if stats.is_active and not created:
+            raise RunStateError("the statistics of this run are being computed")
+        stats.embedder, stats.analyst = engines["embedder"], engines["analyst"]
+        stats.difficulty_engine = engines["difficulty"]
+        stats.max_parse_attempts = locked.max_parse_attempts
+        stats.status, stats.error = BreakerStatistics.Status.QUEUED, ""
+        stats.round_index += 1
+        stats.requested_by = requested_by if getattr(requested_by, "pk", None) else None
+        stats.finished_at = None
+        stats.save()
+        if enqueue:
+            enqueue_statistics(stats.pk, stats.round_index)
+    return stats
+
+
+# --- The round ----------------------------------------------------------------------------------
+
+
+def analyse_texts(
+    stats: BreakerStatistics, texts: list[str], tgt_lang: str
+) -> list[Analysis | str]:
+    """Each text's analysis, or the reason it has none (seed 001 App. B, bounded re-asks)."""
+    assert stats.analyst is not None
+    chat = chat_model_for(stats.analyst, scope=stats.scope)
+    chats = {i: analysis_prompt(text, language_name(tgt_lang)) for i, text in enumerate(texts)}
+    results: dict[int, Analysis | str] = {}
+    reasons: dict[int, str] = {}
+    last: dict[int, str] = {}
+    for _attempt in range(stats.max_parse_attempts):
+        ids = list(chats)
+        if not ids:
+            break
+        answers = isolated(chat.complete_many, [chats[i] for i in ids])
+        for i, answer in zip(ids, answers, strict=True):
+            if isinstance(answer, EngineError):
+                results[i] = f"the analyst failed: {answer.message}"
+                del chats[i]
+                continue
+            try:
+                results[i] = parse_analysis(answer.text)
+            except ParseFailure as failure:
+                reasons[i], last[i] = failure.reason, answer.text
+                chats[i] = [*chats[i], {"role": "assistant", "content": answer.text},
+                            {"role": "user", "content": reask(failure.reason)}]  # fmt: skip
+                continue
+            del chats[i]
+    for i in chats:
+        results[i] = (
+            f"no usable analysis after {stats.max_parse_attempts} answers ({reasons[i]}); "
+            f"last answer: {last[i][:200]!r}"
+        )
+    return [results[i] for i in range(len(texts))]
+
+
+def _qe_of_selected(run: BreakerRun) -> dict[str, float]:
+    """Mean score of each QE engine over the selected steps (and every target)."""
+    scores: dict[str, list[float]] = defaultdict(list)
+    steps = BreakerStep.objects.filter(chain__run=run, index=F("chain__selected_step"))
+    for qe in steps.values_list("qe", flat=True):
+        for per_engine in qe.values():
+            for name, value in per_engine.items():
+                scores[name].append(float(value))
+    return {name: fmean(values) for name, values in sorted(scores.items())}
+
+
+@dataclass
+class _Computed:
+    values: dict[str, Any] = field(default_factory=dict)
+    texts: list[dict[str, Any]] = field(default_factory=list)
+    signature: str = ""
+    warning: str = ""
+
+
+def _compute(stats: BreakerStatistics, run: BreakerRun) -> _Computed:
+    chains = list(
+        BreakerChain.objects.filter(run=run).exclude(selected_text="").order_by("index")
+        .values_list("index", "selected_text", "selected_quality")
+    )  # fmt: skip
+    if len(chains) < 2:
+        raise EngineError(
+            f"statistics need at least two selected texts (found {len(chains)})", True
+        )
+    texts = [text for _, text, _ in chains]
+    out = _Computed()
+    out.values = {"texts": len(texts), **word_statistics(texts)}
+    assert stats.embedder is not None
+    vectors = np.asarray(embedder_for(stats.embedder, scope=stats.scope).embed(texts))
+    out.values["diversity_embd"] = embedding_diversity(vectors)
+    chrf = chrf_diversity(
+        texts, max_pairs=stats.chrf_max_pairs, rng=np.random.default_rng(run.seed)
+    )
+    out.values.update(diversity_chrf=chrf.value, chrf_pairs=chrf.pairs, chrf_sampled=chrf.sampled)
+    out.signature = chrf.signature
+    analyses = analyse_texts(stats, texts, run.tgt_lang)
+    good = [a for a in analyses if isinstance(a, Analysis)]
+    for (index, _, _), analysis in zip(chains, analyses, strict=True):
+        record: dict[str, Any] = (
+            {"analysis": analysis.as_dict()}
+            if isinstance(analysis, Analysis)
+            else {"error": analysis}
+        )
+        out.texts.append({"chain": index, **record})
+    out.values["analysed"] = len(good)
+    if good:
+        out.values.update(aggregate_analyses(good))
+    if len(good) < len(texts):
+        out.warning = (
+            f"{len(texts) - len(good)} of {len(texts)} texts have no analysis (see each text)"
+        )
+    qualities = [q for _, _, q in chains if q is not None]
+    out.values["quality"] = fmean(qualities) if qualities else None
+    out.values["qe"] = _qe_of_selected(run)
+    if stats.difficulty_engine is not None:
+        estimator = difficulty_estimator_for(stats.difficulty_engine, scope=stats.scope)
+        estimates = estimator.estimate(texts, run.src_lang, run.tgt_lang)
+        out.values["difficulty"] = {
+            "engine": stats.difficulty_engine.name,
+            "mean": fmean(float(v) for v in estimates),
+            "on_0_100_scale": bool(getattr(estimator, "on_0_100_scale", True)),
+        }
+    return out
+
+
+def _claim(stats_id: int, round_index: int, worker: str) -> bool:
+    rows = BreakerStatistics.objects.filter(
+        pk=stats_id, round_index=round_index, status__in=BreakerStatistics.ACTIVE
+    )
+    return rounds.claim(rows, worker, _lease(), status=BreakerStatistics.Status.RUNNING)
+
+
+def _unclaimed(stats_id: int, round_index: int) -> rounds.Outcome:
+    stats = BreakerStatistics.objects.filter(pk=stats_id).first()
+    done = stats is not None and stats.status == BreakerStatistics.Status.DONE
+    if stats is None or stats.round_index != round_index or done:
+        return rounds.Outcome(Status.STALE)
+    if stats.is_active and stats.claimed_by:
+        return rounds.Outcome(
+            Status.BUSY, retry_in=rounds.retry_after_lease(stats.lease_expires_at)
+        )
+    return rounds.Outcome(Status.STOPPED)
+
+
+def _fail(stats_id: int, worker: str, message: str) -> None:
+    rounds.release(
+        BreakerStatistics.objects.filter(pk=stats_id), worker,
+        status=BreakerStatistics.Status.FAILED, error=message[:5000], finished_at=timezone.now(),
+    )  # fmt: skip
+
+
+def compute_statistics(
+    stats_id: int,
+    round_index: int,
+    *,
+    worker: str,
+    interrupts: tuple[type[BaseException], ...] = (),
+) -> rounds.Outcome:
+    """The statistics round (see the module docstring)."""
+    if not _claim(stats_id, round_index, worker):
+        return _unclaimed(stats_id, round_index)
+    stats = BreakerStatistics.objects.select_related(
+        "run", "embedder", "analyst", "difficulty_engine"
+    ).get(pk=stats_id)
+    rows = BreakerStatistics.objects.filter(pk=stats_id)
+    try:
+        computed = _compute(stats, stats.run)
+    except interrupts:
+        rounds.release(rows, worker)
+        raise
+    except EngineError as exc:
+        if not exc.permanent:
+            rounds.release(rows, worker)
+            logger.warning("breaker statistics %s: transient engine error: %s", stats_id, exc)
+            return rounds.Outcome(Status.RETRY, retry_in=30.0)
+        _fail(stats_id, worker, str(exc))
+        return rounds.Outcome(Status.STOPPED)
+    except Exception as exc:
+        logger.exception("breaker statistics %s failed", stats_id)
+        _fail(stats_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        return rounds.Outcome(Status.STOPPED)
+    with transaction.atomic():
+        locked = BreakerStatistics.objects.select_for_update().get(pk=stats_id)
+        if locked.claimed_by != worker or locked.round_index != round_index:
+            return rounds.Outcome(Status.STALE)
+        locked.values, locked.texts = computed.values, computed.texts
+        locked.chrf_signature, locked.error = computed.signature, computed.warning
+        locked.cost = cost_by_scope(locked.scope)["cost"]
+        locked.status, locked.finished_at = BreakerStatistics.Status.DONE, timezone.now()
+        locked.claimed_by, locked.lease_expires_at = "", None
+        locked.save()
+    return rounds.Outcome(Status.DONE)
+
+
+# --- Recovery and the foreground loop --------------------------------------------------------
+
+
+def recover_statistics(dead_worker_prefix: str | None = None) -> list[int]:
+    return rounds.requeue_stalled(
+        BreakerStatistics.objects.filter(status__in=BreakerStatistics.ACTIVE),
+        _lease(),
+        enqueue_statistics,
+        dead_worker_prefix=dead_worker_prefix,
+        fields=("pk", "round_index"),
+    )
+
+
+def statistics_in_foreground(stats_id: int, *, worker: str | None = None) -> BreakerStatistics:
+    """The statistics round in this process (retrying transient errors) until it ends."""
+    worker = worker or rounds.foreground_worker()
+
+    def advance() -> rounds.Outcome:
+        round_index = BreakerStatistics.objects.values_list("round_index", flat=True).get(
+            pk=stats_id
+        )
+        return compute_statistics(stats_id, round_index, worker=worker)
+
+    try:
+        rounds.run_in_foreground(advance)
+    except rounds.Busy:
+        raise RunStateError("the statistics are being computed by a worker; try later") from None
+    return BreakerStatistics.objects.get(pk=stats_id)

@@ -1,0 +1,287 @@
+"""A transfer's lifecycle on the round kernel (ADR 0010, 0016): rounds, cancel, recovery and the
+foreground loop.
+
+A round (:func:`advance_transfer`):
+
+1. claim the transfer with a lease (a conditional UPDATE on status, round index and lease);
+2. take the next ``BREAKER_TRANSFER_ROUND_ITEMS`` missing (text, translator, language) results,
+   translate them (one batch per translator, language and source language) and score each
+   translation with every QE engine (one batch per engine) — engine calls outside any
+   transaction, through the engines call path (concurrent within each engine's limit, cached,
+   booked in the ledger under the transfer's scope as each answer lands);
+3. in one transaction guarded by the claim: write the results, the counters and the cost,
+   advance the round index, release the claim, and finish when nothing is missing.
+
+A worker killed in 1–2 leaves nothing written; the round is re-run (redelivery or the shared
+sweep once the lease expired), asks the same questions and is answered from the cache; the
+claim and ``transfer_result_unique_cell`` keep any result from being written twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+from functools import partial
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+import rounds
+from engines.interfaces import EngineError
+from engines.registry import quality_estimator_for, translator_for
+from engines.selectors import cost_by_scope
+from search.breaker.services import RunStateError
+from search.breaker.stepping import isolated
+from search.models import BreakerChain, BreakerTransfer, TransferResult
+
+__all__ = [
+    "ADVANCE_TASK",
+    "advance_transfer",
+    "cancel_transfer",
+    "enqueue_round",
+    "pending_items",
+    "recover_transfers",
+    "run_in_foreground",
+]
+
+logger = logging.getLogger(__name__)
+ADVANCE_TASK = "search.advance_breaker_transfer"
+Status = rounds.Status
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
+
+
+def _round_items() -> int:
+    return int(getattr(settings, "BREAKER_TRANSFER_ROUND_ITEMS", 400))
+
+
+def enqueue_round(transfer_id: int, round_index: int, *, countdown: float | None = None) -> None:
+    """Queue round ``round_index`` of a transfer once the current transaction commits."""
+    rounds.enqueue(
+        ADVANCE_TASK,
+        (transfer_id, round_index),
+        queue=settings.CELERY_SLOW_QUEUE,
+        countdown=countdown,
+    )
+
+
+@dataclass
+class Item:
+    """One result to compute: a selected text, a translator and a target language."""
+
+    chain_id: int
+    source: str
+    src_lang: str
+    translator: str
+    tgt_lang: str
+    translation: str = ""
+    qe: dict[str, float] = field(default_factory=dict)
+    error: str = ""
+
+
+def pending_items(transfer: BreakerTransfer) -> list[Item]:
+    """Every result the transfer still lacks, in the matrix's order (language, translator,
+    run, chain), so a round fills whole columns before starting the next."""
+    chains = list(
+        BreakerChain.objects.filter(run__in=transfer.runs.all())
+        .exclude(selected_text="")
+        .order_by("run_id", "index")
+        .values_list("pk", "selected_text", "run__src_lang")
+    )
+    done = set(
+        TransferResult.objects.filter(transfer=transfer).values_list(
+            "chain_id", "translator", "tgt_lang"
+        )
+    )
+    return [
+        Item(chain_id, text, src_lang, translator, lang)
+        for lang in transfer.languages
+        for translator in transfer.translators
+        for chain_id, text, src_lang in chains
+        if (chain_id, translator, lang) not in done
+    ]
+
+
+def _translate(transfer: BreakerTransfer, items: list[Item]) -> None:
+    batches: dict[tuple[str, str, str], list[Item]] = defaultdict(list)
+    for item in items:
+        batches[(item.translator, item.src_lang, item.tgt_lang)].append(item)
+    for (name, src, tgt), batch in batches.items():
+        translator = translator_for(name, scope=transfer.scope)
+        call = partial(translator.translate, src_lang=src, tgt_lang=tgt)
+        for item, output in zip(batch, isolated(call, [i.source for i in batch]), strict=True):
+            if isinstance(output, EngineError):
+                item.error = f"{name} failed: {output.message}"
+            else:
+                item.translation = str(output)
+
+
+def _score(transfer: BreakerTransfer, items: list[Item]) -> None:
+    for name in transfer.qe_engines:
+        batches: dict[tuple[str, str], list[Item]] = defaultdict(list)
+        for item in items:
+            if not item.error:
+                batches[(item.src_lang, item.tgt_lang)].append(item)
+        estimator = quality_estimator_for(name, scope=transfer.scope)
+        for (src, tgt), batch in batches.items():
+            call = partial(estimator.score, src_lang=src, tgt_lang=tgt)
+            pairs = [(i.source, i.translation) for i in batch]
+            for item, score in zip(batch, isolated(call, pairs), strict=True):
+                if isinstance(score, EngineError):
+                    item.error = f"QE {name} failed: {score.message}"
+                else:
+                    item.qe[name] = float(score)
+
+
+def _result(transfer: BreakerTransfer, item: Item) -> TransferResult:
+    ok = not item.error
+    return TransferResult(
+        transfer=transfer,
+        chain_id=item.chain_id,
+        translator=item.translator,
+        tgt_lang=item.tgt_lang,
+        source=item.source,
+        translation=item.translation,
+        qe=item.qe if ok else {},
+        # Mean over the QE engines, as for the breaker runs' steps (seed 001 §3).
+        quality=sum(item.qe.values()) / len(item.qe) if ok else None,
+        error=item.error[:5000],
+    )
+
+
+def _claim(transfer_id: int, round_index: int, worker: str) -> bool:
+    rows = BreakerTransfer.objects.filter(
+        pk=transfer_id, round_index=round_index, status__in=BreakerTransfer.ACTIVE
+    )
+    return rounds.claim(rows, worker, _lease(), status=BreakerTransfer.Status.RUNNING)
+
+
+def _unclaimed_outcome(transfer_id: int, round_index: int) -> rounds.Outcome:
+    transfer = BreakerTransfer.objects.filter(pk=transfer_id).first()
+    if transfer is None or transfer.round_index != round_index:
+        return rounds.Outcome(Status.STALE)
+    if transfer.status in BreakerTransfer.ACTIVE and transfer.claimed_by:
+        wait = rounds.retry_after_lease(transfer.lease_expires_at)
+        return rounds.Outcome(Status.BUSY, retry_in=wait)
+    return rounds.Outcome(Status.STOPPED)
+
+
+def advance_transfer(
+    transfer_id: int,
+    round_index: int,
+    *,
+    worker: str,
+    interrupts: tuple[type[BaseException], ...] = (),
+) -> rounds.Outcome:
+    """Run round ``round_index`` of a transfer (see the module docstring)."""
+    if not _claim(transfer_id, round_index, worker):
+        return _unclaimed_outcome(transfer_id, round_index)
+    transfer = BreakerTransfer.objects.get(pk=transfer_id)
+    items: list[Item] = []
+    try:
+        if not transfer.money_spent:
+            items = pending_items(transfer)[: _round_items()]
+            _translate(transfer, items)
+            _score(transfer, items)
+    except interrupts:
+        rounds.release(BreakerTransfer.objects.filter(pk=transfer_id), worker)
+        raise
+    except EngineError as exc:
+        if not exc.permanent:
+            rounds.release(BreakerTransfer.objects.filter(pk=transfer_id), worker)
+            logger.warning("transfer %s: transient engine error, retrying: %s", transfer_id, exc)
+            return rounds.Outcome(Status.RETRY, retry_in=30.0)
+        _fail(transfer_id, worker, str(exc))
+        return rounds.Outcome(Status.STOPPED)
+    except Exception as exc:
+        logger.exception("transfer %s failed", transfer_id)
+        _fail(transfer_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        return rounds.Outcome(Status.STOPPED)
+    return _commit(transfer_id, round_index, worker, items)
+
+
+def _commit(transfer_id: int, round_index: int, worker: str, items: list[Item]) -> rounds.Outcome:
+    with transaction.atomic():
+        transfer = BreakerTransfer.objects.select_for_update().get(pk=transfer_id)
+        if transfer.claimed_by != worker or transfer.round_index != round_index:
+            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
+        TransferResult.objects.bulk_create([_result(transfer, item) for item in items])
+        transfer.items_done = TransferResult.objects.filter(transfer=transfer).count()
+        transfer.round_index += 1
+        transfer.cost = cost_by_scope(transfer.scope)["cost"]
+        outcome = _next(transfer)
+        transfer.claimed_by, transfer.lease_expires_at = "", None
+        transfer.save()
+    return rounds.Outcome(outcome)
+
+
+def _next(transfer: BreakerTransfer) -> rounds.Status:
+    """What follows the round; sets the transfer's status accordingly."""
+    if transfer.status != BreakerTransfer.Status.RUNNING:
+        return Status.STOPPED  # cancelled during the round: stops at this boundary
+    missing = transfer.items_total - transfer.items_done
+    if missing and transfer.money_spent:
+        transfer.error = (
+            f"stopped: the budget of {transfer.budget_money} was spent ({transfer.cost:.4f}); "
+            f"{missing} translation(s) not made"
+        )
+    elif missing:
+        return Status.MORE
+    transfer.status = BreakerTransfer.Status.FINISHED
+    transfer.finished_at = timezone.now()
+    return Status.DONE
+
+
+def _fail(transfer_id: int, worker: str, message: str) -> None:
+    rounds.release(
+        BreakerTransfer.objects.filter(pk=transfer_id),
+        worker,
+        status=BreakerTransfer.Status.FAILED,
+        error=message[:5000],
+        finished_at=timezone.now(),
+    )
+
+
+def cancel_transfer(transfer: BreakerTransfer) -> BreakerTransfer:
+    """End the transfer for good; the round in flight still records what it paid for."""
+    now = timezone.now()
+    updated = BreakerTransfer.objects.filter(
+        pk=transfer.pk, status__in=BreakerTransfer.ACTIVE
+    ).update(status=BreakerTransfer.Status.CANCELLED, finished_at=now, updated_at=now)
+    if not updated:
+        state = transfer.get_status_display().lower()
+        raise RunStateError(f"a {state} transfer cannot be cancelled")
+    transfer.refresh_from_db()
+    return transfer
+
+
+def recover_transfers(dead_worker_prefix: str | None = None) -> list[int]:
+    """Queue the current round of transfers nobody works on (the sweep's part for them)."""
+    return rounds.requeue_stalled(
+        BreakerTransfer.objects.filter(status__in=BreakerTransfer.ACTIVE),
+        _lease(),
+        enqueue_round,
+        dead_worker_prefix=dead_worker_prefix,
+        fields=("pk", "round_index"),
+    )
+
+
+def run_in_foreground(transfer_id: int, *, worker: str | None = None) -> BreakerTransfer:
+    """Every round of a transfer in this process until it finishes or stops."""
+    worker = worker or rounds.foreground_worker()
+
+    def advance() -> rounds.Outcome:
+        rows = BreakerTransfer.objects.values_list("round_index", flat=True)
+        return advance_transfer(transfer_id, rows.get(pk=transfer_id), worker=worker)
+
+    try:
+        rounds.run_in_foreground(advance)
+    except rounds.Busy:
+        message = f"transfer {transfer_id} is being run by a worker; try again later"
+        raise RunStateError(message) from None
+    return BreakerTransfer.objects.get(pk=transfer_id)

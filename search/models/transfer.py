@@ -1,0 +1,103 @@
+"""Transfer of MT-breaker texts (seed 001 §3.3–3.5, Tables 3–5).
+
+A transfer takes the selected texts of one or several finished breaker runs (typically one
+comparison: one run per method or per target) and translates each with other translators into
+other target languages, scores every translation with QE engines, and keeps one result per
+(text, translator, language). The matrix the pages show (rows: runs; columns: translator ×
+language; cells: mean quality) is aggregated from the results when read.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from search.models.breaker import BreakerChain, BreakerRun
+from search.models.topics import _validate_string_list
+
+
+class BreakerTransfer(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        CANCELLED = "cancelled", "Cancelled"
+        FAILED = "failed", "Failed"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    name = models.CharField(max_length=200)
+    runs = models.ManyToManyField(BreakerRun, related_name="transfers")
+    # Engine names and language codes, in the order the matrix shows them.
+    translators = models.JSONField(default=list, validators=[_validate_string_list])
+    languages = models.JSONField(default=list, validators=[_validate_string_list])
+    qe_engines = models.JSONField(default=list, validators=[_validate_string_list])
+    budget_money = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)
+    round_index = models.PositiveIntegerField(default=0)
+    items_done = models.PositiveIntegerField(default=0)
+    items_total = models.PositiveIntegerField(default=0)
+    cost = models.DecimalField(max_digits=16, decimal_places=8, default=0)
+    claimed_by = models.CharField(max_length=255, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} (transfer #{self.pk})"
+
+    @property
+    def scope(self) -> str:
+        """The engine-ledger scope of every call this transfer makes."""
+        return f"breaker_transfer:{self.pk}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.FINISHED, self.Status.CANCELLED, self.Status.FAILED}
+
+    @property
+    def progress(self) -> float:
+        return min(1.0, self.items_done / self.items_total) if self.items_total else 1.0
+
+    @property
+    def money_spent(self) -> bool:
+        return self.budget_money is not None and self.cost >= self.budget_money
+
+
+class TransferResult(models.Model):
+    """One selected text translated by one translator into one language, scored by QE."""
+
+    transfer = models.ForeignKey(BreakerTransfer, on_delete=models.CASCADE, related_name="results")
+    chain = models.ForeignKey(BreakerChain, on_delete=models.CASCADE, related_name="+")
+    translator = models.CharField(max_length=100)
+    tgt_lang = models.CharField(max_length=16)
+    # The chain's selected text when it was translated (the export does not depend on the run).
+    source = models.TextField()
+    translation = models.TextField(blank=True)
+    qe = models.JSONField(default=dict, blank=True)  # {qe engine: score}
+    quality = models.FloatField(null=True, blank=True)  # mean over QE engines; null on error
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["transfer", "chain", "translator", "tgt_lang"]
+        constraints = [
+            # A re-run round never writes a result twice (crash safety rests on this).
+            models.UniqueConstraint(
+                fields=["transfer", "chain", "translator", "tgt_lang"],
+                name="transfer_result_unique_cell",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        cell = f"{self.translator}→{self.tgt_lang}"
+        return f"transfer {self.transfer_id} chain {self.chain_id} {cell}"
