@@ -25,7 +25,10 @@ Shapes:
   and, for choices, the item's pairwise agreement (share of annotator pairs giving the same
   answer; for multi-select the same set of options), all over the judgments of annotators who
   pass quality control (``selectors.item_results``); ``excluded`` maps the others to their
-  verdict (``fail`` or ``pending``).
+  verdict (``fail`` or ``pending``);
+* scored protocols that allow it (ESA, MQM, ESA+MQM) add ``non_scorable`` and
+  ``non_scorable_reason`` per annotation and ``n_non_scorable`` per item (a flagged answer has
+  no score and is left out of the means; the MQM TSV skips it).
 """
 
 from __future__ import annotations
@@ -127,7 +130,11 @@ def stream_export(
     if fmt == "jsonl":
         return (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     protocol = campaign.get_protocol()
-    columns = AGGREGATE_COLUMNS if aggregate else CSV_COLUMNS + protocol.extra_csv_columns
+    if aggregate:
+        flag = ("n_non_scorable",) if protocol.allows_non_scorable else ()
+        columns = AGGREGATE_COLUMNS + flag
+    else:
+        columns = CSV_COLUMNS + protocol.extra_csv_columns
     return _csv(rows, columns, protocol)
 
 
@@ -224,6 +231,8 @@ def _annotation_row(
         "annotator": annotation.annotator.pseudonym,
     }
     row |= protocol.annotation_columns(campaign, item, annotation)
+    if protocol.allows_non_scorable:
+        row |= protocols.non_scorable_columns(annotation.answer)
     row |= {
         "time_spent_seconds": round(annotation.time_spent_seconds, 3),
         "submitted_at": annotation.submitted_at.isoformat() if annotation.submitted_at else None,
@@ -252,6 +261,7 @@ def aggregate_rows(
     Built from ``selectors.item_results``, so the per-item export counts exactly what producers
     count: judgments of annotators who pass QC. ``excluded`` names the others with their verdict.
     """
+    protocol = campaign.get_protocol()
     for result in selectors.item_results(campaign, chunk_size=chunk_size):
         counted = result.counted
         scores = [j.score for j in counted if j.score is not None]
@@ -282,6 +292,8 @@ def aggregate_rows(
             "item_agreement": None,
         }
         row |= result.extra
+        if protocol.allows_non_scorable:
+            row["n_non_scorable"] = result.n_non_scorable
         row |= {
             "excluded": result.excluded,
             "origin": result.origin,
@@ -376,6 +388,8 @@ def _mqm_tsv(campaign: Campaign, chunk_size: int, narrow: _Narrowing) -> Iterato
         item = annotation.item
         base = [item.system, item.doc_id, numbers.get(item.doc_id, ""), item.seg_id,
                 annotation.annotator.pseudonym, item.source]  # fmt: skip
+        if protocols.is_non_scorable(annotation.answer):
+            continue  # not "No-error": nothing was judged (the JSONL/CSV exports carry the flag)
         spans = (annotation.answer or {}).get("spans", [])
         for fields in mqm.google_tsv_rows(base, item.target, spans):
             yield "\t".join(map(_tsv_field, fields)) + "\n"

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 
-from annotation import agreement, qc
+from annotation import agreement, protocols, qc
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 
 CONTEXT_SEGMENTS = 2
@@ -174,6 +174,11 @@ class Judgment:
     def counted(self) -> bool:
         return self.verdict == qc.PASS
 
+    @property
+    def non_scorable(self) -> bool:
+        """The annotator flagged the item non-scorable (its ``score`` is ``None``)."""
+        return protocols.is_non_scorable(self.answer)
+
 
 @dataclass(frozen=True)
 class ItemResult:
@@ -217,6 +222,8 @@ class ItemResult:
     question: str = ""
     choices: tuple[str, ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
+    n_non_scorable: int = 0
+    """Counted judgments that flag the item non-scorable (they have no score)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """The protocol's per-item export columns over the counted judgments (MQM mean, majority)."""
 
@@ -320,6 +327,7 @@ def _result(campaign: Campaign, protocol, item: Item, verdicts: dict[int, str]) 
         question=item.question,
         choices=tuple(item.choices),
         meta=item.meta,
+        n_non_scorable=sum(j.non_scorable for j in counted),
         extra=extra,
     )
 

@@ -459,7 +459,7 @@ def _answer_from_post(campaign: Campaign, post) -> dict:
         except json.JSONDecodeError:
             return {"__invalid__": True}
         return answer if isinstance(answer, dict) else {"__invalid__": True}
-    return campaign.get_protocol().answer_from_post(post)
+    return campaign.get_protocol().answer_from_form(post)
 
 
 def _item_context(request, item: Item, annotation: Annotation, annotator: Annotator) -> dict:
@@ -477,6 +477,8 @@ def _item_context(request, item: Item, annotation: Annotation, annotator: Annota
         "readonly": not campaign.is_open,
         "severities": campaign.severities(),
         "typology": scoring.typology_choices(),
+        "features": list(protocol.page_features),
+        "nonScorable": protocol.allows_non_scorable,
         "multiSelect": campaign.multi_select,
         "askConfidence": campaign.ask_confidence,
         "lowScore": ESA_LOW_SCORE,

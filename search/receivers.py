@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import rounds
 from annotation.signals import item_completed
+from search.breaker import humans as breaker_humans
 from search.breaker.data_quality import recover_statistics
 from search.breaker.services import recover_runs as recover_breaker_runs
 from search.breaker.transfer_services import recover_transfers
@@ -14,6 +15,7 @@ from search.topics.generation import recover_tree_generations
 
 def connect() -> None:
     item_completed.connect(on_item_completed, dispatch_uid="search.runs.human_loop")
+    item_completed.connect(breaker_humans.on_item_completed, dispatch_uid="search.breaker.humans")
     rounds.register(rounds.JobKind("search run", recover_runs))
     rounds.register(rounds.JobKind("topic tree generation", recover_tree_generations))
     rounds.register(rounds.JobKind("breaker run", recover_breaker_runs))

@@ -45,6 +45,26 @@ urlpatterns: list = [
         breaker_views.comparison_chart,
         name="breaker_comparison_chart",
     ),
+    path("breaker/comparison/send/", breaker_views.comparison_send, name="breaker_comparison_send"),
+    path(
+        "breaker/comparison/refresh-humans/",
+        breaker_views.comparison_refresh,
+        name="breaker_comparison_refresh",
+    ),
+    path(
+        "breaker/comparison/calibration/",
+        breaker_views.comparison_calibration,
+        name="breaker_comparison_calibration",
+    ),
+    path("breaker/<int:pk>/send/", breaker_views.run_send, name="breaker_send"),
+    path(
+        "breaker/<int:pk>/refresh-humans/",
+        breaker_views.run_refresh_humans,
+        name="breaker_refresh_humans",
+    ),
+    path(
+        "breaker/<int:pk>/calibration/", breaker_views.run_calibration, name="breaker_calibration"
+    ),
     path(
         "breaker/comparison/tradeoff.svg",
         breaker_views.comparison_tradeoff_chart,

@@ -95,7 +95,9 @@ class SubmitAnnotationSerializer(serializers.Serializer):
     item = serializers.IntegerField(help_text="id of an item you claimed (next-item)")
     answer = serializers.JSONField(
         help_text="the protocol's answer, see annotation/protocols/ (esa: spans + score; "
-        "mqm: spans with category/subcategory/severity or no_errors; choice: selected indices)"
+        "mqm: spans with category/subcategory/severity or no_errors; esa_mqm: mqm spans + "
+        "score; esa, mqm, esa_mqm: or non_scorable: true + non_scorable_reason; choice: "
+        "selected indices; translation: translation text)"
     )
     client_id = serializers.CharField(
         required=False,

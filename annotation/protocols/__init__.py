@@ -15,20 +15,31 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from annotation.protocols.base import AnswerContext, Cleaned, Protocol
+from annotation.protocols.base import (
+    NON_SCORABLE,
+    NON_SCORABLE_REASON,
+    AnswerContext,
+    Cleaned,
+    Protocol,
+    is_non_scorable,
+    non_scorable_columns,
+)
 from annotation.protocols.choice import CONFIDENCE_LEVELS, MAX_CHOICES, Choice
 from annotation.protocols.esa import ANCHORS as ESA_ANCHORS
 from annotation.protocols.esa import ESA
 from annotation.protocols.esa import LOW_SCORE as ESA_LOW_SCORE
 from annotation.protocols.esa import SEVERITIES as ESA_SEVERITIES
+from annotation.protocols.esa_mqm import ESAMQM
 from annotation.protocols.items import ITEM_FIELDS, KINDS, ItemError
 from annotation.protocols.mqm import MQM
 from annotation.protocols.spans import grapheme_boundary, span_errors, spans_overlap
+from annotation.protocols.translation import Translation
 
 __all__ = [
     "CONFIDENCE_LEVELS", "ESA_ANCHORS", "ESA_LOW_SCORE", "ESA_SEVERITIES", "ITEM_FIELDS",
-    "KINDS", "MAX_CHOICES", "AnswerContext", "ItemError", "Protocol", "UnknownProtocol",
-    "choices", "clean_answer", "get", "grapheme_boundary", "is_registered", "names",
+    "KINDS", "MAX_CHOICES", "NON_SCORABLE", "NON_SCORABLE_REASON", "AnswerContext",
+    "ItemError", "Protocol", "UnknownProtocol", "choices", "clean_answer", "get",
+    "grapheme_boundary", "is_non_scorable", "is_registered", "names", "non_scorable_columns",
     "normalize_item", "register", "span_errors", "spans_overlap", "unregister",
 ]  # fmt: skip
 
@@ -131,3 +142,5 @@ def clean_answer(
 register(ESA())
 register(MQM())
 register(Choice())
+register(ESAMQM())
+register(Translation())

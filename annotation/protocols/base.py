@@ -20,6 +20,22 @@ from annotation.protocols.items import ItemError
 Cleaned = tuple[dict[str, Any], list[str], list[str]]
 """(normalized answer, invalid values, what a submission still needs) — see ``clean_answer``."""
 
+NON_SCORABLE = "non_scorable"
+NON_SCORABLE_REASON = "non_scorable_reason"
+REASON_MAX_LENGTH = 500
+
+
+def is_non_scorable(answer: Mapping[str, Any] | None) -> bool:
+    """The annotator flagged the item as impossible to score (an untranslatable source...)."""
+    return answer is not None and answer.get(NON_SCORABLE) is True
+
+
+def non_scorable_columns(answer: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The flag's export columns of one annotation (present for every scored protocol)."""
+    flagged = is_non_scorable(answer)
+    reason = (answer or {}).get(NON_SCORABLE_REASON, "") if flagged else ""
+    return {NON_SCORABLE: flagged, NON_SCORABLE_REASON: reason}
+
 
 @dataclass(frozen=True)
 class AnswerContext:
@@ -56,6 +72,12 @@ class Protocol(ABC):
     """(button label, format, aggregate) of exports only this protocol offers."""
     extra_csv_columns: ClassVar[tuple[str, ...]] = ()
     """Per-annotation CSV columns after the shared ones (keys of :meth:`annotation_columns`)."""
+    allows_non_scorable: ClassVar[bool] = False
+    """Annotators may flag an item non-scorable (with a reason) instead of judging it; such an
+    answer has no score and counts in ``ItemResult.n_non_scorable``, not in the mean."""
+    page_features: ClassVar[tuple[str, ...]] = ()
+    """What the annotate page's script sets up: ``spans``, ``typology``, ``score``,
+    ``no_errors``, ``choice``, ``translation`` (the template holds the matching inputs)."""
 
     @property
     def template_name(self) -> str:
@@ -134,7 +156,27 @@ class Protocol(ABC):
         """
         if not isinstance(answer, Mapping):
             return {}, ["the answer must be a JSON object"], []
+        if self.allows_non_scorable and answer.get(NON_SCORABLE):
+            return self.clean_non_scorable(answer)
         return self.clean_answer(answer, context)
+
+    def clean_non_scorable(self, answer: Mapping[str, Any]) -> Cleaned:
+        """A flagged answer: no score or spans, but a short reason a person can read."""
+        errors: list[str] = []
+        missing: list[str] = []
+        if answer.get(NON_SCORABLE) is not True:
+            errors.append("non_scorable must be true or absent")
+        reason = answer.get(NON_SCORABLE_REASON) or ""
+        if not isinstance(reason, str):
+            errors.append("non_scorable_reason must be text")
+            reason = ""
+        reason = reason.strip()
+        if len(reason) > REASON_MAX_LENGTH:
+            errors.append(f"non_scorable_reason is longer than {REASON_MAX_LENGTH} characters")
+        elif not reason:
+            missing.append("say briefly why this item cannot be scored")
+        # "spans" stays a list: readers of span answers (exports, charts) need no special case.
+        return {"spans": [], NON_SCORABLE: True, NON_SCORABLE_REASON: reason}, errors, missing
 
     @abstractmethod
     def clean_answer(self, answer: Mapping[str, Any], context: AnswerContext) -> Cleaned:
@@ -143,6 +185,12 @@ class Protocol(ABC):
     @abstractmethod
     def answer_from_post(self, post: Any) -> dict[str, Any]:
         """The answer of the annotate page's plain form fields (a ``QueryDict``), no script."""
+
+    def answer_from_form(self, post: Any) -> dict[str, Any]:
+        """:meth:`answer_from_post`, or the non-scorable flag when its checkbox is ticked."""
+        if self.allows_non_scorable and post.get(NON_SCORABLE) == "on":
+            return {NON_SCORABLE: True, NON_SCORABLE_REASON: post.get(NON_SCORABLE_REASON, "")}
+        return self.answer_from_post(post)
 
     # --- scores ------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ of them, or ``{"selected": [...], "explanation"?}``, stored as ``{"selected": [o
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from annotation import agreement
 from annotation.protocols.base import AnswerContext, Cleaned, Protocol
@@ -29,6 +29,7 @@ class Choice(Protocol):
     label = "Choice (select options)"
     has_scores = False
     has_options = True
+    page_features: ClassVar[tuple[str, ...]] = ("choice",)
 
     # --- import ------------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ must be confirmed (the page asks).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from annotation.protocols.base import AnswerContext, Cleaned
 from annotation.protocols.items import as_int
@@ -25,27 +25,40 @@ class ESA(SpanProtocol):
     name = "esa"
     label = "ESA (error spans + 0–100 score)"
 
+    page_features: ClassVar[tuple[str, ...]] = ("spans", "score")
+
     def clean_answer(self, answer: Mapping[str, Any], context: AnswerContext) -> Cleaned:
         errors: list[str] = []
         missing: list[str] = []
         spans = self.clean_spans(answer.get("spans", []), context, errors, missing)
         cleaned: dict[str, Any] = {"spans": spans}
+        self.clean_score(answer, cleaned, errors, missing)
+        return cleaned, errors, missing
+
+    def clean_score(
+        self,
+        answer: Mapping[str, Any],
+        cleaned: dict[str, Any],
+        errors: list[str],
+        missing: list[str],
+    ) -> None:
+        """The 0–100 score (and its low-score confirmation) into ``cleaned``, in place; the
+        spans must already be in ``cleaned["spans"]``."""
         score = answer.get("score")
         if score is None or score == "":
             missing.append("give a 0–100 score")
             cleaned["score"] = None
-            return cleaned, errors, missing
+            return
         value = as_int(score)
         if value is None or not 0 <= value <= 100:
             errors.append("the score must be a whole number from 0 to 100")
             cleaned["score"] = None
-            return cleaned, errors, missing
+            return
         cleaned["score"] = value
         confirmed = bool(answer.get("confirmed_low_score"))
         cleaned["confirmed_low_score"] = confirmed
-        if value < LOW_SCORE and not spans and not confirmed:
+        if value < LOW_SCORE and not cleaned["spans"] and not confirmed:
             missing.append(f"confirm the score {value} although no error span is marked")
-        return cleaned, errors, missing
 
     def answer_from_post(self, post: Any) -> dict[str, Any]:
         score = post.get("score", "")
@@ -55,12 +68,14 @@ class ESA(SpanProtocol):
             "confirmed_low_score": post.get("confirmed_low_score") == "on",
         }
 
-    def submission_scores(
+    def answer_submission_scores(
         self, campaign: Any, answer: Mapping[str, Any]
     ) -> tuple[float | None, float | None]:
         return float(answer["score"]), None
 
-    def score(self, campaign: Any, answer: Mapping[str, Any], stored: float | None) -> float | None:
+    def answer_score(
+        self, campaign: Any, answer: Mapping[str, Any], stored: float | None
+    ) -> float | None:
         value = answer.get("score")
         return float(value) if value is not None else stored
 

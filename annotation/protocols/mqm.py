@@ -9,10 +9,10 @@ Answer: ``{"spans": [{"start", "end", "severity", "category", "subcategory", "mi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from annotation import scoring
-from annotation.protocols.base import AnswerContext, Cleaned
+from annotation.protocols.base import AnswerContext, Cleaned, is_non_scorable
 from annotation.protocols.segments import SpanProtocol, export_spans, mqm_label
 
 TSV_FORMAT = "mqm-tsv"
@@ -23,6 +23,7 @@ class MQM(SpanProtocol):
     label = "MQM (typed error spans)"
     uses_mqm_weights = True
     extra_export_formats = (("Google MQM (TSV)", TSV_FORMAT, False),)
+    page_features: ClassVar[tuple[str, ...]] = ("spans", "typology", "no_errors")
 
     def severities(self, campaign: Any) -> list[str]:
         if campaign.mqm_allow_critical:
@@ -74,22 +75,25 @@ class MQM(SpanProtocol):
     def answer_from_post(self, post: Any) -> dict[str, Any]:
         return {"spans": [], "no_errors": post.get("no_errors") == "on"}
 
-    def submission_scores(
+    def answer_submission_scores(
         self, campaign: Any, answer: Mapping[str, Any]
     ) -> tuple[float | None, float | None]:
         penalty = scoring.mqm_score(answer["spans"], campaign.weights())
         return scoring.mqm_to_100(penalty), penalty
 
-    def score(self, campaign: Any, answer: Mapping[str, Any], stored: float | None) -> float | None:
+    def answer_score(
+        self, campaign: Any, answer: Mapping[str, Any], stored: float | None
+    ) -> float | None:
         # Recomputed with the campaign's current weights: editing them re-scores the exports.
         return scoring.mqm_score_100(answer.get("spans", []), campaign.weights())
 
     def annotation_columns(self, campaign: Any, item: Any, annotation: Any) -> dict[str, Any]:
         answer = annotation.answer or {}
         spans = answer.get("spans", [])
+        penalty = None if is_non_scorable(answer) else scoring.mqm_score(spans, campaign.weights())
         return {
             "mqm_spans": export_spans(spans),
-            "mqm_score": scoring.mqm_score(spans, campaign.weights()),
+            "mqm_score": penalty,
             "no_errors": bool(answer.get("no_errors")),
             "score": self.score(campaign, answer, annotation.score),
         }
@@ -100,7 +104,10 @@ class MQM(SpanProtocol):
         if not annotations:
             return {}
         weights = campaign.weights()
-        penalties = [scoring.mqm_score(a.answer.get("spans", []), weights) for a in annotations]
+        judged = [a for a in annotations if not is_non_scorable(a.answer)]
+        if not judged:
+            return {"mean_mqm_score": None}
+        penalties = [scoring.mqm_score(a.answer.get("spans", []), weights) for a in judged]
         return {"mean_mqm_score": round(sum(penalties) / len(penalties), 6)}
 
 

@@ -12,7 +12,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from annotation import scoring
-from annotation.protocols.base import AnswerContext, Protocol
+from annotation.protocols.base import (
+    NON_SCORABLE,
+    NON_SCORABLE_REASON,
+    AnswerContext,
+    Protocol,
+    is_non_scorable,
+)
 from annotation.protocols.items import ItemError, as_int
 from annotation.protocols.spans import all_overlapped, span_errors
 
@@ -25,6 +31,8 @@ class SpanProtocol(Protocol):
 
     uses_document_context: ClassVar[bool] = True
     generated_checks: ClassVar[bool] = True
+    allows_non_scorable: ClassVar[bool] = True
+    extra_csv_columns: ClassVar[tuple[str, ...]] = (NON_SCORABLE, NON_SCORABLE_REASON)
 
     # --- import ------------------------------------------------------------------------------
 
@@ -112,6 +120,34 @@ class SpanProtocol(Protocol):
     ) -> None:
         """Protocol fields of one span (MQM's category), added to ``clean`` in place."""
 
+    # --- scores ------------------------------------------------------------------------------
+    # A flagged answer has no score whatever the protocol: subclasses implement the
+    # ``answer_*`` hooks for answers that were judged.
+
+    def submission_scores(
+        self, campaign: Any, answer: Mapping[str, Any]
+    ) -> tuple[float | None, float | None]:
+        if is_non_scorable(answer):
+            return None, None
+        return self.answer_submission_scores(campaign, answer)
+
+    def score(self, campaign: Any, answer: Mapping[str, Any], stored: float | None) -> float | None:
+        if is_non_scorable(answer):
+            return None
+        return self.answer_score(campaign, answer, stored)
+
+    def answer_submission_scores(
+        self, campaign: Any, answer: Mapping[str, Any]
+    ) -> tuple[float | None, float | None]:
+        """:meth:`submission_scores` of an answer that is not flagged non-scorable."""
+        return None, None
+
+    def answer_score(
+        self, campaign: Any, answer: Mapping[str, Any], stored: float | None
+    ) -> float | None:
+        """:meth:`score` of an answer that is not flagged non-scorable."""
+        return stored
+
     # --- quality control ---------------------------------------------------------------------
 
     def check_answer(
@@ -123,6 +159,8 @@ class SpanProtocol(Protocol):
         score: float | None,
         reference: Callable[[], float | None],
     ) -> bool | None:
+        if is_non_scorable(answer):
+            return False  # checks and tutorials are built to be scored: the flag misses them
         expected: dict[str, Any] = item.expected
         spans = answer.get("spans", [])
         if not all_overlapped(expected.get("spans", []), spans):

@@ -4,6 +4,8 @@ up through ``search.breaker.selectors``; a refused configuration is a 400 with `
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -19,8 +21,10 @@ from rest_framework.response import Response
 from search.api.runs import ControlErrorSerializer
 from search.breaker.config import BreakerConfigError, create_comparison, create_run
 from search.breaker.data_quality import StatisticsConfigError, start_statistics
+from search.breaker.human_report import calibration_report, human_report
+from search.breaker.humans import SCORING_PROTOCOLS, SendError, send_to_annotation
 from search.breaker.records import chain_record, jsonl_response, save_selected_as_samples
-from search.breaker.selectors import run_for_user, run_rows, statistics_of
+from search.breaker.selectors import comparison_rows, run_for_user, run_rows, statistics_of
 from search.breaker.services import RunStateError, cancel_run, pause_run, resume_run
 from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
 
@@ -111,6 +115,26 @@ class ChainRecordSerializer(serializers.Serializer):
     engines = serializers.DictField()
     provenance = serializers.DictField()
     steps = serializers.ListField(child=serializers.DictField())
+
+
+class SendSerializer(serializers.Serializer):
+    """Send a finished run's selected texts to a new annotation campaign (validated by
+    ``search.breaker.humans.send_to_annotation``)."""
+
+    protocol = serializers.ChoiceField(choices=[*SCORING_PROTOCOLS, "translation"])
+    overlap = serializers.IntegerField(required=False, default=1, min_value=1, max_value=10)
+    comparison = serializers.BooleanField(
+        required=False, default=False, help_text="send every run of this run's comparison"
+    )
+
+
+class SentSerializer(serializers.Serializer):
+    campaign = serializers.IntegerField()
+    name = serializers.CharField()
+    protocol = serializers.CharField()
+    items = serializers.IntegerField()
+    runs = serializers.ListField(child=serializers.IntegerField())
+    page = serializers.URLField()
 
 
 class StatisticsSerializer(serializers.ModelSerializer):
@@ -271,3 +295,77 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def export_samples(self, request: Request, pk=None) -> Response:
         """Store the selected texts as text samples (origin ``breaker``); idempotent."""
         return Response({"samples": save_selected_as_samples(self.get_object())})
+
+    def _runs_to_send(self, run: BreakerRun, whole_comparison: Any) -> list[BreakerRun]:
+        if not isinstance(whole_comparison, bool):
+            raise SendError("comparison", "comparison must be true or false")
+        if not whole_comparison:
+            return [run]
+        if not run.comparison:
+            raise SendError("comparison", "this run is not part of a comparison")
+        return comparison_rows(run.comparison)
+
+    @extend_schema(
+        request=SendSerializer, responses={201: SentSerializer, 400: ConfigErrorSerializer}
+    )
+    @action(
+        detail=True, methods=["post"], url_path="send-to-annotation", url_name="send-to-annotation"
+    )
+    def send_to_annotation(self, request: Request, pk=None) -> Response:
+        """A new ESA, MQM, ESA+MQM or translation campaign with the selected texts."""
+        run = self.get_object()
+        data = request.data if isinstance(request.data, dict) else {}
+        try:
+            runs = self._runs_to_send(run, data.get("comparison", False))
+            campaign = send_to_annotation(
+                runs,
+                protocol=data.get("protocol", ""),
+                overlap=data.get("overlap", 1),
+                created_by=request.user,
+            )
+        except SendError as exc:
+            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+        page = reverse("annotation:campaign_detail", args=[campaign.pk])
+        body = {
+            "campaign": campaign.pk,
+            "name": campaign.name,
+            "protocol": campaign.protocol,
+            "items": campaign.items.count(),
+            "runs": [r.pk for r in runs],
+            "page": request.build_absolute_uri(page),
+        }
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"])
+    def humans(self, request: Request, pk=None) -> Response:
+        """Human results of the run's selected texts per translator (seed 001 Tables 6 and
+        11) and QE calibrated on them."""
+        run = self.get_object()
+        report = human_report([run])
+        calibration = calibration_report([run])
+        rows = [
+            {
+                "method": row.run.method,
+                "system": row.system,
+                "texts": row.texts,
+                "mean_qe": row.mean_qe,
+                "mean_human_score": row.mean_human,
+                "judgments": row.judgments,
+                "non_scorable": row.non_scorable,
+                "non_scorable_rate": row.non_scorable_rate,
+                "mqm_categories": dict(row.categories),
+            }
+            for row in report["rows"]
+        ]
+        return Response(
+            {
+                "rows": rows,
+                "calibration": {
+                    "n_pairs": calibration.n_pairs,
+                    "before": calibration.before,
+                    "after": calibration.after,
+                    "map": calibration.mapping.to_dict(),
+                },
+            }
+        )

@@ -19,11 +19,19 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from annotation.models import Campaign
 from config.http import HtmxHttpRequest
 from search.breaker import plots
 from search.breaker.config import BreakerConfigError, create_comparison
 from search.breaker.data_quality import StatisticsConfigError, start_statistics
 from search.breaker.forms import BreakerForm, StatisticsForm
+from search.breaker.human_report import calibration_report, campaign_rows, human_report
+from search.breaker.humans import (
+    SCORING_PROTOCOLS,
+    SendError,
+    refresh_human_results,
+    send_to_annotation,
+)
 from search.breaker.methods import spec
 from search.breaker.records import jsonl_response, save_selected_as_samples
 from search.breaker.selectors import (
@@ -80,6 +88,25 @@ def _version(run) -> str:
     return str(int(run.updated_at.timestamp() * 1_000_000))
 
 
+def _humans(runs: list, send_url: str, refresh_url: str, calibration_url: str) -> dict:
+    """The "People" section shared by the run and comparison pages."""
+    return {
+        "report": human_report(runs),
+        "campaigns": campaign_rows(runs),
+        "protocols": [*SCORING_PROTOCOLS, "translation"],
+        "can_send": all(r.status == "finished" for r in runs),
+        "send_url": send_url,
+        "refresh_url": refresh_url,
+        "calibration_url": calibration_url,
+    }
+
+
+def _run_humans(run) -> dict:
+    names = ("search:breaker_send", "search:breaker_refresh_humans", "search:breaker_calibration")
+    urls = [reverse(name, args=[run.pk]) for name in names]
+    return _humans([run], *urls)
+
+
 def _context(run) -> dict:
     return {
         "run": run,
@@ -87,6 +114,7 @@ def _context(run) -> dict:
         "version": _version(run),
         "chains": chain_rows(run),
         "cost": cost_per_engine(run),
+        "humans": _run_humans(run),
         **_statistics_context(run),
     }
 
@@ -193,7 +221,7 @@ def run_export_samples(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _comparison(request: HttpRequest) -> tuple[str, list]:
-    name = request.GET.get("name", "")
+    name = request.GET.get("name") or request.POST.get("name", "")
     visible = set(runs_for_user(request.user).values_list("pk", flat=True))
     runs = [r for r in comparison_rows(name) if r.pk in visible]
     if not runs:
@@ -205,17 +233,112 @@ def _comparison(request: HttpRequest) -> tuple[str, list]:
 @require_GET
 def comparison(request: HttpRequest) -> HttpResponse:
     name, runs = _comparison(request)
+    return render(request, "search/breaker/comparison.html", _comparison_context(name, runs))
+
+
+def _comparison_context(name: str, runs: list) -> dict:
+    query = f"?{urlencode({'name': name})}"
+    names = (
+        "search:breaker_comparison_send",
+        "search:breaker_comparison_refresh",
+        "search:breaker_comparison_calibration",
+    )
+    urls = [reverse(n) + query for n in names]
     rows = [(run, spec(run.method).label) for run in runs]
     stats = [statistics_of(run) for run in runs]
-    context = {
+    return {
         "name": name,
         "rows": rows,
         "stats_rows": statistics_table(stats),
         "stats_headers": [label for _, label in rows],
         "signatures": sorted({s.chrf_signature for s in stats if s and s.chrf_signature}),
         "missing": sum(1 for s in stats if s is None or s.status != "done"),
+        "humans": _humans(runs, *urls),
     }
-    return render(request, "search/breaker/comparison.html", context)
+
+
+# --- People: send to annotation, human results, calibration ----------------------------------
+
+
+def _send(request: HttpRequest, runs: list) -> Campaign | SendError:
+    try:
+        return send_to_annotation(
+            runs,
+            protocol=request.POST.get("protocol", ""),
+            overlap=request.POST.get("overlap", "1"),
+            created_by=request.user,
+        )
+    except SendError as exc:
+        return exc
+
+
+def _sent(request: HttpRequest, campaign: Campaign) -> None:
+    messages.success(
+        request,
+        f"Campaign “{campaign.name}” has {campaign.items.count()} item(s); "
+        "open it to recruit annotators.",
+    )
+
+
+@staff_member_required
+@require_POST
+def run_send(request: HttpRequest, pk: int) -> HttpResponse:
+    run = run_for_user(request.user, pk)
+    result = _send(request, [run])
+    if isinstance(result, SendError):
+        context = _context(run) | {"send_errors": result.errors}
+        return render(request, DETAIL, context, status=400)
+    _sent(request, result)
+    return redirect("search:breaker_detail", pk=run.pk)
+
+
+@staff_member_required
+@require_POST
+def comparison_send(request: HttpRequest) -> HttpResponse:
+    name, runs = _comparison(request)
+    result = _send(request, runs)
+    if isinstance(result, SendError):
+        context = _comparison_context(name, runs) | {"send_errors": result.errors}
+        return render(request, "search/breaker/comparison.html", context, status=400)
+    _sent(request, result)
+    return redirect(f"{_comparison_url()}?{urlencode({'name': name})}")
+
+
+@staff_member_required
+@require_POST
+def run_refresh_humans(request: HttpRequest, pk: int) -> HttpResponse:
+    run = run_for_user(request.user, pk)
+    count = refresh_human_results([run])
+    messages.success(request, f"Human results read again: {count} text(s) changed.")
+    return redirect("search:breaker_detail", pk=run.pk)
+
+
+@staff_member_required
+@require_POST
+def comparison_refresh(request: HttpRequest) -> HttpResponse:
+    name, runs = _comparison(request)
+    count = refresh_human_results(runs)
+    messages.success(request, f"Human results read again: {count} text(s) changed.")
+    return redirect(f"{_comparison_url()}?{urlencode({'name': name})}")
+
+
+CALIBRATION = "search/breaker/calibration.html"
+
+
+@staff_member_required
+@require_GET
+def run_calibration(request: HttpRequest, pk: int) -> HttpResponse:
+    run = run_for_user(request.user, pk)
+    context = {"run": run, "title": run.name, "report": calibration_report([run])}
+    return render(request, CALIBRATION, context)
+
+
+@staff_member_required
+@require_GET
+def comparison_calibration(request: HttpRequest) -> HttpResponse:
+    name, runs = _comparison(request)
+    context = {"comparison": name, "title": name, "report": calibration_report(runs)}
+    return render(request, CALIBRATION, context)
 
 
 @staff_member_required

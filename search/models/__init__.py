@@ -2,7 +2,13 @@
 (``runs``), MT-breaker runs (``breaker``) and their transfers (``transfer``). Everything is
 re-exported here, so ``from search.models import X`` keeps working wherever X lives."""
 
-from search.models.breaker import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
+from search.models.breaker import (
+    BreakerCampaign,
+    BreakerChain,
+    BreakerRun,
+    BreakerStatistics,
+    BreakerStep,
+)
 from search.models.runs import Pull, SearchRun
 from search.models.topics import (
     TextSample,
@@ -14,6 +20,7 @@ from search.models.topics import (
 from search.models.transfer import BreakerTransfer, TransferResult
 
 __all__ = [
+    "BreakerCampaign",
     "BreakerChain",
     "BreakerRun",
     "BreakerStatistics",

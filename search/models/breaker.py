@@ -125,6 +125,9 @@ class BreakerChain(models.Model):
     selected_step = models.PositiveIntegerField(null=True, blank=True)
     selected_quality = models.FloatField(null=True, blank=True)
     selected_text = models.TextField(blank=True)
+    # Mean over the run's targets of the human scores of the selected step (seed 001 §3.6):
+    # what the automatic ``selected_quality`` becomes once people judged it; that stays.
+    human_quality = models.FloatField(null=True, blank=True)
     # The TextSample the selected text became on export (origin "breaker").
     sample = models.ForeignKey(
         "search.TextSample", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -151,6 +154,11 @@ class BreakerStep(models.Model):
     translations = models.JSONField(default=dict, blank=True)  # {target: translation}
     qe = models.JSONField(default=dict, blank=True)  # {target: {qe engine: score}}
     quality = models.FloatField()  # mean over targets of the mean over QE engines
+    # Human results beside the automatic ones (search/breaker/humans.py):
+    # {system: {campaign id: {"protocol", "score", "judgments", "non_scorable", "categories"}}}.
+    human = models.JSONField(default=dict, blank=True)
+    # Translations written by people: {system ("Human", "Human 2"...): {"text", "campaign"}}.
+    human_translations = models.JSONField(default=dict, blank=True)
     edit_share = models.FloatField(null=True, blank=True)  # against the previous step
     word_count = models.PositiveIntegerField(default=0)
     llm_cost = models.DecimalField(max_digits=16, decimal_places=8, default=0)
@@ -165,6 +173,34 @@ class BreakerStep(models.Model):
 
     def __str__(self) -> str:
         return f"chain {self.chain_id} step {self.index}"
+
+
+class BreakerCampaign(models.Model):
+    """An annotation campaign some of a run's selected texts were sent to (one row per run, so
+    a comparison's campaign has one per method). Items point back only by their generic
+    ``origin="breaker"`` and ``origin_ref`` (DESIGN.md §1); this row lets the run find them."""
+
+    class Purpose(models.TextChoices):
+        SCORE = "score", "Scoring"
+        TRANSLATE = "translate", "Human translation"
+
+    run = models.ForeignKey(BreakerRun, on_delete=models.CASCADE, related_name="human_campaigns")
+    campaign = models.ForeignKey("annotation.Campaign", on_delete=models.CASCADE, related_name="+")
+    purpose = models.CharField(max_length=16, choices=Purpose.choices)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "created_at", "id"]
+        constraints = [
+            # The run page lists a run's campaigns once each.
+            models.UniqueConstraint(fields=["run", "campaign"], name="breaker_campaign_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} campaign {self.campaign_id}"
 
 
 class BreakerStatistics(models.Model):

@@ -1,10 +1,12 @@
-/* Hardset annotation page: error spans (ESA, MQM), scores, choices, autosave, submission.
+/* Hardset annotation page: error spans (ESA, MQM, ESA+MQM), scores, choices, translations,
+ * the non-scorable flag, autosave, submission.
  *
  * Plain JavaScript, no framework. Text is only ever inserted with textContent (never HTML).
  * Offsets: the translation is split into grapheme clusters (Intl.Segmenter) so a span never
  * cuts a combining sequence, an emoji or a CJK/RTL character; spans are saved as offsets in
  * Unicode code points (Python str indices), end exclusive. The [MISSING] marker is a span with
  * start = end = length of the translation and "missing": true.
+ * What to set up comes from the protocol's page_features (data.features), not its name.
  */
 (function () {
   "use strict";
@@ -26,8 +28,9 @@
   const saveStatus = document.getElementById("save-status");
   const submitButton = document.getElementById("submit-button");
   const localKey = "hardset-draft-" + data.itemId;
-  const protocol = data.protocol;
   const readonly = data.readonly;
+  const features = data.features || [];
+  const has = (feature) => features.includes(feature);
 
   // ----- state ---------------------------------------------------------------------------
   let state = Object.assign({}, data.draft || {});
@@ -39,7 +42,7 @@
       restoredFromLocal = true;
     }
   } catch (e) { /* private mode: no local copy */ }
-  if (protocol !== "choice") {
+  if (has("spans")) {
     state.spans = Array.isArray(state.spans) ? state.spans : [];
   }
 
@@ -178,15 +181,15 @@
       if (a > b) return;
       span = { start: units[a].start, end: units[b].end, severity: currentSeverity() };
     }
-    if (protocol === "mqm") { span.category = ""; span.subcategory = ""; }
+    if (has("typology")) { span.category = ""; span.subcategory = ""; }
     const duplicate = state.spans.find((s) => s.start === span.start && s.end === span.end && !!s.missing === !!span.missing);
     if (duplicate) { duplicate.severity = span.severity; } else { state.spans.push(span); }
     state.spans.sort((x, y) => x.start - y.start || x.end - y.end);
-    if (protocol === "mqm") state.no_errors = false;
+    if (has("no_errors")) state.no_errors = false;
     anchor = null;
     changed();
     renderSpanList();
-    if (protocol === "mqm") {
+    if (has("typology")) {
       const idx = state.spans.indexOf(duplicate || span);
       const select = spanList.querySelector('select[data-role="category"][data-i="' + idx + '"]');
       if (select && !duplicate) select.focus();
@@ -225,7 +228,7 @@
       sev.addEventListener("change", () => { span.severity = sev.value; li.className = "err-item err-" + span.severity; changed(); });
       li.appendChild(sev);
 
-      if (protocol === "mqm") {
+      if (has("typology")) {
         const cat = document.createElement("select");
         cat.dataset.role = "category";
         cat.dataset.i = String(i);
@@ -333,14 +336,14 @@
         return;
       }
       if (e.key === "m") { e.preventDefault(); anchor = null; cursor = MISSING; paint(); return; }
-      if (e.key === "c" && protocol === "mqm") {
+      if (e.key === "c" && has("typology")) {
         const here = spansAt(cursor);
         const idx = here.length ? state.spans.indexOf(here[0]) : state.spans.length - 1;
         const select = spanList.querySelector('select[data-role="category"][data-i="' + idx + '"]');
         if (select) { e.preventDefault(); select.focus(); }
         return;
       }
-      if (e.key === "s" && protocol === "esa") { e.preventDefault(); focusScore(); }
+      if (e.key === "s" && has("score")) { e.preventDefault(); focusScore(); }
     });
     targetEl.addEventListener("mouseup", (event) => {
       const sel = window.getSelection();
@@ -468,15 +471,54 @@
     });
   }
 
+  // ----- translation task -----------------------------------------------------------------
+  function setupTranslation() {
+    const box = document.getElementById("translation-input");
+    const comment = form.querySelector("textarea[name=comment]");
+    box.value = state.translation || "";
+    if (comment) comment.value = state.comment || "";
+    const read = () => { state.translation = box.value; state.comment = comment ? comment.value : ""; changed(); };
+    box.disabled = readonly;
+    box.addEventListener("input", read);
+    if (comment) { comment.disabled = readonly; comment.addEventListener("input", read); }
+  }
+
+  // ----- non-scorable flag (scored protocols) ----------------------------------------------
+  function setupNonScorable() {
+    const box = document.getElementById("non-scorable");
+    const reason = document.getElementById("non-scorable-reason");
+    const reasonLabel = document.getElementById("non-scorable-reason-label");
+    const judgment = document.getElementById("judgment");
+    const root = document.querySelector(".annotate");
+    const show = () => {
+      const flagged = !!state.non_scorable;
+      box.checked = flagged;
+      reasonLabel.hidden = !flagged;
+      judgment.hidden = flagged;
+      root.classList.toggle("flagged", flagged);
+    };
+    reason.value = state.non_scorable_reason || "";
+    box.disabled = reason.disabled = readonly;
+    box.addEventListener("change", () => {
+      state.non_scorable = box.checked;
+      if (!box.checked) delete state.non_scorable_reason;
+      else state.non_scorable_reason = reason.value;
+      show();
+      changed();
+      if (box.checked) reason.focus();
+    });
+    reason.addEventListener("input", () => { state.non_scorable_reason = reason.value; changed(); });
+    show();
+  }
+
   // ----- checklist ------------------------------------------------------------------------
   function missing() {
     const out = [];
-    if (protocol === "esa") {
-      if (!Number.isInteger(state.score)) out.push("Give a 0–100 score.");
-      else if (state.score < data.lowScore && state.spans.length === 0 && !state.confirmed_low_score) {
-        out.push("Confirm the score " + state.score + ": no error is marked in the translation.");
-      }
-    } else if (protocol === "mqm") {
+    if (data.nonScorable && state.non_scorable) {
+      if (!(state.non_scorable_reason || "").trim()) out.push("Say briefly why this item cannot be scored.");
+      return out;
+    }
+    if (has("typology")) {
       state.spans.forEach((s, i) => {
         if (!s.category) out.push("Error " + (i + 1) + " (“" + excerpt(s) + "”): choose a category.");
         else {
@@ -484,11 +526,19 @@
           if (entry && entry.subcategories.length && !s.subcategory) out.push("Error " + (i + 1) + ": choose a subcategory of " + s.category + ".");
         }
       });
-      if (!state.spans.length && !state.no_errors) out.push("Mark the errors, or tick “This translation has no errors”.");
-    } else {
+    }
+    if (has("score")) {
+      if (!Number.isInteger(state.score)) out.push("Give a 0–100 score.");
+      else if (state.score < data.lowScore && state.spans.length === 0 && !state.confirmed_low_score) {
+        out.push("Confirm the score " + state.score + ": no error is marked in the translation.");
+      }
+    }
+    if (has("no_errors") && !state.spans.length && !state.no_errors) out.push("Mark the errors, or tick “This translation has no errors”.");
+    if (has("choice")) {
       if (!(state.selected && state.selected.length)) out.push(data.multiSelect ? "Choose at least one option." : "Choose an option.");
       if (data.askConfidence && !state.confidence) out.push("Rate your confidence.");
     }
+    if (has("translation") && !(state.translation || "").trim()) out.push("Write the translation.");
     return out;
   }
 
@@ -520,7 +570,7 @@
   function changed() {
     lastInteraction = Date.now();
     renderChecklist();
-    if (protocol === "esa") showScore();
+    if (has("score")) showScore();
     try { localStorage.setItem(localKey, JSON.stringify({ t: Date.now(), draft: answer() })); } catch (e) { /* ignore */ }
     clearTimeout(saveTimer);
     saveTimer = setTimeout(saveDraft, 700);
@@ -650,14 +700,17 @@
     if (e.key === "p" && data.previousUrl) { window.location.assign(data.previousUrl); }
     else if (e.key === "n" && data.nextUrl) { window.location.assign(data.nextUrl); }
     else if (e.key === "t" && targetEl) { e.preventDefault(); targetEl.focus(); }
-    else if (e.key === "s" && protocol === "esa") { e.preventDefault(); focusScore(); }
+    else if (e.key === "s" && has("score")) { e.preventDefault(); focusScore(); }
+    else if (e.key === "w" && has("translation")) { e.preventDefault(); document.getElementById("translation-input").focus(); }
   });
 
   // ----- start ----------------------------------------------------------------------------
-  if (protocol === "esa" || protocol === "mqm") setupSpanEditor();
-  if (protocol === "esa") setupScore();
-  if (protocol === "mqm") setupNoErrors();
-  if (protocol === "choice") setupChoice();
+  if (has("spans")) setupSpanEditor();
+  if (has("score")) setupScore();
+  if (has("no_errors")) setupNoErrors();
+  if (has("choice")) setupChoice();
+  if (has("translation")) setupTranslation();
+  if (data.nonScorable) setupNonScorable();
   renderChecklist();
   if (targetEl) {
     targetEl.addEventListener("keydown", (e) => {

@@ -251,6 +251,81 @@ def test_mouse_selection_snaps_to_words(browser, live_server):
     assert target[0:17] == "Der Bürgermeister"
 
 
+def login_and_open(browser, live_server, campaign, username: str):
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{live_server.url}/accounts/login/?next=/annotation/campaigns/{campaign.pk}/next/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", "correct horse battery")
+    page.click("button[type=submit]")
+    return page, errors
+
+
+def test_hybrid_typed_span_score_then_a_flagged_item(browser, live_server):
+    target = "Der Stadtrat hat den Haushalt genehmigt."
+    items = [{"doc_id": "d", "seg_id": n, "source": "The council approved the budget.",
+              "target": target} for n in (1, 2)]  # fmt: skip
+    campaign = services.create_campaign(
+        "Browser hybrid", "esa_mqm", items, qc_min_seconds_per_item=0
+    )
+    annotator = enrolled(campaign, "hybrid")
+    page, errors = login_and_open(browser, live_server, campaign, "hybrid")
+    page.wait_for_selector("#target .g")
+    page.keyboard.press("t")
+    page.keyboard.press("Enter")  # marks the word at the cursor: "Der"
+    page.select_option('select[data-role="category"]', "Accuracy")
+    page.locator("#span-list select").nth(2).select_option("Mistranslation")
+    page.fill("#score-input", "60")
+    page.wait_for_selector("#checklist.ready")
+    first_item = page.url
+    page.click("#submit-button")
+    page.wait_for_url(lambda url: url != first_item)  # the next item
+    page.wait_for_selector("#target .g")
+    page.check("#non-scorable")
+    assert page.is_hidden("#score-input") and "Say briefly why" in page.inner_text("#checklist")
+    page.fill("#non-scorable-reason", "The source is not English")
+    page.wait_for_selector("#checklist.ready")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_url("**/finish/")
+    assert errors == []
+    page.close()
+    first, second = Annotation.objects.filter(annotator=annotator).order_by("item__position")
+    assert first.answer["spans"] == [
+        {
+            "start": 0,
+            "end": 3,
+            "severity": "minor",
+            "category": "Accuracy",
+            "subcategory": "Mistranslation",
+        }
+    ]
+    assert (first.score, first.mqm_score) == (60.0, 1.0)
+    assert second.answer == {"spans": [], "non_scorable": True,
+                             "non_scorable_reason": "The source is not English"}  # fmt: skip
+    assert second.score is None
+
+
+def test_translation_task_in_the_browser(browser, live_server):
+    campaign = services.create_campaign(
+        "Browser translation", "translation", [{"source": "The cat sat on the mat."}],
+        src_lang="en", tgt_lang="cs", qc_min_seconds_per_item=0,
+    )  # fmt: skip
+    annotator = enrolled(campaign, "translator")
+    page, errors = login_and_open(browser, live_server, campaign, "translator")
+    page.wait_for_selector("#translation-input")
+    assert "Write the translation." in page.inner_text("#checklist")
+    page.keyboard.press("w")
+    page.keyboard.type("Kočka seděla na rohožce.")
+    page.wait_for_selector("#checklist.ready")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_url("**/finish/")
+    assert errors == []
+    page.close()
+    answer = Annotation.objects.get(annotator=annotator).answer
+    assert answer == {"translation": "Kočka seděla na rohožce.", "comment": ""}
+
+
 def test_s_then_digits_replace_a_restored_draft_score(browser, live_server):
     # Regression: "s" focused the score without selecting it, so typing 45 after a draft of 30
     # gave 3045, silently clamped to 100.
