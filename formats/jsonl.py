@@ -2,16 +2,18 @@
 
 Every importer (campaign items, difficulty datasets, topic corpora) reads JSONL the same way:
 UTF-8 (a byte-order mark before the first line is tolerated), blank lines skipped but counted,
+each line parsed strictly (``formats/strict_json.py``: no NaN, no duplicate keys, bounded depth),
 and each bad line reported with its number so a user sees every problem at once instead of the
 first one. A line's problem is yielded, not raised, so the caller decides how many to collect.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
+
+from formats import strict_json
 
 Source = str | bytes | IO[str] | IO[bytes] | Iterable[str | bytes]
 
@@ -40,11 +42,11 @@ def _decode(raw: str | bytes) -> str | LineProblem:
 
 def _parse(text: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return strict_json.loads(text)
+    except strict_json.JSONSyntaxError as exc:
         return LineProblem(f"not valid JSON ({exc.msg} at column {exc.colno})")
-    except RecursionError:
-        return LineProblem("not valid JSON (nested too deeply)")
+    except strict_json.JSONInputError as exc:
+        return LineProblem(f"not valid JSON ({exc})")
 
 
 def read_jsonl(source: Source) -> Iterator[tuple[int, Any]]:

@@ -1,9 +1,9 @@
-import json
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
 from engines.services import EngineImportError, import_engines
+from formats import strict_json
 
 
 class Command(BaseCommand):
@@ -19,13 +19,13 @@ class Command(BaseCommand):
         path = options["file"]
         try:
             if path == "-":
-                data = json.load(sys.stdin)
+                data = strict_json.loads(sys.stdin.read())
             else:
-                with open(path, encoding="utf-8") as handle:
-                    data = json.load(handle)
+                with open(path, "rb") as handle:
+                    data = strict_json.loads(handle.read())
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc}") from exc
-        except json.JSONDecodeError as exc:
+        except strict_json.JSONInputError as exc:
             raise CommandError(f"{path} is not valid JSON: {exc}") from exc
         try:
             result = import_engines(data)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from formats import strict_json
 from search.breaker.config import BreakerConfigError, create_comparison, create_run
 from search.breaker.selectors import run_summary
 from search.breaker.services import RunStateError, run_in_foreground
@@ -60,11 +61,11 @@ class Command(BaseCommand):
     @staticmethod
     def _read(path: Path) -> dict:
         try:
-            config = json.loads(path.read_text(encoding="utf-8"))
+            config = strict_json.loads(path.read_bytes())
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise CommandError(f"{path} is not valid JSON: line {exc.lineno}: {exc.msg}") from None
+        except strict_json.JSONInputError as exc:
+            raise CommandError(f"{path} is not valid JSON: {exc}") from None
         if not isinstance(config, dict):
             raise CommandError(f"{path} must hold a JSON object")
         return config
