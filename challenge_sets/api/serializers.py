@@ -3,6 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from challenge_sets.models import ChallengeItem, ChallengeSet, FrozenVersion
+from config.uploads import validate_upload_size
 
 
 class ChallengeSetSerializer(serializers.ModelSerializer):
@@ -43,7 +44,9 @@ class AddItemsSerializer(serializers.Serializer):
         help_text="search_run, difficulty_dataset or jsonl"
     )
     params = serializers.DictField(required=False, default=dict)
-    file = serializers.FileField(required=False, help_text="jsonl: the file (multipart)")
+    file = serializers.FileField(
+        required=False, validators=[validate_upload_size], help_text="jsonl: the file (multipart)"
+    )
 
 
 class DecideSerializer(serializers.Serializer):
