@@ -15,13 +15,15 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from annotation.models import Campaign
+from annotation.services import next_item_for
 from difficulty.models import DifficultyDataset
 from engines.models import Engine
 from search.models import BreakerRun, SearchRun, TopicTree
-from tests.annotation.factories import esa_campaign
+from tests.annotation.factories import enrolled, esa_campaign
 from tests.engines.factories import SyntheticEngineFactory
 from tests.search.breaker_helpers import offline_config
 from tests.search.conftest import queue_rounds_settle_in_place, synthetic_run_config
+from tests.search.test_run_pages import form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -146,6 +148,30 @@ def test_a_file_that_is_not_utf8_names_the_line(api):
 
     assert refused(response)["errors"] == [{"line": 2, "reason": "not valid UTF-8"}]
     assert Campaign.objects.count() == 0
+
+
+def test_an_annotator_draft_with_nan_or_deep_nesting_is_refused_and_not_saved(client):
+    campaign = esa_campaign(n_items=1)
+    annotator = enrolled(campaign, "alice")
+    item = next_item_for(annotator, campaign)
+    client.force_login(annotator.user)
+    url = f"/annotation/items/{item.pk}/draft/"
+    for body in ('{"draft": {"score": NaN}}', '{"draft": ' + "[" * 50_000):
+        response = client.post(url, body, content_type="application/json")
+        assert response.status_code == 400
+        assert response.json()["errors"] == ["the body must be a JSON object"]
+    assert item.annotations.get().draft == {}
+
+
+def test_the_run_form_refuses_nan_in_params(admin_client, world, enqueued):
+    data = form_data(params='{"epsilon": NaN}')
+    response = admin_client.post("/search/runs/new/", data)
+
+    assert response.status_code == 400
+    assert response.context["form"].errors["params"] == [
+        "not valid JSON: NaN at $.epsilon is not a JSON number"
+    ]
+    assert SearchRun.objects.count() == 0
 
 
 # --- Duplicates are refused, never merged ---------------------------------------------------
