@@ -8,8 +8,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 
 from annotation import formats, protocols, scoring
 from annotation.models import Campaign
-
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+from config.uploads import validate_upload_size
 
 _WEIGHT_FIELDS = {
     "weight_minor": ("minor", "Minor"),
@@ -85,6 +84,7 @@ class CampaignForm(forms.ModelForm):
 class CampaignCreateForm(CampaignForm):
     items_file = forms.FileField(
         label="Items file",
+        validators=[validate_upload_size],
         help_text="JSONL (one JSON object per line: doc_id, seg_id, src_lang, tgt_lang, source, "
         "target, system, kind, expected, question, choices, prefill_spans, origin, origin_ref, "
         "meta) or an Appraise batches file.",
@@ -100,21 +100,9 @@ class CampaignCreateForm(CampaignForm):
     class Meta(CampaignForm.Meta):
         pass
 
-    def clean_items_file(self):
-        upload = self.cleaned_data["items_file"]
-        if upload.size > MAX_UPLOAD_BYTES:
-            raise forms.ValidationError("The file is larger than 50 MB; use the command line.")
-        return upload
-
 
 class ItemsUploadForm(forms.Form):
-    items_file = forms.FileField(label="More items (JSONL)")
-
-    def clean_items_file(self):
-        upload = self.cleaned_data["items_file"]
-        if upload.size > MAX_UPLOAD_BYTES:
-            raise forms.ValidationError("The file is larger than 50 MB; use the command line.")
-        return upload
+    items_file = forms.FileField(label="More items (JSONL)", validators=[validate_upload_size])
 
 
 class GenerateChecksForm(forms.Form):

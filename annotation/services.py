@@ -113,14 +113,27 @@ def _normalize_dicts(protocol: str, items: Iterable[Mapping], defaults) -> list[
     return normalized
 
 
+def campaign_settings() -> set[str]:
+    """The fields a user may set on import: editable ones, less the identity (id, name,
+    protocol, the slug made from the name) and the creator (the caller passes ``created_by``)."""
+    return {
+        field.name
+        for field in Campaign._meta.concrete_fields
+        if field.editable and field.name not in ("id", "name", "protocol", "created_by")
+    }
+
+
 def _new_campaign(name: str, protocol: str, settings: dict[str, Any], first: dict) -> Campaign:
     settings = dict(settings)
     for key in ("src_lang", "tgt_lang"):
         if not settings.get(key):
             settings[key] = first.get(key, "")
-    unknown = sorted(set(settings) - {f.name for f in Campaign._meta.get_fields()})
+    unknown = sorted(set(settings) - campaign_settings() - {"created_by"})
     if unknown:
-        raise ValueError(f"unknown campaign setting(s): {', '.join(unknown)}")
+        raise ValidationError(
+            {key: "not a campaign setting" for key in unknown}
+            | {"settings": f"known settings: {', '.join(sorted(campaign_settings()))}"}
+        )
     campaign = Campaign(name=name, protocol=protocol, **settings)
     campaign.full_clean(exclude=["slug", "created_by"])
     campaign.save()

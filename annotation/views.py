@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from functools import wraps
 from urllib.parse import urlencode
@@ -28,6 +27,7 @@ from annotation import access, forms, qc, scoring, selectors, services, signup_l
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from annotation.protocols import ESA_LOW_SCORE
 from config.http import HtmxHttpRequest
+from formats import strict_json
 
 _AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -455,8 +455,8 @@ def _answer_from_post(campaign: Campaign, post) -> dict:
     raw = post.get("answer")
     if raw:
         try:
-            answer = json.loads(raw)
-        except json.JSONDecodeError:
+            answer = strict_json.loads(raw)
+        except strict_json.JSONInputError:
             return {"__invalid__": True}
         return answer if isinstance(answer, dict) else {"__invalid__": True}
     return campaign.get_protocol().answer_from_form(post)
@@ -521,8 +521,8 @@ def annotate(request: HttpRequest, item_id: int) -> HttpResponse:
 
 def _json_body(request: HttpRequest) -> dict | None:
     try:
-        body = json.loads(request.body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        body = strict_json.loads(request.body or b"{}")
+    except strict_json.JSONInputError:
         return None
     return body if isinstance(body, dict) else None
 

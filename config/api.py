@@ -4,7 +4,17 @@ from importlib import import_module
 
 from rest_framework.routers import DefaultRouter
 
-router = DefaultRouter()
+
+class IdRouter(DefaultRouter):
+    """A detail URL takes digits unless its viewset names another lookup pattern, so
+    ``/api/search-runs/abc/`` is the API's JSON 404, never a server error from ``int("abc")``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._default_value_pattern = "[0-9]+"
+
+
+router = IdRouter()
 
 for app_name in ("engines", "annotation", "difficulty", "search", "lexical", "challenge_sets"):
     import_module(f"{app_name}.api.routes").register(router)

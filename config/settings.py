@@ -263,6 +263,11 @@ CELERY_BEAT_SCHEDULE = {
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
+# --- Uploads --------------------------------------------------------------------------------
+# The largest file any form or API import accepts (config/uploads.py); bigger files go through
+# the management commands.
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_MB", 50, minimum=1) * 2**20
+
 # --- REST API -------------------------------------------------------------------------------
 # Basic auth sends the account password with every request; scripts should use personal API
 # tokens (accounts/), so production accepts Basic only when asked to.
@@ -284,6 +289,13 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env_int("API_NUM_PROXIES", 0, minimum=0),
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Strict JSON and a ``detail`` in every error body (config/api_parsers.py, api_errors.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "config.api_parsers.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "EXCEPTION_HANDLER": "config.api_errors.api_exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
 }

@@ -6,6 +6,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from config import views
 from config.api import router
 
+# JSON under /api/, Django's pages elsewhere (config/api_errors.py).
+handler400 = "config.api_errors.bad_request"
+handler403 = "config.api_errors.permission_denied"
+handler404 = "config.api_errors.page_not_found"
+handler500 = "config.api_errors.server_error"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("dashboard/", views.dashboard, name="dashboard"),

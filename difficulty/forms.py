@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 from django import forms
 from django.http import QueryDict
 
+from config.uploads import validate_upload_size
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,
@@ -45,7 +46,8 @@ class DatasetUploadForm(_ReferenceFields):
     name = forms.CharField(max_length=200)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     file = forms.FileField(
-        help_text="WMT-style JSONL: langs, src, tgt{system}, scores{system}; other fields kept."
+        validators=[validate_upload_size],
+        help_text="WMT-style JSONL: langs, src, tgt{system}, scores{system}; other fields kept.",
     )
     perfect_score = forms.FloatField(
         initial=100.0, help_text="Human score of a flawless translation (ESA: 100)."

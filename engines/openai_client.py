@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 
 from engines.interfaces import Completion, EngineError, Message
+from formats import strict_json
 
 __all__ = [
     "ChatClient",
@@ -201,9 +202,9 @@ def parse_embeddings(content: bytes, expected: int) -> tuple[list[list[float]], 
 def parse_completion(content: bytes) -> Completion:
     """The first choice's message text and the billed token counts of a 200 response."""
     try:
-        data = json.loads(content)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise MalformedResponse(f"the response is not JSON: {content[:120]!r}") from exc
+        data = strict_json.loads(content)  # a server's answer is untrusted input too
+    except strict_json.JSONInputError as exc:
+        raise MalformedResponse(f"the response is not JSON ({exc}): {content[:120]!r}") from exc
     try:
         text = data["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError) as exc:

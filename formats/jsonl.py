@@ -2,6 +2,7 @@
 
 Every importer (campaign items, difficulty datasets, topic corpora) reads JSONL the same way:
 UTF-8 (a byte-order mark before the first line is tolerated), blank lines skipped but counted,
+each line parsed strictly (``formats/strict_json.py``: no NaN, no duplicate keys, bounded depth),
 and each bad line reported with its number so a user sees every problem at once instead of the
 first one. A line's problem is yielded, not raised, so the caller decides how many to collect.
 A file holding one JSON document (engine lists, run configurations) is decoded the same way by
@@ -10,10 +11,11 @@ A file holding one JSON document (engine lists, run configurations) is decoded t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
+
+from formats import strict_json
 
 Source = str | bytes | IO[str] | IO[bytes] | Iterable[str | bytes]
 
@@ -42,11 +44,11 @@ def _decode(raw: str | bytes) -> str | LineProblem:
 
 def _parse(text: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return strict_json.loads(text)
+    except strict_json.JSONSyntaxError as exc:
         return LineProblem(f"not valid JSON ({exc.msg} at column {exc.colno})")
-    except RecursionError:
-        return LineProblem("not valid JSON (nested too deeply)")
+    except strict_json.JSONInputError as exc:
+        return LineProblem(f"not valid JSON ({exc})")
 
 
 def read_jsonl(source: Source) -> Iterator[tuple[int, Any]]:
@@ -71,15 +73,12 @@ class JsonDocumentError(ValueError):
 
 
 def read_json_document(data: bytes) -> Any:
-    """The JSON value of a whole file's bytes: UTF-8, a leading byte-order mark tolerated."""
+    """The JSON value of a whole file's bytes: UTF-8, a leading byte-order mark tolerated,
+    parsed as strictly as every other input (no NaN, no duplicate keys, bounded depth)."""
     text = _decode(data)
     if isinstance(text, LineProblem):
         raise JsonDocumentError(text.reason)
     try:
-        return json.loads(text.removeprefix("\ufeff"))
-    except json.JSONDecodeError as exc:
-        raise JsonDocumentError(
-            f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
-        ) from None
-    except RecursionError:
-        raise JsonDocumentError("not valid JSON (nested too deeply)") from None
+        return strict_json.loads(text.removeprefix("\ufeff"))
+    except strict_json.JSONInputError as exc:
+        raise JsonDocumentError(f"not valid JSON ({exc})") from None

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from annotation import exports, formats, protocols
+from annotation import exports, formats, protocols, services
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
+from config.uploads import validate_upload_size
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -133,7 +134,9 @@ class ImportCampaignSerializer(serializers.Serializer):
     items = serializers.ListField(child=serializers.DictField(), required=False)
     jsonl = serializers.CharField(required=False, trim_whitespace=False)
     file = serializers.FileField(
-        required=False, help_text="The items file as a multipart upload (JSONL, Appraise, ...)."
+        required=False,
+        validators=[validate_upload_size],
+        help_text="The items file as a multipart upload (JSONL, Appraise, ...).",
     )
     format = serializers.ChoiceField(
         choices=list(formats.FORMATS),
@@ -145,6 +148,15 @@ class ImportCampaignSerializer(serializers.Serializer):
         help_text='Campaign fields, e.g. {"overlap": 3, "src_lang": "en", "tgt_lang": '
         '"cs", "multi_select": true}',
     )
+
+    def validate_settings(self, value: dict) -> dict:
+        known = services.campaign_settings()
+        unknown = sorted(set(value) - known)
+        if unknown:
+            raise serializers.ValidationError(
+                f"not campaign settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+            )
+        return value
 
     def validate(self, attrs):
         given = [key for key in ("items", "jsonl", "file") if attrs.get(key)]

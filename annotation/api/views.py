@@ -19,6 +19,7 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import as_serializer_error
 
 from annotation import access, exports, progress, services
 from annotation.api.serializers import (
@@ -164,9 +165,10 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         except services.CampaignImportError as exc:
             errors = [{exc.unit: number, "reason": reason} for number, reason in exc.errors]
             return Response({"detail": str(exc), "errors": errors}, status=400)
-        except (DjangoValidationError, ValueError, TypeError) as exc:
-            detail = exc.message_dict if hasattr(exc, "message_dict") else str(exc)
-            return Response({"detail": str(detail)}, status=400)
+        except DjangoValidationError as exc:  # a bad setting or a name taken: keyed by field
+            raise ValidationError(as_serializer_error(exc)) from exc
+        except (ValueError, TypeError) as exc:
+            return Response({"detail": str(exc)}, status=400)
         # Only staff get here (checked above), so never the anonymous user.
         campaign.created_by = cast("User", request.user)
         campaign.save(update_fields=["created_by"])
@@ -252,7 +254,8 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
                 annotator, item, data["answer"], idempotency_key=key
             )
         except services.AnswerInvalid as exc:
-            return Response({"errors": exc.errors, "missing": exc.missing}, status=400)
+            refusal = {"detail": str(exc), "errors": exc.errors, "missing": exc.missing}
+            return Response(refusal, status=400)
         except services.ItemFull as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except services.NotAllowed as exc:

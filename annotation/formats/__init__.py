@@ -9,13 +9,13 @@ a wrong choice gets a message that names the right one.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from annotation.formats import appraise, google_mqm
 from annotation.formats.errors import FormatError
+from formats import strict_json
 
 __all__ = ["FORMATS", "FileFormat", "FormatError", "read_items", "sniff"]
 
@@ -37,8 +37,8 @@ FORMATS: dict[str, FileFormat] = {
 
 def _json_document(data: bytes) -> Any:
     try:
-        return json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return strict_json.loads(data)
+    except strict_json.JSONInputError:
         return None
 
 
@@ -51,8 +51,8 @@ def sniff(data: bytes) -> str | None:
         return "appraise"
     first = next((line for line in data.splitlines() if line.strip()), b"")
     try:
-        return "jsonl" if isinstance(json.loads(first), dict) else None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return "jsonl" if isinstance(strict_json.loads(first), dict) else None
+    except strict_json.JSONInputError:
         return None
 
 

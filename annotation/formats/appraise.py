@@ -24,13 +24,13 @@ omission (``"missing"``) becomes the ``[MISSING]`` span at the end of the target
 from __future__ import annotations
 
 import html
-import json
 import re
 from typing import Any
 
 import langcodes
 
 from annotation.formats.errors import FormatError
+from formats import strict_json
 
 BAD_SCORE_MAX = 50
 REF_SCORE_MIN = 66
@@ -151,13 +151,11 @@ def read_batches(data: bytes) -> list[dict[str, Any]]:
     """Every item of every batch, in file order; raises :class:`FormatError` at the first
     structural problem (the protocol's own checks come after, item by item)."""
     try:
-        document = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise FormatError("", "the file is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
+        document = strict_json.loads(data)
+    except strict_json.JSONSyntaxError as exc:
         raise FormatError(f"line {exc.lineno}", f"not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise FormatError("", "not valid JSON (nested too deeply)") from None
+    except strict_json.JSONInputError as exc:
+        raise FormatError("", f"not valid JSON ({exc})") from None
     if not looks_like(document):
         raise FormatError("", "an Appraise batches file is a list of {task, items} batches")
     items = []

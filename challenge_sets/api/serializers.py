@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from challenge_sets import sources
 from challenge_sets.models import ChallengeItem, ChallengeSet, FrozenVersion
+from config.uploads import validate_upload_size
 
 
 class ChallengeSetSerializer(serializers.ModelSerializer):
@@ -45,7 +46,9 @@ class AddItemsSerializer(serializers.Serializer):
         + ", ".join(source.name for source in sources.all_sources())
     )
     params = serializers.DictField(required=False, default=dict)
-    file = serializers.FileField(required=False, help_text="jsonl: the file (multipart)")
+    file = serializers.FileField(
+        required=False, validators=[validate_upload_size], help_text="jsonl: the file (multipart)"
+    )
 
 
 class DecideSerializer(serializers.Serializer):

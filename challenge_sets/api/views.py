@@ -14,7 +14,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -32,6 +32,7 @@ from challenge_sets.models import ChallengeSet
 from challenge_sets.services import ChallengeSetError
 from challenge_sets.sources import SourceError
 from challenge_sets.versions import freeze_version
+from config.api_parsers import StrictJSONParser
 
 
 class MayCurate(BasePermission):
@@ -53,7 +54,7 @@ class ChallengeSetViewSet(
     human results, decide on items, freeze versions and download their exports."""
 
     permission_classes = [MayCurate]
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
     serializer_class = ChallengeSetSerializer
     queryset = ChallengeSet.objects.none()  # for the schema; requests use get_queryset
 
@@ -134,7 +135,7 @@ class ChallengeSetViewSet(
         return Response({"decided": n})
 
     @extend_schema(request=None, responses={200: FrozenVersionSerializer(many=True)})
-    @action(detail=True, methods=["get", "post"])
+    @action(detail=True, methods=["get", "post"], pagination_class=None)  # the whole list
     def versions(self, request: Request, pk=None) -> Response:
         """GET: the frozen versions; POST: freeze a new one (201)."""
         challenge_set = self._set()

@@ -13,6 +13,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.uploads import validate_upload_size
 from difficulty import selectors
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
@@ -49,7 +50,7 @@ class DifficultyDatasetSerializer(serializers.ModelSerializer):
         read_only=True, help_text=f"One of: {', '.join(DifficultyDataset.Origin.values)}."
     )
     created_by: serializers.SlugRelatedField = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
     n_evaluations = serializers.IntegerField(read_only=True)
     links = serializers.SerializerMethodField()
@@ -177,7 +178,8 @@ class DatasetImportSerializer(_ReferenceFields):
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True, default="")
     file = serializers.FileField(
-        help_text="WMT-style JSONL: langs, src, tgt{system}, scores{system}; other fields kept."
+        validators=[validate_upload_size],
+        help_text="WMT-style JSONL: langs, src, tgt{system}, scores{system}; other fields kept.",
     )
     perfect_score = serializers.FloatField(
         default=100.0, help_text="Human score of a flawless translation (ESA: 100)."
@@ -230,7 +232,7 @@ class DifficultyEvaluationSerializer(serializers.ModelSerializer):
     progress = EvaluationProgressSerializer(source="*", read_only=True)
     is_finished = serializers.BooleanField(read_only=True)
     created_by: serializers.SlugRelatedField = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
     links = serializers.SerializerMethodField()
 
@@ -298,7 +300,10 @@ class EstimatorDetailSerializer(serializers.Serializer):
     n_bootstrap = serializers.IntegerField()
     pearson_per_lp = serializers.DictField(child=FiniteFloatField(allow_null=True))
     per_system = serializers.DictField(child=serializers.DictField())
-    n_pairs = serializers.IntegerField()
+    n_pairs = serializers.DictField(
+        child=serializers.DictField(child=serializers.IntegerField()),
+        help_text="Scored pairs per language pair and system.",
+    )
     undefined = serializers.ListField(child=serializers.ListField())
     subset_per_lp = serializers.DictField(child=serializers.DictField())
 

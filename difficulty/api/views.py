@@ -12,11 +12,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api_parsers import StrictJSONParser
 from difficulty import selectors
 from difficulty.api.serializers import (
     DatasetFromCampaignSerializer,
@@ -55,7 +56,7 @@ class DifficultyDatasetViewSet(
     a WMT-style JSONL file, build one from an ESA or MQM campaign, browse segments."""
 
     permission_classes = [IsAdminUser]
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
     queryset = DifficultyDataset.objects.none()  # for the schema; requests use get_queryset
 
     def get_queryset(self):
@@ -162,7 +163,7 @@ class DifficultyEvaluationViewSet(
 
     permission_classes = [IsAdminUser]
     serializer_class = DifficultyEvaluationSerializer
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]
     queryset = DifficultyEvaluation.objects.none()  # for the schema; requests use get_queryset
 
     def get_queryset(self):

@@ -12,10 +12,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
+
+from config.api_parsers import StrictJSONParser
 
 # One error shape for every run control, so the schema has one ControlError component.
 from search.api.runs import ControlErrorSerializer
@@ -35,7 +36,7 @@ class BreakerRunSerializer(serializers.ModelSerializer):
     )
     method = serializers.CharField(read_only=True)
     llm_engine: serializers.SlugRelatedField = serializers.SlugRelatedField(
-        slug_field="name", read_only=True
+        slug_field="name", read_only=True, allow_null=True
     )
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
@@ -97,8 +98,13 @@ class BreakerConfigSerializer(serializers.Serializer):
 
 
 class ConfigErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="Every problem on one line.")
     # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    errors = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
+    errors = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.CharField(),
+        required=False,
+        help_text="Field -> message; absent when the body itself is not readable JSON.",
+    )
 
 
 class ChainRecordSerializer(serializers.Serializer):
@@ -190,7 +196,7 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         return BreakerRunSerializer if self.action == "list" else BreakerRunDetailSerializer
 
     def get_parsers(self):
-        return [JSONParser()]  # a configuration is a nested JSON object
+        return [StrictJSONParser()]  # a configuration is a nested JSON object
 
     def _data(self, run: BreakerRun) -> dict:
         return BreakerRunDetailSerializer(run, context=self.get_serializer_context()).data
@@ -207,7 +213,9 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             else:
                 runs = [create_run(request.data, created_by=request.user)]
         except BreakerConfigError as exc:
-            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                {"detail": str(exc), "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
+            )
         data = [self._data(run_for_user(request.user, run.pk)) for run in runs]
         return Response(data, status=status.HTTP_201_CREATED)
 

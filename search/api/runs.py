@@ -15,11 +15,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api_parsers import StrictJSONParser
 from search.models import Pull, SearchRun, TopicTree
 from search.runs.config import RunConfigError, create_run
 from search.runs.records import pull_record, pulls_jsonl_response, top_k_json_response
@@ -43,16 +43,16 @@ class SearchRunSerializer(serializers.ModelSerializer):
         read_only=True, help_text=f"One of: {', '.join(SearchRun.Status.values)}."
     )
     tree: serializers.SlugRelatedField[TopicTree] = serializers.SlugRelatedField(
-        slug_field="name", read_only=True
+        slug_field="name", read_only=True, allow_null=True
     )
     sampler_engine: serializers.SlugRelatedField[Engine] = serializers.SlugRelatedField(
-        slug_field="name", read_only=True
+        slug_field="name", read_only=True, allow_null=True
     )
     difficulty_engine: serializers.SlugRelatedField[Engine] = serializers.SlugRelatedField(
         slug_field="name", read_only=True
     )
     created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
@@ -117,8 +117,13 @@ class RunConfigSerializer(serializers.Serializer):
 
 
 class RunConfigErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="Every problem on one line.")
     # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    errors = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
+    errors = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.CharField(),
+        required=False,
+        help_text="Field -> message; absent when the body itself is not readable JSON.",
+    )
 
 
 class TopTopicSerializer(serializers.Serializer):
@@ -198,7 +203,9 @@ class SearchRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         try:
             run = create_run(request.data, created_by=request.user)
         except RunConfigError as exc:
-            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+            return Response(
+                {"detail": str(exc), "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
+            )
         run = run_for_user(request.user, run.pk)
         return Response(self._run_data(run), status=status.HTTP_201_CREATED)
 
@@ -225,7 +232,9 @@ class SearchRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         return self._control(request, pk, cancel_run)
 
     @extend_schema(responses=TopTopicSerializer(many=True))
-    @action(detail=True, methods=["get"], url_path="top-k", url_name="top-k")
+    @action(
+        detail=True, methods=["get"], url_path="top-k", url_name="top-k", pagination_class=None
+    )  # a short ranked list, never paginated
     def top_k(self, request: Request, pk=None) -> Response:
         """The current recommendation, best first, with estimates and 95 % intervals."""
         rows = top_topics(self.get_object())
@@ -258,4 +267,4 @@ class SearchRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
 
     def get_parsers(self):
         # A configuration is a nested JSON object; a form encoding cannot carry it.
-        return [JSONParser()]
+        return [StrictJSONParser()]

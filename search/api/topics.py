@@ -12,17 +12,18 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api_parsers import StrictJSONParser
+from config.uploads import validate_upload_size
 from search.models import Topic, TopicTree
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 from search.topics import selectors
-from search.topics.forms import MAX_UPLOAD_BYTES
 from search.topics.generation import BRANCHING_RANGE, DEPTH_RANGE, start_tree_generation
 from search.topics.services import (
     CorpusImportError,
@@ -37,7 +38,7 @@ from search.topics.services import (
 class TopicTreeSerializer(serializers.ModelSerializer):
     n_samples = serializers.IntegerField(read_only=True)
     created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
 
     class Meta:
@@ -86,11 +87,6 @@ class TopicSerializer(serializers.ModelSerializer):
         return topic.arm is not None
 
 
-def _check_size(upload) -> None:
-    if upload is not None and upload.size > MAX_UPLOAD_BYTES:
-        raise serializers.ValidationError(f"at most {MAX_UPLOAD_BYTES // 2**20} MB")
-
-
 class CreateTreeSerializer(serializers.Serializer):
     """A tree as a JSON value (``tree``) or as an uploaded JSON file (``file``), not both."""
 
@@ -100,7 +96,7 @@ class CreateTreeSerializer(serializers.Serializer):
     tree = serializers.JSONField(
         required=False, help_text='Nested {"Root": {"Child": {}}} or a list of names.'
     )
-    file = serializers.FileField(required=False, validators=[_check_size])
+    file = serializers.FileField(required=False, validators=[validate_upload_size])
 
     def validate(self, attrs):
         if ("tree" in attrs) == ("file" in attrs):
@@ -109,7 +105,7 @@ class CreateTreeSerializer(serializers.Serializer):
 
 
 class CorpusSerializer(serializers.Serializer):
-    file = serializers.FileField(required=False, validators=[_check_size])
+    file = serializers.FileField(required=False, validators=[validate_upload_size])
     jsonl = serializers.CharField(required=False, trim_whitespace=False)
 
     def validate(self, attrs):
@@ -150,7 +146,7 @@ class TopicTreeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
 
     serializer_class = TopicTreeSerializer
     permission_classes = [IsAdminUser]
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
 
     def get_queryset(self):
         return selectors.tree_rows(self.request.user).order_by("-created_at", "-id")

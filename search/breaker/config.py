@@ -18,6 +18,7 @@ mean word count of the set), else from ``n_items`` and ``target_words``.
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 MAX_ITEMS = 2000
+# Digits only (str.isdigit() also accepts "²", which int() refuses), and short enough to parse.
+_INTEGER_TEXT = re.compile(r"-?[0-9]{1,20}")
 _KNOWN = {
     "name", "method", "methods", "llm", "targets", "target", "qe", "src_lang", "tgt_lang",
     "n_steps", "k_generations", "max_edit_share", "seeds", "n_items", "target_words", "seed",
@@ -99,12 +102,15 @@ def _integer(config: dict, key: str, default: int, low: int, high: int, errors: 
     value = config.get(key, default)
     if value in (None, ""):
         return default
-    if isinstance(value, bool) or not str(value).lstrip("-").isdigit():
+    if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip()):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
         errors[key] = "must be an integer"
         return default
-    if not low <= int(value) <= high:
+    if not low <= value <= high:
         errors[key] = f"must be between {low} and {high}"
-    return int(value)
+        return default
+    return value
 
 
 MAX_BUDGET = Decimal("99999999")  # what budget_money's 12 digits with 4 decimals hold
@@ -131,10 +137,11 @@ def _check(config: Any, method: str) -> tuple[dict[str, Any], list[Seed], list[E
     unknown = set(config) - _KNOWN
     if unknown:
         errors["config"] = f"unknown key(s): {', '.join(sorted(unknown))}"
-    if method not in METHODS:
+    known = isinstance(method, str) and method in METHODS
+    if not known:
         errors["method"] = f"must be one of {', '.join(METHODS)}"
     # An unknown method is checked as MT-breaker (seeded), so every other problem shows too.
-    method_spec = spec(method if method in METHODS else "breaker_seeded")
+    method_spec = spec(method if known else "breaker_seeded")
     name = str(config.get("name") or "").strip()
     if not name:
         errors["name"] = "a run needs a name"
@@ -253,7 +260,8 @@ def _create(fields: dict, seeds: list[Seed], engines: list[Engine], created_by) 
 
 def create_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True) -> BreakerRun:
     """Validate, create the run with one chain per item, and queue its first round."""
-    fields, seeds, engines, _ = _check(config, config.get("method", ""))
+    method = config.get("method", "") if isinstance(config, dict) else ""
+    fields, seeds, engines, _ = _check(config, method)
     with transaction.atomic():
         run = _create(fields, seeds, engines, created_by)
         if enqueue:
@@ -272,12 +280,14 @@ def create_comparison(
     base["comparison"] = base.get("comparison") or base.get("name") or "comparison"
     checked, errors = [], {}
     for method in methods:
+        if not isinstance(method, str) or method not in METHODS:
+            errors[str(method)] = f"unknown method; known: {', '.join(METHODS)}"
+            continue
         try:
             named = {**base, "name": f"{base.get('name', '')} · {METHODS[method].label}"}
             checked.append(_check(named, method))
-        except (BreakerConfigError, KeyError) as exc:
-            message = exc.errors if isinstance(exc, BreakerConfigError) else "unknown method"
-            errors[str(method)] = str(message)
+        except BreakerConfigError as exc:
+            errors[method] = str(exc.errors)
     if errors:
         raise BreakerConfigError(errors)
     with transaction.atomic():

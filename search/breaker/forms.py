@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from django import forms
 
+from config.uploads import validate_upload_size
 from difficulty.models import DifficultyDataset
 from engines.models import Engine
 from search.breaker.methods import METHODS
@@ -58,6 +59,7 @@ class BreakerForm(forms.Form):
     dataset = forms.ChoiceField(required=False, label="Difficulty dataset")
     jsonl = forms.FileField(
         required=False,
+        validators=[validate_upload_size],
         label="JSONL file",
         help_text='One {"text", "source_url"?, "doc_id"?} a line.',
     )

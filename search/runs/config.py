@@ -15,6 +15,7 @@ have the same kind and parameters.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -33,7 +34,9 @@ from search.runs import services
 __all__ = ["HUMAN_DEFAULTS", "RunConfigError", "build_policy", "create_run", "validate_config"]
 
 MAX_BATCH = 5000
+MAX_COUNT = 2**31 - 1  # the largest PositiveIntegerField value on every database
 MONEY_QUANTUM = Decimal("0.0001")  # SearchRun.budget_money keeps four decimals
+MAX_MONEY = Decimal("99999999.9999")  # SearchRun.budget_money: 12 digits, 4 after the point
 HUMAN_DEFAULTS: dict[str, Any] = {
     "rule": "top_k",  # send the samples of the current top-k topics; or "fraction"
     "per_topic": 2,  # top_k rule: pulls per candidate topic sent to humans at most
@@ -64,7 +67,7 @@ class _Checked:
     policy: Policy | None = None  # built while checking the parameters, kept for create_run
 
 
-def _integer(value: Any, field: str, errors: dict, *, minimum: int, maximum: int | None = None):
+def _integer(value: Any, field: str, errors: dict, *, minimum: int, maximum: int = MAX_COUNT):
     if isinstance(value, bool) or not isinstance(value, int | str):
         errors[field] = "must be an integer"
         return None
@@ -73,11 +76,21 @@ def _integer(value: Any, field: str, errors: dict, *, minimum: int, maximum: int
     except ValueError:
         errors[field] = "must be an integer"
         return None
-    if number < minimum or (maximum is not None and number > maximum):
-        bound = f"between {minimum} and {maximum}" if maximum is not None else f">= {minimum}"
-        errors[field] = f"must be {bound}"
+    if not minimum <= number <= maximum:
+        errors[field] = f"must be between {minimum} and {maximum}"
         return None
     return number
+
+
+def _number(value: Any, *, minimum: float, maximum: float) -> float | None:
+    """``value`` as a finite float within bounds, or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return None
+    return number if minimum <= number <= maximum else None
 
 
 def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | None:
@@ -110,7 +123,8 @@ def _engine_from_spec(spec: dict, field: str, errors: dict) -> Engine | None:
 
 
 def _tree(value: Any, errors: dict) -> TopicTree | None:
-    lookup: dict[str, Any] = {"pk": int(value)} if str(value).isdigit() else {"name": str(value)}
+    by_id = re.fullmatch(r"[0-9]{1,18}", str(value))
+    lookup: dict[str, Any] = {"pk": int(value)} if by_id else {"name": str(value)}
     tree = TopicTree.objects.filter(**lookup).first()
     if tree is None:
         errors["tree"] = f"there is no topic tree {value!r}"
@@ -176,11 +190,13 @@ def _check_budget(config: dict, checked: _Checked) -> None:
     if money not in (None, ""):
         try:
             amount = Decimal(str(money)).quantize(MONEY_QUANTUM)
-            if not amount.is_finite() or amount <= 0:
+            if not amount.is_finite() or not 0 < amount <= MAX_MONEY:
                 raise InvalidOperation
             fields["budget_money"] = amount
         except InvalidOperation:
-            errors["budget_money"] = f"must be an amount of at least {MONEY_QUANTUM}"
+            errors["budget_money"] = (
+                f"must be an amount of at least {MONEY_QUANTUM} and at most {MAX_MONEY}"
+            )
     pulls = config.get("budget_pulls")
     n_topics = fields.get("n_topics") or 0
     if pulls in (None, "") and fields.get("budget_money") and n_topics:
@@ -214,10 +230,9 @@ def _check_human(config: dict, checked: _Checked) -> None:
         errors["human_settings"] = f"unknown setting(s): {', '.join(sorted(unknown))}"
         return
     merged = {**HUMAN_DEFAULTS, **given}
-    if merged["rule"] not in ("top_k", "fraction"):
-        errors["human_settings"] = "rule must be 'top_k' or 'fraction'"
-    elif not 0 < float(merged["fraction"]) <= 1:
-        errors["human_settings"] = "fraction must be in (0, 1]"
+    problem = _human_settings_problem(merged)
+    if problem:
+        errors["human_settings"] = problem
     fields["human_settings"] = merged
     engine = fields.get("difficulty_engine")
     if mode != "off" and engine is not None and engine.kind != Engine.Kind.ARTIFICIAL_CROWD:
@@ -229,10 +244,27 @@ def _check_human(config: dict, checked: _Checked) -> None:
         errors["tgt_lang"] = "the target language is required when humans score translations"
 
 
+def _human_settings_problem(merged: dict[str, Any]) -> str | None:
+    if merged["rule"] not in ("top_k", "fraction"):
+        return "rule must be 'top_k' or 'fraction'"
+    fraction = _number(merged["fraction"], minimum=0, maximum=1)
+    if not fraction:
+        return "fraction must be in (0, 1]"
+    for key in ("per_topic", "max_items", "overlap"):
+        if _integer(merged[key], key, {}, minimum=1) is None:
+            return f"{key} must be an integer between 1 and {MAX_COUNT}"
+    if not _number(merged["timeout_hours"], minimum=0, maximum=24 * 366):
+        return "timeout_hours must be a number of hours in (0, 8784]"
+    return None
+
+
 def _check_policy(config: dict, checked: _Checked) -> None:
     errors, fields = checked.errors, checked.fields
     algorithm = config.get("algorithm", "default") or "default"
     params = config.get("params") or {}
+    if not isinstance(algorithm, str):
+        errors["algorithm"] = '"default" or the name of a method, as a string'
+        return
     if algorithm != "default" and algorithm not in POLICIES:
         known = ", ".join(sorted([*POLICIES, "default"]))
         errors["algorithm"] = f"unknown algorithm {algorithm!r}; known: {known}"
@@ -247,7 +279,7 @@ def _check_policy(config: dict, checked: _Checked) -> None:
         return
     try:
         checked.policy = build_policy(SearchRun(**_model_fields(fields)))
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         errors["params"] = f"the {algorithm} method refuses these parameters: {exc}"
 
 

@@ -14,6 +14,7 @@ from django import forms
 
 from engines.kinds import KIND_LABELS
 from engines.models import Engine
+from formats import strict_json
 from search.bandit import DEFAULT_SWITCH, POLICIES, default_choice
 from search.models import SearchRun, TopicTree
 from search.runs.config import HUMAN_DEFAULTS
@@ -170,9 +171,11 @@ class RunForm(forms.Form):
     def clean_params(self) -> dict:
         text = (self.cleaned_data.get("params") or "").strip() or "{}"
         try:
-            params = json.loads(text)
-        except json.JSONDecodeError as exc:
+            params = strict_json.loads(text)
+        except strict_json.JSONSyntaxError as exc:
             raise forms.ValidationError(f"not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        except strict_json.JSONInputError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc}") from None
         if not isinstance(params, dict):
             raise forms.ValidationError("must be a JSON object, e.g. {}")
         return params

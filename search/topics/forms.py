@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django import forms
 
+from config.uploads import validate_upload_size
 from engines.models import Engine
 from search.topics.generation import BRANCHING_RANGE, DEPTH_RANGE
 
 # An upload is read into memory by the importer; larger trees go through the command or the API.
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 
 
 def chat_engines():
@@ -18,21 +18,11 @@ def chat_engines():
     return enabled.filter(pk__in=[e.pk for e in enabled if e.has_capability("chat")])
 
 
-class _UploadField(forms.FileField):
-    def clean(self, data, initial=None):
-        upload = super().clean(data, initial)
-        if upload and upload.size > MAX_UPLOAD_BYTES:
-            raise forms.ValidationError(
-                f"The file is larger than {MAX_UPLOAD_BYTES // 2**20} MB; use the "
-                "management command or the API for big files."
-            )
-        return upload
-
-
 class TreeImportForm(forms.Form):
     name = forms.CharField(max_length=200)
-    file = _UploadField(
-        help_text='Nested JSON {"Root": {"Child": {}}} or a JSON list of topic names.'
+    file = forms.FileField(
+        validators=[validate_upload_size],
+        help_text='Nested JSON {"Root": {"Child": {}}} or a JSON list of topic names.',
     )
     language = forms.CharField(max_length=16, initial="en")
     description = forms.CharField(
@@ -72,4 +62,7 @@ class TreeGenerateForm(forms.Form):
 
 
 class CorpusUploadForm(forms.Form):
-    file = _UploadField(help_text='JSONL: {"topic", "text", "source_url"} per line.')
+    file = forms.FileField(
+        validators=[validate_upload_size],
+        help_text='JSONL: {"topic", "text", "source_url"} per line.',
+    )

@@ -8,10 +8,11 @@ A change of wording bumps the version, which is part of every cached call's key.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from urllib.parse import urlparse
+
+from formats import strict_json
 
 TOPIC_TREE_PROMPT_VERSION = "topic-tree-v1"
 SAMPLING_PROMPT_VERSION = "sampling-v1"
@@ -73,8 +74,8 @@ def parse_snippets(answer: str) -> list[Snippet]:
     if not match:
         raise ModelOutputError("the answer contains no JSON object")
     try:
-        data = json.loads(match.group(0))
-    except json.JSONDecodeError as exc:
+        data = strict_json.loads(match.group(0))
+    except strict_json.JSONInputError as exc:
         raise ModelOutputError(f"the answer is not valid JSON: {exc}") from None
     items = data.get("extracted_snippets") if isinstance(data, dict) else None
     if not isinstance(items, list):

@@ -12,13 +12,13 @@ same tree always maps to the same arms.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
 from django.db import transaction
 
+from formats import strict_json
 from formats.jsonl import LineProblem, read_jsonl
 from search.models import TextSample, Topic, TopicTree
 from search.topics.prompts import MAX_SNIPPET_WORDS, MIN_SNIPPET_WORDS, Snippet, normalise
@@ -69,11 +69,13 @@ def _read_json(source: str | bytes | IO | Any) -> Any:
     if not isinstance(source, str):
         return source  # already parsed (the API passes JSON bodies through)
     try:
-        return json.loads(source)
-    except json.JSONDecodeError as exc:
+        return strict_json.loads(source)
+    except strict_json.JSONSyntaxError as exc:
         raise TopicTreeError(
             f"not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from None
+    except strict_json.JSONInputError as exc:
+        raise TopicTreeError(f"not valid JSON: {exc}") from None
 
 
 def import_topic_tree(

@@ -9,13 +9,14 @@ so the importer can create rows in one pass.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 from wordfreq import tokenize
+
+from formats import strict_json
 
 MAX_DEPTH = 12
 MAX_NAME_LENGTH = 300
@@ -75,7 +76,19 @@ def parse_tree(data: object, lang: str = "en") -> list[TopicSpec]:
         raise TopicTreeError("a topic tree is a JSON object of nested topics or a list of names")
     if not specs:
         raise TopicTreeError("the topic tree is empty")
+    _refuse_duplicate_siblings(specs)
     return specs
+
+
+def _refuse_duplicate_siblings(specs: list[TopicSpec]) -> None:
+    """Two siblings with one name would be one topic path; refused, never merged."""
+    seen: set[tuple[int | None, str]] = set()
+    for spec in specs:
+        if (spec.parent, spec.name) in seen:
+            parent = specs[spec.parent].name if spec.parent is not None else None
+            where = f"under {parent!r}" if parent else "at the top level"
+            raise TopicTreeError(f"two sibling topics are named {spec.name!r} {where}")
+        seen.add((spec.parent, spec.name))
 
 
 def _walk(node: dict, parent: int | None, depth: int, specs: list, lang: str, path: str) -> None:
@@ -127,12 +140,14 @@ def parse_generated_tree(text: str, lang: str = "en") -> list[TopicSpec]:
         raise TopicTreeError("the model's answer contains no nested topic dictionary")
     body = body[start : end + 1]
     try:
-        data = json.loads(body)
-    except json.JSONDecodeError:
+        data = strict_json.loads(body)
+    except strict_json.JSONSyntaxError:
         try:
             data = ast.literal_eval(body)
         except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
             raise TopicTreeError(f"the model's topic tree is not valid JSON: {exc}") from None
+    except strict_json.JSONInputError as exc:
+        raise TopicTreeError(f"the model's topic tree is not valid JSON: {exc}") from None
     return parse_tree(data, lang)
 
 

@@ -148,9 +148,9 @@ def test_several_language_pairs_and_missing_scores(tmp_path):
         (json.dumps({"langs": "en-cs", "src": "x"}), "line 2: missing field 'scores'"),
         (line(line_id=1), "line 2: line_id '1' of en-cs already on line 1"),
         ("[1, 2]", "line 2: each line must be a JSON object"),
-        (line(scores={"a": float("nan")}), "line 2: score of 'a' must be finite"),
-        (line(comet=float("nan")), "line 2: field 'comet' holds NaN or Infinity"),
-        (line(annotations=[{"score": float("-inf")}]), "line 2: field 'annotations' holds NaN"),
+        (line(scores={"a": float("nan")}), "line 2: not valid JSON (NaN at $.scores.a is not"),
+        (line(comet=float("nan")), "line 2: not valid JSON (NaN at $.comet is not"),
+        (line(annotations=[{"score": float("-inf")}]), "-Infinity at $.annotations[0].score"),
     ],
 )
 def test_a_bad_line_writes_nothing(tmp_path, bad, message):

@@ -38,7 +38,7 @@ def test_bad_lines_are_yielded_as_problems_and_reading_goes_on():
     assert [number for number, _ in rows] == [1, 2, 3, 4, 5]
     assert rows[1][1] == LineProblem("not valid UTF-8")
     assert rows[2][1].reason.startswith("not valid JSON (Expecting value at column")
-    assert rows[3][1] == LineProblem("not valid JSON (nested too deeply)")
+    assert rows[3][1] == LineProblem("not valid JSON (nested more than 64 levels deep)")
     assert rows[4] == (5, 7)
 
 
