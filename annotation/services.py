@@ -463,11 +463,14 @@ def reset_annotator_work(enrollment: Enrollment) -> ResetResult:
     submitted_items = list(
         mine.filter(status=Annotation.Status.SUBMITTED).values_list("item_id", flat=True)
     )
-    held_items = list(claims.filter(_live_claims()).values_list("item_id", flat=True))
+    # Their next-item requests wait (they lock the enrollment first too): no claim appears
+    # while the claims are deleted.
+    Enrollment.objects.select_for_update().filter(pk=enrollment.pk).first()
+    claimed_items = list(claims.values_list("item_id", flat=True))
     result = ResetResult(items_decremented=submitted_items)
     # Lock the rows whose counters change (in id order, as every multi-row lock here) so a
-    # concurrent submit or claim cannot interleave.
-    touched = sorted(set(submitted_items) | set(held_items))
+    # concurrent submission cannot interleave.
+    touched = sorted(set(submitted_items) | set(claimed_items))
     list(Item.objects.select_for_update().filter(pk__in=touched).order_by("pk").values_list("pk"))
     Item.objects.filter(pk__in=submitted_items, completed_count__gt=0).update(
         completed_count=F("completed_count") - 1
@@ -717,7 +720,7 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
        candidate row nobody else holds is locked (``FOR UPDATE SKIP LOCKED``) and its counter
        raised only while below the overlap, so two annotators never take the last slot twice
        and the work does not grow with the number of annotators. Lapsed claims of others are
-       released when nothing else is open (see :func:`_claim_new_waiting`).
+       released when nothing else is open (see :func:`_claim_open_item`).
     5. The claim is an ``Assignment`` (unique per item and annotator) expiring after the
        campaign's ``claim_ttl_seconds`` unless activity renews it; the annotation row (the draft)
        is created with it, choice options shuffled and the order recorded.
@@ -738,7 +741,7 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
             return item
         if not refusal:
             if not _reached_quota(annotator, campaign):
-                item = _claim_new_waiting(annotator, campaign, now)
+                item = _claim_open_item(annotator, campaign, now)
                 if item is not None:
                     return item
                 if _unfinished(annotator, campaign).exists():
@@ -751,7 +754,8 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
     return None
 
 
-def _not_mine(annotator: Annotator) -> Exists:
+def _claimed_by(annotator: Annotator) -> Exists:
+    """The item has a live claim of this annotator (they never get an item twice)."""
     return Exists(
         Assignment.objects.filter(
             item=OuterRef("pk"),
@@ -769,7 +773,7 @@ def _unfinished(annotator: Annotator, campaign: Campaign):
             Q(kind=Item.Kind.REGULAR, completed_count__lt=campaign.overlap)
             | Q(kind=Item.Kind.ATTENTION_CHECK)
         )
-        .exclude(_not_mine(annotator))
+        .exclude(_claimed_by(annotator))
     )
 
 
@@ -781,12 +785,12 @@ def _open(annotator: Annotator, campaign: Campaign):
             Q(kind=Item.Kind.REGULAR, live_slots__lt=campaign.overlap)
             | Q(kind=Item.Kind.ATTENTION_CHECK)
         )
-        .exclude(_not_mine(annotator))
+        .exclude(_claimed_by(annotator))
         .order_by("position", "id")
     )
 
 
-def _claim_new_waiting(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
+def _claim_open_item(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
     """Claim the first open item: one locking query and one conditional counter update,
     whatever the number of annotators.
 
