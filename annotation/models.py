@@ -283,16 +283,20 @@ class Item(models.Model):
     meta = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
     position = models.PositiveIntegerField(default=0)
     completed_count = models.PositiveIntegerField(default=0)
+    # Claims that hold a slot: active (not yet released) + submitted assignments. Kept with F()
+    # updates under the item's row lock so that next_item_for finds an open item in one indexed
+    # query instead of recounting every candidate's claims (ADR 0007).
+    live_slots = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["campaign_id", "position", "id"]
         indexes = [
-            # next_item_for: open items of a campaign in position order.
+            # next_item_for: items of a campaign with a free slot, in position order.
             models.Index(
-                fields=["campaign", "kind", "completed_count", "position"],
-                name="annotation_item_next_idx",
+                fields=["campaign", "kind", "live_slots", "position"],
+                name="annotation_item_open_idx",
             ),
             # Document context: neighbouring segments of the same document.
             models.Index(fields=["campaign", "doc_id", "position"], name="annotation_item_doc_idx"),
@@ -360,8 +364,12 @@ class Assignment(models.Model):
             ),
         ]
         indexes = [
-            # Slot counting under the item lock: live claims of one item.
+            # Recounting an item's live slots under its lock.
             models.Index(fields=["item", "status", "expires_at"], name="annotation_asg_slots_idx"),
+            # next_item_for releases a campaign's lapsed claims when no item is open.
+            models.Index(
+                fields=["campaign", "status", "expires_at"], name="annotation_asg_lapsed_idx"
+            ),
             # "My tasks" progress and resuming an open claim: one annotator in one campaign.
             models.Index(
                 fields=["campaign", "annotator", "status"], name="annotation_asg_mine_idx"

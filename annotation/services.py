@@ -19,7 +19,8 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation import corruption, formats, protocols, qc
@@ -471,21 +472,25 @@ def reset_annotator_work(enrollment: Enrollment) -> ResetResult:
     """
     campaign, annotator = enrollment.campaign, enrollment.annotator
     mine = Annotation.objects.filter(campaign=campaign, annotator=annotator)
+    claims = Assignment.objects.filter(campaign=campaign, annotator=annotator)
     submitted_items = list(
         mine.filter(status=Annotation.Status.SUBMITTED).values_list("item_id", flat=True)
     )
+    # Their next-item requests wait (they lock the enrollment first too): no claim appears
+    # while the claims are deleted.
+    Enrollment.objects.select_for_update().filter(pk=enrollment.pk).first()
+    claimed_items = list(claims.values_list("item_id", flat=True))
     result = ResetResult(items_decremented=submitted_items)
-    # Lock the rows whose counters change so a concurrent submit cannot interleave.
-    list(Item.objects.select_for_update().filter(pk__in=submitted_items).values_list("pk"))
+    # Lock the rows whose counters change (in id order, as every multi-row lock here) so a
+    # concurrent submission cannot interleave.
+    touched = sorted(set(submitted_items) | set(claimed_items))
+    list(Item.objects.select_for_update().filter(pk__in=touched).order_by("pk").values_list("pk"))
     Item.objects.filter(pk__in=submitted_items, completed_count__gt=0).update(
         completed_count=F("completed_count") - 1
     )
     result.annotations = mine.delete()[1].get("annotation.Annotation", 0)
-    result.assignments = (
-        Assignment.objects.filter(campaign=campaign, annotator=annotator)
-        .delete()[1]
-        .get("annotation.Assignment", 0)
-    )
+    result.assignments = claims.delete()[1].get("annotation.Assignment", 0)
+    _recount_live_slots(touched)
     enrollment.qualified = False
     enrollment.finished_at = None
     enrollment.save(update_fields=["qualified", "finished_at", "updated_at"])
@@ -503,16 +508,56 @@ def _lock(queryset):
     return queryset
 
 
-def _live_slots(item: Item, now: datetime, exclude: Annotator) -> int:
-    return (
-        Assignment.objects.filter(item=item)
-        .exclude(annotator=exclude)
-        .filter(
-            Q(status=Assignment.Status.SUBMITTED)
-            | Q(status=Assignment.Status.ACTIVE, expires_at__gt=now)
-        )
-        .count()
+def _live_claims():
+    return Q(status=Assignment.Status.ACTIVE) | Q(status=Assignment.Status.SUBMITTED)
+
+
+def _recount_live_slots(item_ids: Iterable[int]) -> None:
+    """Set the items' ``live_slots`` from their claims; callers hold the items' row locks."""
+    live = (
+        Assignment.objects.filter(_live_claims(), item=OuterRef("pk"))
+        .order_by()
+        .values("item")
+        .annotate(n=Count("pk"))
+        .values("n")
     )
+    Item.objects.filter(pk__in=list(item_ids)).update(
+        live_slots=Coalesce(Subquery(live, output_field=IntegerField()), Value(0))
+    )
+
+
+def _release_lapsed(item_ids: list[int], now: datetime, keep: Annotator | None = None) -> int:
+    """Release lapsed claims on these items (locked by the caller) and recount their slots;
+    ``keep``'s own claim is left for it to resume. Returns how many claims were released."""
+    lapsed = Assignment.objects.filter(
+        item_id__in=item_ids, status=Assignment.Status.ACTIVE, expires_at__lte=now
+    )
+    if keep is not None:
+        lapsed = lapsed.exclude(annotator=keep)
+    released = lapsed.update(status=Assignment.Status.EXPIRED)
+    if released:
+        _recount_live_slots(item_ids)
+    return released
+
+
+def _release_lapsed_in_campaign(campaign: Campaign, now: datetime) -> int:
+    """Free the slots of other annotators' lapsed claims on regular items of the campaign.
+
+    Run only when no item is open, so an annotator who comes back before their slot is needed
+    resumes it. Items another transaction holds are left for a later call.
+    """
+    lapsed_items = Assignment.objects.filter(
+        campaign=campaign,
+        status=Assignment.Status.ACTIVE,
+        expires_at__lte=now,
+        item__kind=Item.Kind.REGULAR,
+    ).values("item_id")
+    item_ids = list(
+        _lock(Item.objects.filter(pk__in=lapsed_items).order_by("pk")).values_list("pk", flat=True)[
+            :_CANDIDATE_BATCH
+        ]
+    )
+    return _release_lapsed(item_ids, now) if item_ids else 0
 
 
 def _initial_draft(item: Item) -> dict[str, Any]:
@@ -522,33 +567,54 @@ def _initial_draft(item: Item) -> dict[str, Any]:
 
 
 def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) -> Item:
-    expires = now + timedelta(seconds=campaign.claim_ttl_seconds)
-    Assignment.objects.update_or_create(
-        item=item,
-        annotator=annotator,
-        defaults={
-            "campaign": campaign,
-            "status": Assignment.Status.ACTIVE,
-            "claimed_at": now,
-            "expires_at": expires,
-        },
+    """Record the claim and its draft; the caller has counted the slot (``live_slots``).
+
+    One upsert each: an expired claim of the same annotator on the item is reactivated, and an
+    existing annotation (a draft kept from that claim) is left as it is.
+    """
+    Assignment.objects.bulk_create(
+        [
+            Assignment(
+                item=item,
+                annotator=annotator,
+                campaign=campaign,
+                status=Assignment.Status.ACTIVE,
+                claimed_at=now,
+                expires_at=now + timedelta(seconds=campaign.claim_ttl_seconds),
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["item", "annotator"],
+        update_fields=["campaign", "status", "claimed_at", "expires_at", "updated_at"],
     )
     option_order: list[int] = []
     if campaign.get_protocol().has_options:
         # Seeded by (annotator, item) so a reset annotator sees the same order again.
         option_order = list(range(len(item.choices)))
         random.Random(f"{annotator.pk}:{item.pk}").shuffle(option_order)
-    Annotation.objects.get_or_create(
-        item=item,
-        annotator=annotator,
-        defaults={
-            "campaign": campaign,
-            "draft": _initial_draft(item),
-            "option_order": option_order,
-            "last_activity_at": now,
-        },
+    Annotation.objects.bulk_create(
+        [
+            Annotation(
+                item=item,
+                annotator=annotator,
+                campaign=campaign,
+                draft=_initial_draft(item),
+                option_order=option_order,
+                last_activity_at=now,
+            )
+        ],
+        ignore_conflicts=True,
     )
     return item
+
+
+def _take_slot(item: Item, campaign: Campaign) -> bool:
+    """Count one more live slot on the item, only while it has a free one (per-annotator items
+    always have one); the caller holds the row lock, the condition guards the counter anyway."""
+    taken = Item.objects.filter(pk=item.pk)
+    if not item.is_per_annotator:
+        taken = taken.filter(live_slots__lt=campaign.overlap)
+    return taken.update(live_slots=F("live_slots") + 1) == 1
 
 
 _ENROLLMENT_REFUSALS: dict[str, str] = {
@@ -560,9 +626,13 @@ _ENROLLMENT_REFUSALS: dict[str, str] = {
 
 def _check_enrollment(enrollment: Enrollment | None) -> None:
     """Raise :class:`EnrollmentBlocked` unless the enrollment is approved."""
-    if enrollment is None:
+    _check_enrollment_status(None if enrollment is None else enrollment.status)
+
+
+def _check_enrollment_status(status: str | None) -> None:
+    if status is None:
         raise EnrollmentBlocked("You are not enrolled in this campaign.")
-    refusal = _ENROLLMENT_REFUSALS.get(enrollment.status)
+    refusal = _ENROLLMENT_REFUSALS.get(status)
     if refusal:
         raise EnrollmentBlocked(refusal)
 
@@ -584,21 +654,25 @@ def _resume(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | N
     open_claims = Assignment.objects.filter(
         campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE
     ).select_related("item")
+    renewed = now + timedelta(seconds=campaign.claim_ttl_seconds)
     for assignment in open_claims.order_by("claimed_at", "id"):
         item = assignment.item
         if assignment.expires_at > now or item.is_per_annotator:
-            Assignment.objects.filter(pk=assignment.pk).update(
-                expires_at=now + timedelta(seconds=campaign.claim_ttl_seconds)
-            )
+            Assignment.objects.filter(pk=assignment.pk).update(expires_at=renewed)
             return item
-        # The claim lapsed: keep it only if the slot is still free.
-        locked = _lock(Item.objects.filter(pk=item.pk)).first()
-        if locked is not None and _live_slots(locked, now, annotator) < campaign.overlap:
-            Assignment.objects.filter(pk=assignment.pk).update(
-                expires_at=now + timedelta(seconds=campaign.claim_ttl_seconds)
-            )
-            return item
-        Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.EXPIRED)
+        # The claim lapsed: keep it only if the slot is still free. The item lock is waited
+        # for (one row, held for one claim) so that the counter and the claim change together.
+        locked = Item.objects.select_for_update().get(pk=item.pk)
+        _release_lapsed([item.pk], now, keep=annotator)
+        locked.refresh_from_db(fields=["live_slots"])
+        still_mine = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.ACTIVE)
+        # live_slots counts this claim too.
+        if locked.live_slots <= campaign.overlap:
+            if still_mine.update(expires_at=renewed):
+                return item
+            continue
+        if still_mine.update(status=Assignment.Status.EXPIRED):
+            Item.objects.filter(pk=item.pk).update(live_slots=F("live_slots") - 1)
     return None
 
 
@@ -615,6 +689,7 @@ def _tutorial_phase(
         .first()
     )
     if pending is not None:
+        _take_slot(pending, campaign)
         return True, _claim(annotator, pending, campaign, now), ""
     if campaign.require_qualification and not enrollment.qualified:
         outcome = qc.qualification_result(enrollment)
@@ -654,10 +729,11 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
     2. An open claim of theirs is resumed first (renewed if it lapsed and the slot is free).
     3. Tutorials come first; with ``require_qualification`` they must be passed.
     4. Candidates are items they have no live claim on, in position order; regular items need
-       ``completed_count < overlap``. Each candidate row is locked with
-       ``SELECT ... FOR UPDATE SKIP LOCKED`` and its live slots (submitted + unexpired claims)
-       are recounted under the lock, so two annotators never take the last slot twice; a row
-       another annotator is claiming is skipped, not waited for.
+       ``live_slots < overlap`` (active + submitted claims, a counter on the item). The first
+       candidate row nobody else holds is locked (``FOR UPDATE SKIP LOCKED``) and its counter
+       raised only while below the overlap, so two annotators never take the last slot twice
+       and the work does not grow with the number of annotators. Lapsed claims of others are
+       released when nothing else is open (see :func:`_claim_open_item`).
     5. The claim is an ``Assignment`` (unique per item and annotator) expiring after the
        campaign's ``claim_ttl_seconds`` unless activity renews it; the annotation row (the draft)
        is created with it, choice options shuffled and the order recorded.
@@ -678,10 +754,10 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
             return item
         if not refusal:
             if not _reached_quota(annotator, campaign):
-                item = _claim_new_waiting(annotator, campaign, now)
+                item = _claim_open_item(annotator, campaign, now)
                 if item is not None:
                     return item
-                if _candidates(annotator, campaign).exists():
+                if _unfinished(annotator, campaign).exists():
                     # Items are left but others hold their last slots: not finished, try later.
                     return None
             if enrollment.finished_at is None:
@@ -691,64 +767,69 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
     return None
 
 
-def _candidates(annotator: Annotator, campaign: Campaign):
-    taken = Assignment.objects.filter(
-        item=OuterRef("pk"),
-        annotator=annotator,
-        status__in=[Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED],
+def _claimed_by(annotator: Annotator) -> Exists:
+    """The item has a live claim of this annotator (they never get an item twice)."""
+    return Exists(
+        Assignment.objects.filter(
+            item=OuterRef("pk"),
+            annotator=annotator,
+            status__in=[Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED],
+        )
     )
+
+
+def _unfinished(annotator: Annotator, campaign: Campaign):
+    """Items the annotator could still get once others' claims are submitted or released."""
     return (
         Item.objects.filter(campaign=campaign)
         .filter(
             Q(kind=Item.Kind.REGULAR, completed_count__lt=campaign.overlap)
             | Q(kind=Item.Kind.ATTENTION_CHECK)
         )
-        .exclude(Exists(taken))
+        .exclude(_claimed_by(annotator))
+    )
+
+
+def _open(annotator: Annotator, campaign: Campaign):
+    """Items with a free slot for the annotator now, in position order."""
+    return (
+        Item.objects.filter(campaign=campaign)
+        .filter(
+            Q(kind=Item.Kind.REGULAR, live_slots__lt=campaign.overlap)
+            | Q(kind=Item.Kind.ATTENTION_CHECK)
+        )
+        .exclude(_claimed_by(annotator))
         .order_by("position", "id")
     )
 
 
-def _claim_new_waiting(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
-    """:func:`_claim_new`, retried briefly while other annotators' claims hold candidate rows.
+def _claim_open_item(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
+    """Claim the first open item: one locking query and one conditional counter update,
+    whatever the number of annotators.
 
-    SKIP LOCKED never waits, so under a burst of annotators every candidate may be locked for a
-    few milliseconds by claims that end up taking other slots. Retrying (READ COMMITTED sees
-    their commits) instead of blocking keeps the no-deadlock property of skip-locked.
+    1. The first open item that no other transaction holds is locked
+       (``SELECT ... LIMIT 1 FOR UPDATE SKIP LOCKED``): claimers never wait for each other and
+       a transaction holds only the row it claims.
+    2. Its ``live_slots`` goes up by one only while below the overlap.
+    3. When nothing is open, other annotators' lapsed claims are released and (if any were)
+       the claim is tried again. When open items exist but others hold all their rows for a
+       moment, it is retried briefly (20–240 ms) rather than blocking: READ COMMITTED sees
+       their commits.
     """
     for attempt in range(_LOCKED_RETRIES + 1):
-        item, skipped = _claim_new(annotator, campaign, now)
-        if item is not None or not skipped:
-            return item
+        item = _lock(_open(annotator, campaign)).first()
+        if item is not None:
+            if _take_slot(item, campaign):
+                return _claim(annotator, item, campaign, now)
+        elif _release_lapsed_in_campaign(campaign, now):
+            continue
+        elif not (
+            connection.features.has_select_for_update_skip_locked
+            and _open(annotator, campaign).exists()
+        ):
+            return None
         time.sleep(0.02 * (attempt + 1))
     return None
-
-
-def _claim_new(annotator: Annotator, campaign: Campaign, now: datetime) -> tuple[Item | None, bool]:
-    """(claimed item or None, whether a candidate was skipped because another held it)."""
-    candidates = _candidates(annotator, campaign)
-    skipped = False
-    after: tuple[int, int] | None = None
-    while True:
-        page = candidates
-        if after is not None:
-            page = page.filter(Q(position__gt=after[0]) | Q(position=after[0], id__gt=after[1]))
-        batch = list(page.values_list("id", "position")[:_CANDIDATE_BATCH])
-        if not batch:
-            return None, skipped
-        for item_id, _position in batch:
-            # A savepoint per candidate: rolling it back releases the row lock of an item that
-            # turned out to be full, so this transaction never sits on rows it does not claim.
-            savepoint = transaction.savepoint()
-            item = _lock(Item.objects.filter(pk=item_id)).first()
-            if item is None:  # another annotator holds the row right now
-                skipped = True
-                transaction.savepoint_rollback(savepoint)
-                continue
-            if item.is_per_annotator or _live_slots(item, now, annotator) < campaign.overlap:
-                transaction.savepoint_commit(savepoint)
-                return _claim(annotator, item, campaign, now), skipped
-            transaction.savepoint_rollback(savepoint)
-        after = (batch[-1][1], batch[-1][0])
 
 
 # --- drafts, activity and submission --------------------------------------------------------
@@ -786,14 +867,14 @@ def _enrollment_of(annotator: Annotator, campaign: Campaign) -> Enrollment | Non
 
 
 def _renew_claim(annotation: Annotation, now: datetime) -> None:
+    # Only a claim still held is renewed: a released one gave its slot back (live_slots), and
+    # taking it again needs the item lock, which autosaves do not take. Its draft is kept and
+    # its submission is still counted if the item has room (submit_annotation).
     Assignment.objects.filter(
         item_id=annotation.item_id,
         annotator_id=annotation.annotator_id,
-        status__in=[Assignment.Status.ACTIVE, Assignment.Status.EXPIRED],
-    ).update(
         status=Assignment.Status.ACTIVE,
-        expires_at=now + timedelta(seconds=annotation.campaign.claim_ttl_seconds),
-    )
+    ).update(expires_at=now + timedelta(seconds=annotation.campaign.claim_ttl_seconds))
 
 
 def start_viewing(annotator: Annotator, item: Item, *, now=None) -> Annotation:
@@ -898,11 +979,61 @@ def submit_annotation(
         full = _submit_locked(annotator, item, answer, key, now)
         if isinstance(full, SubmitResult):
             return full
-        # Released in the refused submission's transaction; raised once it is committed.
-        Assignment.objects.filter(item=item, annotator=annotator).update(
-            status=Assignment.Status.EXPIRED
-        )
+        # Released in the refused submission's transaction (still holding the item lock);
+        # raised once it is committed.
+        released = Assignment.objects.filter(
+            item=item, annotator=annotator, status=Assignment.Status.ACTIVE
+        ).update(status=Assignment.Status.EXPIRED)
+        if released:
+            Item.objects.filter(pk=item.pk).update(live_slots=F("live_slots") - 1)
     raise ItemFull(full)
+
+
+@dataclass(frozen=True)
+class _SubmitChecks:
+    """What a submission checks besides the annotation, read in the query that locks it."""
+
+    enrollment_status: str | None
+    claim_status: str | None
+    key_item_id: int | None
+    """The item the idempotency key was first used for, if it was."""
+
+
+def _locked_for_submit(
+    annotator: Annotator, item: Item, key: str
+) -> tuple[Annotation, _SubmitChecks]:
+    """The annotation row, locked, with the enrollment's status, the claim's status and the
+    item a given idempotency key was first used for, in one query."""
+    mine = {"annotator": OuterRef("annotator_id")}
+    same = {"item": OuterRef("item_id"), **mine}
+    queryset = (
+        # of=("self",): locking the joined campaign row too would serialize (and deadlock)
+        # every submission of the campaign against the claims inserting rows that point to it.
+        Annotation.objects.select_for_update(of=("self",))
+        .select_related("campaign")
+        .filter(item=item, annotator=annotator)
+        .annotate(
+            enrollment_status=Subquery(
+                Enrollment.objects.filter(campaign=OuterRef("campaign_id"), **mine).values(
+                    "status"
+                )[:1]
+            ),
+            claim_status=Subquery(Assignment.objects.filter(**same).values("status")[:1]),
+            key_item_id=Subquery(
+                Annotation.objects.filter(idempotency_key=key, **mine).values("item_id")[:1]
+            )
+            if key
+            else Value(None, output_field=IntegerField()),
+        )
+    )
+    annotation = queryset.first()
+    if annotation is None:
+        raise NotAllowed("This item is not assigned to you.")
+    annotation.annotator = annotator  # the caller's object: no query when it is read again
+    checks = _SubmitChecks(
+        **{name: annotation.__dict__[name] for name in _SubmitChecks.__dataclass_fields__}
+    )
+    return annotation, checks
 
 
 def _submit_locked(
@@ -910,23 +1041,20 @@ def _submit_locked(
 ) -> SubmitResult | str:
     """:func:`submit_annotation` inside its transaction; a string is an :class:`ItemFull`
     refusal, returned (not raised) so that releasing the claim commits."""
-    if key:
-        seen = Annotation.objects.filter(annotator=annotator, idempotency_key=key).first()
-        if seen is not None:
-            if seen.item_id != item.pk:
-                raise NotAllowed("This idempotency key was used for another item.")
-            return SubmitResult(seen, created=False, replayed=True)
     # The item first, then the annotation: the order every writer of both takes
     # (claiming locks the item, then creates the annotation; a reset locks items first).
     # Checks and tutorials are not limited by the overlap: no need to queue their submissions.
     locked_item = (
         item if item.is_per_annotator else Item.objects.select_for_update().get(pk=item.pk)
     )
-    annotation = _locked_annotation(annotator, item)
+    annotation, checks = _locked_for_submit(annotator, item, key)
     campaign = annotation.campaign
-    if key and annotation.idempotency_key == key:
+    if checks.key_item_id not in (None, item.pk):
+        raise NotAllowed("This idempotency key was used for another item.")
+    # The row's own key is read fresh after the lock wait (the subquery may predate it).
+    if key and (checks.key_item_id == item.pk or annotation.idempotency_key == key):
         return SubmitResult(annotation, created=False, replayed=True)
-    _check_enrollment(_enrollment_of(annotator, campaign))
+    _check_enrollment_status(checks.enrollment_status)
     if not campaign.is_open:
         raise NotAllowed("This campaign is not open; nothing was submitted.")
     cleaned, errors, missing = clean_answer(campaign, item, answer)
@@ -962,9 +1090,13 @@ def _submit_locked(
         Assignment.objects.filter(item=item, annotator=annotator).update(
             status=Assignment.Status.SUBMITTED
         )
-        Item.objects.filter(pk=item.pk).update(completed_count=F("completed_count") + 1)
-        count = Item.objects.values_list("completed_count", flat=True).get(pk=item.pk)
-        if item.kind == Item.Kind.REGULAR and count == campaign.overlap:
+        # A released claim (lapsed, or refused once) takes its slot back when it submits.
+        regained = 0 if checks.claim_status == Assignment.Status.ACTIVE else 1
+        Item.objects.filter(pk=item.pk).update(
+            completed_count=F("completed_count") + 1, live_slots=F("live_slots") + regained
+        )
+        # Read under the item lock for regular items, the only ones that complete.
+        if item.kind == Item.Kind.REGULAR and locked_item.completed_count + 1 == campaign.overlap:
             item_id = item.pk
             transaction.on_commit(
                 lambda: item_completed.send(sender=Item, item=Item.objects.get(pk=item_id))

@@ -1,44 +1,61 @@
-"""Annotating under load: N simulated annotators doing next-item → submit against a real server.
+"""Annotating under load: N simulated annotators doing next-item → submit against real servers.
 
-Starts gunicorn (``bench/requirements.txt``) on a free port over a throwaway PostgreSQL database,
-creates two ESA campaigns with the same number of open items, and lets 8 and then 32 simulated
-annotators work through the REST API (session login, ``GET /api/campaigns/<id>/next-item/``,
-``POST /api/annotations/`` with an ``Idempotency-Key``), measuring every request's latency:
+A closed loop (each simulated annotator sends its next request when the previous one answered)
+of ``next-item`` → ``submit`` at 8 and then 32 annotators, on two campaigns of the same number of
+open items (overlap 1):
 
 * ``empty``: a campaign with no annotations yet;
 * ``50k``: a campaign that already holds 50,000 submitted annotations (bulk-created, with their
   claims and item counters, as if 50 earlier annotators had done them).
 
-The phases alternate (empty-8, 50k-8, empty-32, 50k-32), repeated in rounds whose samples are
-pooled per phase, so that noise from other load on the machine hits both sides alike. Reported:
-requests/s, p50/p95/p99 per phase and per endpoint, and the ratio of p95 after 50k annotations
-to p95 on the empty campaign (1.0 = flat). Afterwards the 50k campaign and one with a tenth of
-its annotations are exported (JSONL, streamed) in this process: the peak memory must not grow
-with the campaign.
+Targets, each on its own data, all in the same run so that load from other jobs on the machine
+hits them alike (phases rotate target by target inside each round; rounds are pooled):
+
+* ``hardset/postgresql`` and ``hardset/sqlite``: this working tree under gunicorn
+  (2 workers × 8 gthreads, ``DEBUG`` off) through the REST API (signed-in sessions made beforehand;
+  ``GET /api/campaigns/<id>/next-item/``, ``POST /api/annotations/`` with an
+  ``Idempotency-Key``);
+* ``baseline/postgresql`` (``--baseline REF``): the same server at another commit (e.g. the one
+  before a change), extracted with ``git archive``, over a database prepared by this tree;
+* ``pearmut``: Pearmut 1.1.6 (``pip install pearmut==1.1.6`` into its own Python ≥ 3.12
+  virtual environment under ``var/``), as ``pearmut run`` serves it (one uvicorn process), with a
+  ``single-stream`` ESA campaign (every user draws from one shared pool, as a Hardset campaign
+  with overlap 1): ``POST /get-next-item`` → ``POST /log-response``. Its ``50k`` campaign has
+  50,000 responses in its log and marked done in its progress file.
+
+Reported per target and phase: requests/s, annotations/s, p50/p95/p99 of both endpoints
+together and of each, errors; ratios of Hardset to Pearmut and to the baseline. Afterwards the
+Hardset 50k campaign and one with a tenth of its annotations are exported (JSONL, streamed) in a
+child process: the peak memory must not grow with the campaign.
 
     .venv/bin/pip install -r bench/requirements.txt
-    .venv/bin/python bench/annotation_load.py                        # ~8 min
-    .venv/bin/python bench/annotation_load.py --seconds 5 --existing 5000 --annotators 8
+    .venv/bin/python bench/annotation_load.py --baseline main       # ~12 min
+    .venv/bin/python bench/annotation_load.py --seconds 5 --existing 5000 --targets postgresql
 
-Needs PostgreSQL at --pg (default postgres://postgres@127.0.0.1:5432); the database is dropped at
-the end. Writes bench/results/annotation_load.json.
+Needs PostgreSQL at --pg (default postgres://postgres@127.0.0.1:5432); its databases are dropped
+at the end. Servers listen on 127.0.0.1, ports 8180–8199. Writes
+bench/results/annotation_load.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import platform
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 import tracemalloc
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -51,13 +68,16 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results"
 PASSWORD = "bench-annotator-password"
+PEARMUT = "pearmut==1.1.6"
+PORTS = range(8180, 8200)
+LABELS = ("empty", "50k")
 
 
-# --- database and server ---------------------------------------------------------------------
+# --- databases and servers ---------------------------------------------------------------------
 
 
-def create_database(pg: str) -> tuple[str, str]:
-    name = f"hardset_bench_load_{os.getpid()}"
+def create_database(pg: str, suffix: str) -> tuple[str, str]:
+    name = f"hardset_bench_load_{os.getpid()}_{suffix}"
     with psycopg.connect(f"{pg}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -85,12 +105,30 @@ def server_env(database_url: str, var_dir: str) -> dict[str, str]:
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    for port in PORTS:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
 
 
-def start_server(env: dict[str, str], port: int, workers: int, threads: int) -> subprocess.Popen:
+def wait_until_up(process: subprocess.Popen, url: str, what: str) -> None:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited at start-up")
+        try:
+            httpx.get(url, timeout=2)
+            return
+        except httpx.TransportError:
+            time.sleep(0.3)
+    raise RuntimeError(f"{what} did not answer within 90 s")
+
+
+def start_hardset(code: Path, env: dict[str, str], port: int, workers: int, threads: int):
     command = [
         sys.executable, "-m", "gunicorn", "config.wsgi:application",
         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
@@ -98,17 +136,9 @@ def start_server(env: dict[str, str], port: int, workers: int, threads: int) -> 
         # Longer than any pause between one client's requests: no idle-close race.
         "--keep-alive", "30",
     ]  # fmt: skip
-    process = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError("gunicorn exited at start-up")
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/accounts/login/", timeout=2)
-            return process
-        except httpx.TransportError:
-            time.sleep(0.3)
-    raise RuntimeError("gunicorn did not answer within 60 s")
+    process = subprocess.Popen(command, cwd=code, env=env, start_new_session=True)
+    wait_until_up(process, f"http://127.0.0.1:{port}/accounts/login/", "gunicorn")
+    return process
 
 
 def stop_server(process: subprocess.Popen) -> None:
@@ -118,6 +148,23 @@ def stop_server(process: subprocess.Popen) -> None:
             process.wait(20)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+def extract_commit(ref: str, into: Path) -> str:
+    """The tree of ``ref`` in ``into`` (no checkout, no effect on the working tree)."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", ref], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    into.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", commit], cwd=ROOT, check=True, capture_output=True
+    ).stdout
+    tar_path = into.parent / f"{commit}.tar"
+    tar_path.write_bytes(archive)
+    with tarfile.open(tar_path) as tar:
+        tar.extractall(into, filter="data")
+    tar_path.unlink()
+    return commit
 
 
 # --- data ------------------------------------------------------------------------------------
@@ -131,7 +178,7 @@ def make_items(campaign, count: int, start: int, completed: int):
             campaign=campaign, doc_id=f"doc-{n // 10}", seg_id=str(n % 10), src_lang="en",
             tgt_lang="cs", source=f"Benchmark source sentence number {n}.",
             target=f"Srovnávací cílová věta číslo {n}.", system=f"sys-{n % 4}", position=n,
-            completed_count=completed,
+            completed_count=completed, live_slots=completed,
         )
         for n in range(start, start + count)
     ]  # fmt: skip
@@ -222,12 +269,192 @@ def build_campaign(name: str, open_items: int, existing: int, password_hash: str
 
 
 def enroll_load_annotators(campaign, prefix: str, count: int, password_hash: str) -> list[str]:
+    """Enroll ``count`` new annotators; their signed-in session keys.
+
+    Sessions are made here as a login would make them, so that the load phases do not spend
+    most of their set-up time on PBKDF2 (the login page itself is not what is measured).
+    """
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
     from annotation import services
 
-    annotators = make_annotators(prefix, count, password_hash)
-    for annotator in annotators:
+    store_class = import_module(settings.SESSION_ENGINE).SessionStore
+    sessions = []
+    for annotator in make_annotators(prefix, count, password_hash):
         services.enroll(annotator, campaign)
-    return [a.user.username for a in annotators]
+        store = store_class()
+        store[SESSION_KEY] = str(annotator.user.pk)
+        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        store[HASH_SESSION_KEY] = annotator.user.get_session_auth_hash()
+        store.create()
+        sessions.append(store.session_key)
+    return sessions
+
+
+def phase_key(label: str, annotators: int, round_number: int) -> str:
+    return f"{label}-{annotators}-r{round_number}"
+
+
+def prepare_hardset(args) -> None:
+    """Child-process mode: migrate the database named by DATABASE_URL, build the campaigns and
+    enroll every phase's annotators; print the plan as JSON."""
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    password_hash = shared_password_hash()
+    started = time.perf_counter()
+    campaigns = {
+        "empty": build_campaign("load-empty", args.open_items, 0, password_hash),
+        "50k": build_campaign("load-50k", args.open_items, args.existing, password_hash),
+    }
+    if args.export_campaign:
+        # Export only: a tenth of the annotations, same work per annotator (1000 each), so the
+        # two export peaks differ only by campaign size.
+        campaigns["export-tenth"] = build_campaign(
+            "export-tenth", 0, args.existing // 10, password_hash
+        )
+    users = {}
+    for round_number in range(1, args.rounds + 1):
+        for n in args.annotators:
+            for label in LABELS:
+                key = phase_key(label, n, round_number)
+                users[key] = enroll_load_annotators(campaigns[label], key, n, password_hash)
+    from django.conf import settings
+
+    plan = {
+        "campaigns": {label: campaign.pk for label, campaign in campaigns.items()},
+        "cookies": {"session": settings.SESSION_COOKIE_NAME, "csrf": settings.CSRF_COOKIE_NAME},
+        "users": users,
+        "build_seconds": round(time.perf_counter() - started, 1),
+    }
+    print(json.dumps(plan))
+
+
+def run_prepare(env: dict[str, str], args) -> dict:
+    command = [
+        sys.executable, str(Path(__file__).resolve()), "--prepare",
+        "--existing", str(args.existing), "--open-items", str(args.open_items),
+        "--rounds", str(args.rounds), "--annotators", *map(str, args.annotators),
+    ]  # fmt: skip
+    if args.export_campaign:
+        command.append("--export-campaign")
+    done = subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_export_check(env: dict[str, str], campaigns: dict[str, int]) -> dict:
+    command = [
+        sys.executable, str(Path(__file__).resolve()), "--export-check",
+        str(campaigns["export-tenth"]), str(campaigns["50k"]),
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def export_check(small_id: int, large_id: int) -> None:
+    """Child-process mode: the export memory of two campaigns, printed as JSON."""
+    import django
+
+    django.setup()
+    from annotation.models import Campaign
+
+    small, large = Campaign.objects.get(pk=small_id), Campaign.objects.get(pk=large_id)
+    print(json.dumps({"tenth_campaign": export_memory(small), "50k_campaign_after_load":
+                      export_memory(large)}))  # fmt: skip
+
+
+# --- Pearmut ---------------------------------------------------------------------------------
+
+
+def python_312_or_later() -> str | None:
+    """A Python ≥ 3.12 on this machine (Pearmut needs one), or None."""
+    candidates = [shutil.which(f"python3.{minor}") for minor in range(12, 20)]
+    candidates += sorted(glob.glob("/root/.pyenv/versions/3.1[2-9]*/bin/python"))
+    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python")))
+    for candidate in filter(None, candidates):
+        probe = subprocess.run(
+            [candidate, "-c", "import sys; print(sys.version_info >= (3, 12))"],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        if probe.stdout.strip() == "True":
+            return candidate
+    return None
+
+
+def pearmut_venv() -> Path:
+    """Pearmut in its own virtual environment (kept under var/ for the next run)."""
+    venv = ROOT / "var" / f"bench-{PEARMUT.replace('==', '-')}"
+    pearmut = venv / "bin" / "pearmut"
+    if pearmut.exists():
+        return venv
+    python = python_312_or_later()
+    if python is None:
+        raise RuntimeError("Pearmut needs Python >= 3.12 and none was found")
+    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "--quiet", PEARMUT], check=True, timeout=900
+    )
+    return venv
+
+
+def pearmut_document(n: int) -> list[dict]:
+    return [{
+        "src": f"Benchmark source sentence number {n}.",
+        "tgt": {"sys": f"Srovnávací cílová věta číslo {n}."},
+        "item_id": f"seg-{n}",
+    }]  # fmt: skip
+
+
+def pearmut_campaign(
+    venv: Path, root: Path, name: str, existing: int, open_items: int, users: list[str]
+) -> None:
+    """A single-stream ESA campaign; for ``existing`` > 0, that many responses are in its log
+    and marked done in every user's progress, as if earlier annotators had submitted them."""
+    spec = {
+        "campaign_id": f"load-{name}",
+        "info": {"assignment": "single-stream", "protocol": "ESA", "users": users,
+                 "shuffle": False, "seed": 1},
+        "data": [pearmut_document(n) for n in range(existing + open_items)],
+    }  # fmt: skip
+    path = root / f"load-{name}.json"
+    path.write_text(json.dumps(spec))
+    subprocess.run(
+        [str(venv / "bin" / "pearmut"), "add", str(path)],
+        cwd=root, env=os.environ | {"PEARMUT_ROOT": str(root)}, check=True, capture_output=True,
+    )  # fmt: skip
+    if not existing:
+        return
+    progress_path = root / "data" / "progress" / f"load-{name}.json"
+    progress = json.loads(progress_path.read_text())
+    for user in progress.values():
+        user["progress"][:existing] = ["completed_foreign"] * existing
+    progress_path.write_text(json.dumps(progress))
+    log = root / "data" / "annotations" / f"load-{name}.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as out:
+        for n in range(existing):
+            entry = {"annotation": [pearmut_answer(n % 101)], "user_id": f"filler-{n // 1000}",
+                     "item_i": n}  # fmt: skip
+            out.write(json.dumps(entry) + "\n")
+
+
+def pearmut_answer(score: int) -> dict:
+    return {"score": score, "error_spans": [{"start_i": 0, "end_i": 10, "severity": "minor"}]}
+
+
+def start_pearmut(venv: Path, root: Path, port: int) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [str(venv / "bin" / "pearmut"), "run", "--port", str(port)],
+        cwd=root, env=os.environ | {"PEARMUT_ROOT": str(root)}, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    wait_until_up(process, f"http://127.0.0.1:{port}/annotate", "pearmut")
+    return process
 
 
 # --- load ------------------------------------------------------------------------------------
@@ -241,69 +468,126 @@ class Samples:
     lock: threading.Lock = field(default_factory=threading.Lock)
     wall: float = 0.0
 
+    def record(self, next_item: float, submit: float | None, error: str = "") -> None:
+        with self.lock:
+            self.next_item.append(next_item)
+            if submit is not None:
+                self.submit.append(submit)
+            if error:
+                self.errors.append(error)
 
-def login(base: str, username: str) -> httpx.Client:
-    client = httpx.Client(base_url=base, timeout=60)
-    client.get("/accounts/login/")
-    token = client.cookies["csrftoken"]
-    response = client.post(
-        "/accounts/login/",
-        data={"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token},
-        headers={"Referer": f"{base}/accounts/login/"},
+    def error(self, message: str) -> None:
+        with self.lock:
+            self.errors.append(message)
+
+
+def signed_in(base: str, session_key: str, cookie_names: dict[str, str]) -> httpx.Client:
+    """A client holding the annotator's session and a CSRF secret of its own (sent back as
+    the header, as the page's JavaScript does)."""
+    csrf = secrets.token_hex(16)  # 32 characters: Django compares an unmasked secret as is
+    return httpx.Client(
+        base_url=base,
+        timeout=60,
+        cookies={cookie_names["session"]: session_key, cookie_names["csrf"]: csrf},
+        headers={"X-CSRFToken": csrf, "Referer": f"{base}/"},
     )
-    if "sessionid" not in client.cookies:
-        raise RuntimeError(f"login failed for {username}: {response.status_code}")
-    client.headers["X-CSRFToken"] = client.cookies["csrftoken"]
-    client.headers["Referer"] = f"{base}/"
-    return client
+
+
+Step = Callable[[httpx.Client, Samples], bool]
+"""One next-item → submit of one annotator; False when it has nothing left or was refused."""
+
+
+def hardset_step(campaign_id: int) -> Step:
+    def step(client: httpx.Client, samples: Samples) -> bool:
+        t0 = time.perf_counter()
+        response = client.get(f"/api/campaigns/{campaign_id}/next-item/")
+        t1 = time.perf_counter()
+        if response.status_code == 204:
+            return False
+        if response.status_code != 200:
+            samples.error(f"next-item {response.status_code}")
+            return False
+        item = response.json()["item"]
+        answer = {"spans": [{"start": 0, "end": 10, "severity": "minor"}], "score": 70}
+        t2 = time.perf_counter()
+        posted = client.post(
+            "/api/annotations/",
+            json={"item": item["id"], "answer": answer},
+            headers={"Idempotency-Key": uuid.uuid4().hex},
+        )
+        t3 = time.perf_counter()
+        if posted.status_code == 201:
+            samples.record(t1 - t0, t3 - t2)
+        else:
+            samples.record(t1 - t0, None, f"submit {posted.status_code}: {posted.text[:200]}")
+        return True
+
+    return step
+
+
+def pearmut_step(campaign: str, user_id: str) -> Step:
+    def step(client: httpx.Client, samples: Samples) -> bool:
+        who = {"campaign_id": campaign, "user_id": user_id}
+        t0 = time.perf_counter()
+        response = client.post("/get-next-item", json=who)
+        t1 = time.perf_counter()
+        if response.status_code != 200:
+            samples.error(f"get-next-item {response.status_code}: {response.text[:200]}")
+            return False
+        body = response.json()
+        if body.get("status") != "ok":
+            return False
+        started = time.time()
+        payload = {
+            "annotation": [pearmut_answer(70)],
+            "actions": [{"time": started, "action": "load"}, {"time": started, "action": "submit"}],
+        }
+        t2 = time.perf_counter()
+        posted = client.post(
+            "/log-response", json=who | {"item_i": body["info"]["item_i"], "payload": payload}
+        )
+        t3 = time.perf_counter()
+        if posted.status_code == 200:
+            samples.record(t1 - t0, t3 - t2)
+        else:
+            samples.record(t1 - t0, None, f"log-response {posted.status_code}: {posted.text[:200]}")
+        return True
+
+    return step
 
 
 def annotator_loop(
-    client: httpx.Client,
-    campaign_id: int,
-    seconds: float,
-    samples: Samples,
-    start: threading.Barrier,
+    client: httpx.Client, step: Step, seconds: float, samples: Samples, start: threading.Barrier
 ) -> None:
     start.wait()
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            if not one_item(client, campaign_id, samples):
+            if not step(client, samples):
                 return
         except httpx.TransportError as exc:
             # Counted, not fatal: the next loop opens a fresh connection.
-            with samples.lock:
-                samples.errors.append(f"transport: {exc}")
+            samples.error(f"transport: {exc}")
 
 
-def one_item(client: httpx.Client, campaign_id: int, samples: Samples) -> bool:
-    """next-item then submit; False when the annotator has nothing left or was refused."""
-    t0 = time.perf_counter()
-    response = client.get(f"/api/campaigns/{campaign_id}/next-item/")
-    t1 = time.perf_counter()
-    if response.status_code == 204:
-        return False
-    if response.status_code != 200:
-        with samples.lock:
-            samples.errors.append(f"next-item {response.status_code}")
-        return False
-    item = response.json()["item"]
-    answer = {"spans": [{"start": 0, "end": 10, "severity": "minor"}], "score": 70}
-    t2 = time.perf_counter()
-    posted = client.post(
-        "/api/annotations/",
-        json={"item": item["id"], "answer": answer},
-        headers={"Idempotency-Key": uuid.uuid4().hex},
-    )
-    t3 = time.perf_counter()
-    with samples.lock:
-        samples.next_item.append(t1 - t0)
-        if posted.status_code == 201:
-            samples.submit.append(t3 - t2)
-        else:
-            samples.errors.append(f"submit {posted.status_code}: {posted.text[:200]}")
-    return True
+def run_phase(clients: list[tuple[httpx.Client, Step]], seconds: float) -> Samples:
+    """Release all annotators at once (they are logged in already, not timed)."""
+    samples = Samples()
+    barrier = threading.Barrier(len(clients) + 1)
+    threads = [
+        threading.Thread(target=annotator_loop, args=(client, step, seconds, samples, barrier))
+        for client, step in clients
+    ]
+    for thread in threads:
+        thread.start()
+    barrier.wait()
+    started = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    samples.wall = time.perf_counter() - started
+    for client, _step in clients:
+        client.close()
+    return samples
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -331,27 +615,6 @@ def summarize(samples: Samples, wall: float) -> dict:
         "error_examples": samples.errors[:5],
         "wall_s": round(wall, 2),
     }  # fmt: skip
-
-
-def run_phase(base: str, campaign_id: int, usernames: list[str], seconds: float) -> Samples:
-    """Log everyone in first (not timed), then release all annotators at once."""
-    clients = [login(base, name) for name in usernames]
-    samples = Samples()
-    barrier = threading.Barrier(len(clients) + 1)
-    threads = [
-        threading.Thread(target=annotator_loop, args=(c, campaign_id, seconds, samples, barrier))
-        for c in clients
-    ]
-    for thread in threads:
-        thread.start()
-    barrier.wait()
-    started = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    samples.wall = time.perf_counter() - started
-    for client in clients:
-        client.close()
-    return samples
 
 
 def pooled(runs: list[Samples]) -> dict:
@@ -398,119 +661,261 @@ def export_memory(campaign) -> dict:
     }
 
 
+# --- targets ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    name: str
+    launch: Callable[[int], subprocess.Popen]
+    clients: Callable[[str, str, int, int], list[tuple[httpx.Client, Step]]]
+    """(base URL, campaign label, annotators, round) -> logged-in clients with their step."""
+    setup: dict = field(default_factory=dict)
+    process: subprocess.Popen | None = None
+    base: str = ""
+
+    def start(self) -> None:
+        """On the first free port, chosen now: the servers started before hold theirs."""
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        self.process = self.launch(port)
+
+    def phase_clients(self, label: str, n: int, round_number: int):
+        return self.clients(self.base, label, n, round_number)
+
+
+def hardset_target(name: str, code: Path, database_url: str, var_dir: Path, args) -> Target:
+    var_dir.mkdir(parents=True, exist_ok=True)
+    env = server_env(database_url, str(var_dir))
+    plan = run_prepare(env, args)
+    print(f"{name}: campaigns built in {plan['build_seconds']} s", flush=True)
+
+    def clients(base: str, label: str, n: int, round_number: int):
+        step = hardset_step(plan["campaigns"][label])
+        sessions = plan["users"][phase_key(label, n, round_number)]
+        return [(signed_in(base, key, plan["cookies"]), step) for key in sessions]
+
+    return Target(
+        name,
+        lambda port: start_hardset(code, env, port, args.workers, args.threads),
+        clients,
+        {"env": env, "campaigns": plan["campaigns"], "build_seconds": plan["build_seconds"]},
+    )
+
+
+def pearmut_target(var_dir: Path, args) -> Target:
+    venv = pearmut_venv()
+    root = var_dir / "pearmut"
+    for folder in ("progress", "campaigns", "annotations", "outputs"):
+        (root / "data" / folder).mkdir(parents=True, exist_ok=True)
+    # A campaign per phase: Pearmut's work grows with its log, which a phase at a few hundred
+    # annotations per second would fill for the next one.
+    started = time.perf_counter()
+    for round_number in range(1, args.rounds + 1):
+        for n in args.annotators:
+            for label in LABELS:
+                key = phase_key(label, n, round_number)
+                existing = args.existing if label == "50k" else 0
+                users = [f"{key}-user-{i}" for i in range(n)]
+                pearmut_campaign(venv, root, key, existing, args.open_items, users)
+    print(f"pearmut: campaigns built in {time.perf_counter() - started:.1f} s", flush=True)
+
+    def clients(base: str, label: str, n: int, round_number: int):
+        key = phase_key(label, n, round_number)
+        return [
+            (
+                httpx.Client(base_url=base, timeout=60),
+                pearmut_step(f"load-{key}", f"{key}-user-{i}"),
+            )
+            for i in range(n)
+        ]
+
+    return Target("pearmut", lambda port: start_pearmut(venv, root, port), clients,
+                  {"version": PEARMUT, "python": python_312_or_later()})  # fmt: skip
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 2) if a and b else None
+
+
+def comparisons(phases: list[dict], args) -> list[dict]:
+    """Hardset on PostgreSQL against every other target, phase by phase."""
+    by = {(p["target"], p["campaign"], p["annotators"]): p for p in phases}
+    rows = []
+    for n in args.annotators:
+        for label in LABELS:
+            ours = by.get(("hardset/postgresql", label, n))
+            for other in ("baseline/postgresql", "hardset/sqlite", "pearmut"):
+                theirs = by.get((other, label, n))
+                if ours and theirs:
+                    rows.append({
+                        "campaign": label, "annotators": n, "against": other,
+                        "requests_per_s_ratio": ratio(ours["requests_per_s"],
+                                                      theirs["requests_per_s"]),
+                        "p95_ratio": ratio(ours["p95_ms"], theirs["p95_ms"]),
+                    })  # fmt: skip
+    return rows
+
+
+def markdown(phases: list[dict]) -> str:
+    lines = [
+        "| target | campaign | annotators | req/s | annotations/s | p50 ms | p95 ms "
+        "| next-item p50 / p95 | submit p50 / p95 | errors |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for p in phases:
+        lines.append(
+            f"| {p['target']} | {p['campaign']} | {p['annotators']} | {p['requests_per_s']} "
+            f"| {p['annotations_per_s']} | {p['p50_ms']} | {p['p95_ms']} "
+            f"| {p['next_item']['p50_ms']} / {p['next_item']['p95_ms']} "
+            f"| {p['submit']['p50_ms']} / {p['submit']['p95_ms']} | {p['errors']} |"
+        )
+    return "\n".join(lines)
+
+
 # --- main ------------------------------------------------------------------------------------
 
 
-def main() -> None:
+def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--annotators", type=int, nargs="+", default=[8, 32])
-    parser.add_argument("--seconds", type=float, default=15.0, help="per phase and round")
+    parser.add_argument("--seconds", type=float, default=10.0, help="per phase and round")
     parser.add_argument(
-        "--rounds", type=int, default=2, help="alternating rounds, pooled (machine noise)"
+        "--rounds", type=int, default=2, help="rotating rounds, pooled (machine noise)"
     )
     parser.add_argument("--existing", type=int, default=50_000)
     parser.add_argument("--open-items", type=int, default=6000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument(
+        "--targets", nargs="+", default=["postgresql", "sqlite", "pearmut"],
+        choices=["postgresql", "sqlite", "pearmut"],
+    )  # fmt: skip
+    parser.add_argument("--baseline", metavar="REF", help="also run Hardset at this commit (PG)")
     parser.add_argument("--output", default=str(RESULTS / "annotation_load.json"))
-    args = parser.parse_args()
+    # Child-process modes (one Django database per process).
+    parser.add_argument("--prepare", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--export-campaign", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--export-check", type=int, nargs=2, help=argparse.SUPPRESS)
+    return parser.parse_args()
 
-    var_dir = f"/tmp/hardset-bench-load-{os.getpid()}"
-    Path(var_dir).mkdir(parents=True, exist_ok=True)
-    db_name, database_url = create_database(args.pg)
-    env = server_env(database_url, var_dir)
-    os.environ.update({k: env[k] for k in (
-        "DATABASE_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "HARDSET_VAR_DIR",
-        "DJANGO_SETTINGS_MODULE", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "LOG_LEVEL",
-    )})  # fmt: skip
-    server = None
-    try:
-        import django
-        from django.core.management import call_command
 
-        django.setup()
-        call_command("migrate", verbosity=0)
-        password_hash = shared_password_hash()
-        t0 = time.perf_counter()
-        empty = build_campaign("load-empty", args.open_items, 0, password_hash)
-        grown = build_campaign("load-50k", args.open_items, args.existing, password_hash)
-        # Export only: a tenth of the annotations, same work per annotator (1000 each), so the
-        # two export peaks differ only by campaign size.
-        tenth = build_campaign("export-tenth", 0, args.existing // 10, password_hash)
-        build_seconds = time.perf_counter() - t0
-        print(f"built campaigns ({args.existing} existing annotations) in {build_seconds:.1f} s")
+def build_targets(args, var_dir: Path, databases: list[str]) -> tuple[list[Target], dict]:
+    targets: list[Target] = []
+    skipped: dict[str, str] = {}
+    if "postgresql" in args.targets:
+        name, url = create_database(args.pg, "new")
+        databases.append(name)
+        args.export_campaign = True
+        targets.append(hardset_target("hardset/postgresql", ROOT, url, var_dir / "pg", args))
+        args.export_campaign = False
+    if args.baseline:
+        code = var_dir / "baseline-code"
+        commit = extract_commit(args.baseline, code)
+        name, url = create_database(args.pg, "baseline")
+        databases.append(name)
+        target = hardset_target("baseline/postgresql", code, url, var_dir / "baseline", args)
+        target.setup["commit"] = commit
+        targets.append(target)
+    if "sqlite" in args.targets:
+        url = f"sqlite:///{var_dir / 'sqlite' / 'hardset.sqlite3'}"
+        targets.append(hardset_target("hardset/sqlite", ROOT, url, var_dir / "sqlite", args))
+    if "pearmut" in args.targets:
+        try:
+            targets.append(pearmut_target(var_dir, args))
+        except (RuntimeError, subprocess.SubprocessError, OSError) as exc:
+            skipped["pearmut"] = f"{type(exc).__name__}: {exc}"
+            print(f"pearmut skipped: {skipped['pearmut']}", flush=True)
+    return targets, skipped
 
-        port = free_port()
-        server = start_server(env, port, args.workers, args.threads)
-        base = f"http://127.0.0.1:{port}"
-        runs: dict[tuple[str, int], list[Samples]] = {}
-        rounds = []
-        for round_number in range(1, args.rounds + 1):
-            for n in args.annotators:
-                for label, campaign in (("empty", empty), ("50k", grown)):
-                    prefix = f"{label}-{n}-r{round_number}"
-                    names = enroll_load_annotators(campaign, prefix, n, password_hash)
-                    samples = run_phase(base, campaign.pk, names, args.seconds)
-                    runs.setdefault((label, n), []).append(samples)
-                    result = summarize(samples, samples.wall)
-                    rounds.append(
-                        result | {"round": round_number, "campaign": label, "annotators": n}
-                    )
-                    print(
-                        f"round {round_number}: {label:>5} campaign, {n:>2} annotators: "
-                        f"{result['requests_per_s']:>6} req/s, p50 {result['p50_ms']} ms, "
-                        f"p95 {result['p95_ms']} ms, errors {result['errors']}"
-                    )
-        stop_server(server)
-        server = None
 
-        phases = [
-            pooled(runs[(label, n)]) | {"campaign": label, "annotators": n}
-            for n in args.annotators
-            for label in ("empty", "50k")
-        ]
-        for phase in phases:
-            print(
-                f"pooled: {phase['campaign']:>5} campaign, {phase['annotators']:>2} annotators: "
-                f"{phase['requests_per_s']:>6} req/s, p50 {phase['p50_ms']} ms, "
-                f"p95 {phase['p95_ms']} ms, errors {phase['errors']}"
-            )
-        ratios = {}
+def load(targets: list[Target], args) -> tuple[list[dict], list[dict]]:
+    runs: dict[tuple[str, str, int], list[Samples]] = {}
+    rounds = []
+    for round_number in range(1, args.rounds + 1):
         for n in args.annotators:
-            by = {p["campaign"]: p for p in phases if p["annotators"] == n}
-            if by["empty"]["p95_ms"] and by["50k"]["p95_ms"]:
-                ratios[str(n)] = round(by["50k"]["p95_ms"] / by["empty"]["p95_ms"], 2)
-        export_small = export_memory(tenth)
-        export_large = export_memory(grown)
+            for label in LABELS:
+                # Each round starts with another target: none is always the first one served.
+                shift = (round_number - 1) % len(targets)
+                for target in targets[shift:] + targets[:shift]:
+                    samples = run_phase(target.phase_clients(label, n, round_number), args.seconds)
+                    runs.setdefault((target.name, label, n), []).append(samples)
+                    result = summarize(samples, samples.wall)
+                    rounds.append(result | {"round": round_number, "target": target.name,
+                                            "campaign": label, "annotators": n})  # fmt: skip
+                    print(
+                        f"round {round_number}: {target.name:>19} {label:>5} {n:>2} annotators: "
+                        f"{result['requests_per_s']:>6} req/s, p95 {result['p95_ms']} ms, "
+                        f"errors {result['errors']}",
+                        flush=True,
+                    )
+    phases = [
+        pooled(runs[(target.name, label, n)])
+        | {"target": target.name, "campaign": label, "annotators": n}
+        for target in targets
+        for n in args.annotators
+        for label in LABELS
+    ]
+    return phases, rounds
+
+
+def main() -> None:
+    args = parse_args()
+    if args.prepare:
+        prepare_hardset(args)
+        return
+    if args.export_check:
+        export_check(*args.export_check)
+        return
+    var_dir = Path(f"/tmp/hardset-bench-load-{os.getpid()}")
+    databases: list[str] = []
+    targets: list[Target] = []
+    try:
+        targets, skipped = build_targets(args, var_dir, databases)
+        for target in targets:
+            target.start()
+        phases, rounds = load(targets, args)
+        for target in targets:
+            if target.process is not None:
+                stop_server(target.process)
+                target.process = None
+        export = None
+        pg = next((t for t in targets if t.name == "hardset/postgresql"), None)
+        if pg is not None:
+            export = run_export_check(pg.setup["env"], pg.setup["campaigns"])
         report = {
             "benchmark": "annotation_load",
             "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                        "platform": platform.platform()},
-            "server": {"gunicorn_workers": args.workers, "threads": args.threads,
-                       "database": "postgresql", "debug": False},
+                        "platform": platform.platform(), "load_average": os.getloadavg()},
+            "hardset_server": {"gunicorn_workers": args.workers, "threads": args.threads,
+                               "debug": False},
+            "targets": {t.name: {k: v for k, v in t.setup.items() if k != "env"}
+                        for t in targets},
+            "skipped": skipped,
             "existing_annotations": args.existing,
+            "open_items": args.open_items,
             "seconds_per_phase": args.seconds,
             "rounds": args.rounds,
             "phases": phases,
+            "comparisons": comparisons(phases, args),
             "per_round": rounds,
-            "p95_ratio_50k_over_empty": ratios,
-            "export_jsonl": {"tenth_campaign": export_small,
-                             "50k_campaign_after_load": export_large},
-            "build_seconds": round(build_seconds, 1),
+            "export_jsonl": export,
         }  # fmt: skip
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(json.dumps(report, indent=2) + "\n")
-        print(f"p95 ratio (50k / empty): {ratios}")
-        print(f"export: {export_small} vs {export_large}")
+        print(markdown(phases))
+        for row in report["comparisons"]:
+            print(row)
+        print(f"export: {export}")
         print(f"wrote {args.output}")
     finally:
-        if server is not None:
-            stop_server(server)
-        from django.db import connections
-
-        connections.close_all()
-        drop_database(args.pg, db_name)
+        for target in targets:
+            if target.process is not None:
+                stop_server(target.process)
+        for name in databases:
+            drop_database(args.pg, name)
+        shutil.rmtree(var_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

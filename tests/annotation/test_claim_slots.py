@@ -1,0 +1,167 @@
+"""Claims keep a live-slot counter on the item: it always matches the claims, and next-item and
+submit cost the same number of queries however many annotators hold items."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.db.models import Count, Q
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from annotation import services
+from annotation.models import Annotation, Assignment, Enrollment, Item
+from tests.annotation.factories import enrolled, esa_answer, esa_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+def counters(campaign) -> dict[int, int]:
+    return dict(campaign.items.order_by("pk").values_list("pk", "live_slots"))
+
+
+def recounted(campaign) -> dict[int, int]:
+    live = Q(assignments__status__in=["active", "submitted"])
+    return dict(
+        campaign.items.order_by("pk")
+        .annotate(n=Count("assignments", filter=live))
+        .values_list("pk", "n")
+    )
+
+
+def test_the_counter_follows_claims_through_lapse_refusal_submission_and_reset():
+    campaign = esa_campaign(2, overlap=1, claim_ttl_seconds=600)
+    a, b = enrolled(campaign, "a"), enrolled(campaign, "b")
+    t0 = timezone.now() - timedelta(seconds=1000)
+    first = services.next_item_for(a, campaign, now=t0)
+    second = services.next_item_for(b, campaign, now=t0 + timedelta(seconds=300))
+    assert counters(campaign) == {first.pk: 1, second.pk: 1} == recounted(campaign)
+
+    # a's claim lapsed and nothing else is open: c's request releases it and takes the slot.
+    c = enrolled(campaign, "c")
+    assert services.next_item_for(c, campaign, now=t0 + timedelta(seconds=601)) == first
+    assert Assignment.objects.get(annotator=a).status == "expired"
+    assert counters(campaign) == {first.pk: 1, second.pk: 1} == recounted(campaign)
+
+    # An autosave does not take a released slot back; the draft is still saved.
+    services.save_draft(a, first, {"spans": [], "score": 30}, now=t0 + timedelta(seconds=602))
+    assert Assignment.objects.get(annotator=a).status == "expired"
+    assert Annotation.objects.get(annotator=a).draft["score"] == 30
+    assert counters(campaign) == recounted(campaign)
+
+    services.submit_annotation(c, first, esa_answer(70))
+    with pytest.raises(services.ItemFull):
+        services.submit_annotation(a, first, esa_answer(20))
+    services.submit_annotation(b, second, esa_answer(50))
+    assert counters(campaign) == {first.pk: 1, second.pk: 1} == recounted(campaign)
+
+    services.reset_annotator_work(Enrollment.objects.get(annotator=c))
+    assert counters(campaign) == {first.pk: 0, second.pk: 1} == recounted(campaign)
+    assert services.next_item_for(a, campaign) == first
+    assert counters(campaign) == {first.pk: 1, second.pk: 1} == recounted(campaign)
+
+
+def test_a_released_claim_that_submits_first_takes_its_slot_back():
+    campaign = esa_campaign(1, overlap=1, claim_ttl_seconds=600)
+    a, b = enrolled(campaign, "a"), enrolled(campaign, "b")
+    t0 = timezone.now() - timedelta(seconds=1000)
+    item = services.next_item_for(a, campaign, now=t0)
+    assert services.next_item_for(b, campaign, now=t0 + timedelta(seconds=601)) == item
+    assert counters(campaign) == {item.pk: 1} == recounted(campaign)
+
+    assert services.submit_annotation(a, item, esa_answer(40)).created
+    # a's submission and b's live claim: two slots until b is refused.
+    assert counters(campaign) == {item.pk: 2} == recounted(campaign)
+    with pytest.raises(services.ItemFull):
+        services.submit_annotation(b, item, esa_answer(70))
+    assert counters(campaign) == {item.pk: 1} == recounted(campaign)
+    assert Item.objects.get(pk=item.pk).completed_count == 1
+
+
+def test_a_lapsed_claim_whose_slot_is_free_is_resumed_without_recounting_others():
+    campaign = esa_campaign(3, overlap=2, claim_ttl_seconds=600)
+    a, b = enrolled(campaign, "a"), enrolled(campaign, "b")
+    t0 = timezone.now() - timedelta(seconds=2000)
+    item = services.next_item_for(a, campaign, now=t0)
+    assert services.next_item_for(b, campaign, now=t0) == item  # overlap 2: same first item
+    # Both claims lapsed; a comes back first: b's lapsed claim is released, a's is kept.
+    assert services.next_item_for(a, campaign, now=t0 + timedelta(seconds=700)) == item
+    statuses = dict(Assignment.objects.values_list("annotator__user__username", "status"))
+    assert statuses == {"a": "active", "b": "expired"}
+    assert counters(campaign)[item.pk] == 1 == recounted(campaign)[item.pk]
+
+
+# --- queries ----------------------------------------------------------------------------------
+
+
+def _campaign_held_by_others(others: int, done: int):
+    """Overlap 1; ``done`` items already submitted and ``others`` items claimed by other
+    annotators, all before the free ones in position order."""
+    campaign = esa_campaign(done + others + 3, overlap=1)
+    for n in range(done):
+        worker = enrolled(campaign, f"done-{others}-{n}")
+        services.submit_annotation(worker, services.next_item_for(worker, campaign), esa_answer())
+    for n in range(others):
+        services.next_item_for(enrolled(campaign, f"other-{others}-{done}-{n}"), campaign)
+    me = enrolled(campaign, f"me-{others}-{done}")
+    api = APIClient()
+    api.force_authenticate(me.user)
+    return campaign, api
+
+
+def _next_item_and_submit_queries(others: int, done: int) -> tuple[int, int]:
+    campaign, api = _campaign_held_by_others(others, done)
+    with CaptureQueriesContext(connection) as next_item:
+        response = api.get(f"/api/campaigns/{campaign.pk}/next-item/")
+    assert response.status_code == 200
+    item = response.json()["item"]
+    # The first item nobody holds.
+    assert Item.objects.get(pk=item["id"]).position == done + others
+    with CaptureQueriesContext(connection) as submit:
+        posted = api.post(
+            "/api/annotations/",
+            {"item": item["id"], "answer": esa_answer()},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="k-1",
+        )
+    assert posted.status_code == 201
+    return statements(next_item), statements(submit)
+
+
+def statements(captured: CaptureQueriesContext) -> int:
+    """Queries sent, less the savepoints the test's own transaction turns ``atomic`` into."""
+    return sum(1 for q in captured if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT")))
+
+
+def test_next_item_and_submit_queries_do_not_grow_with_annotators_or_items():
+    few = _next_item_and_submit_queries(others=1, done=0)
+    many_holding = _next_item_and_submit_queries(others=12, done=0)
+    many_done = _next_item_and_submit_queries(others=1, done=12)
+
+    assert few == many_holding == many_done
+    next_item, submit = few
+    # next-item: enrollment (view), enrollment lock, open claims, tutorials, the locking
+    # candidate query, counter, claim upsert, draft insert, the annotation for the response.
+    assert next_item == 9
+    # submit: claim with its item (view), item lock, the locked annotation with its checks,
+    # annotation update, claim update, counters.
+    assert submit == 6
+
+
+def test_a_replayed_submission_writes_nothing():
+    campaign, api = _campaign_held_by_others(others=0, done=0)
+    item = api.get(f"/api/campaigns/{campaign.pk}/next-item/").json()["item"]
+    body = {"item": item["id"], "answer": esa_answer()}
+    api.post("/api/annotations/", body, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+
+    with CaptureQueriesContext(connection) as replay:
+        again = api.post("/api/annotations/", body, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+
+    assert again.status_code == 200 and again["Idempotent-Replayed"] == "true"
+    writes = [
+        q["sql"] for q in replay if q["sql"].lstrip().upper().startswith(("UPDATE", "INSERT"))
+    ]
+    assert writes == []
