@@ -56,6 +56,11 @@ def with_detail(data: Any) -> dict[str, Any]:
     return {"detail": _summary(data), "errors": data}
 
 
+def field_errors(errors: dict[str, Any]) -> dict[str, Any]:
+    """A 400 body for field problems: ``{"detail": one line, "errors": {field: message}}``."""
+    return {"detail": _summary(errors), "errors": errors}
+
+
 def _as_api_exception(exc: Exception) -> Exception:
     if isinstance(exc, RequestDataTooBig):
         return PayloadTooLarge(_too_large_message())

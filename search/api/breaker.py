@@ -16,6 +16,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api_errors import field_errors
 from config.api_parsers import StrictJSONParser
 
 # One error shape for every run control, so the schema has one ControlError component.
@@ -264,7 +265,7 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         bad = {k: "must be an engine name (a string)" for k, v in fields.items()
                if v is not None and not isinstance(v, str)}  # fmt: skip
         if bad:
-            return Response({"errors": bad}, status=status.HTTP_400_BAD_REQUEST)
+            return Response(field_errors(bad), status=status.HTTP_400_BAD_REQUEST)
         try:
             stats = start_statistics(
                 run,
@@ -274,7 +275,7 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
                 requested_by=request.user,
             )
         except StatisticsConfigError as exc:
-            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
         except RunStateError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(StatisticsSerializer(stats).data, status=status.HTTP_202_ACCEPTED)
@@ -332,7 +333,7 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
                 created_by=request.user,
             )
         except SendError as exc:
-            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
         page = reverse("annotation:campaign_detail", args=[campaign.pk])
         body = {
             "campaign": campaign.pk,

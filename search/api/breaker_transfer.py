@@ -15,6 +15,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api_errors import field_errors
 from search.api.breaker import ConfigErrorSerializer, ControlErrorSerializer
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
@@ -140,7 +141,7 @@ class BreakerTransferViewSet(
         try:
             transfer = create_transfer(request.data, created_by=request.user)
         except BreakerConfigError as exc:
-            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
         return Response(self._data(transfer), status=status.HTTP_201_CREATED)
 
     @extend_schema(
