@@ -16,7 +16,8 @@ Use it as a context manager or through the ``fake_openai`` fixture (``tests/engi
 
 Scripted replies (``push``) are served first, in order; after that every request is answered by
 ``responder(body) -> Reply`` (default :func:`auto_reply`, which answers our translation, QE and
-judge prompts deterministically). ``latency`` delays every answer. ``requests`` records each
+judge prompts deterministically; :func:`breaker_reply` adds the
+MT-breaker editor). ``latency`` delays every answer. ``requests`` records each
 request's JSON body and headers; ``max_in_flight`` is the most requests handled at once.
 """
 
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeOpenAI", "RecordedRequest", "Reply", "auto_reply"]
+__all__ = ["FakeOpenAI", "RecordedRequest", "Reply", "auto_reply", "breaker_reply"]
 
 
 @dataclass
@@ -121,6 +122,27 @@ def auto_reply(body: dict[str, Any]) -> Reply:
         text = prompt.rsplit("):\n", 1)[-1]
         return Reply.judge(min(120, len(text)))
     return Reply("OK")
+
+
+_SOURCE = re.compile(r"SOURCE \|\|\|(.*?)\|\|\|", re.DOTALL)
+
+
+def breaker_reply(body: dict[str, Any]) -> Reply:
+    """An "LLM" for the MT-breaker prompts (``search.breaker.prompts``): adds a word to the last
+    source it proposed (or writes a fresh text); everything else (translation, QE) as
+    :func:`auto_reply`."""
+    messages = body["messages"]
+    if "SOURCE |||<SOURCE_TEXT>|||" not in messages[0]["content"]:
+        return auto_reply(body)
+    proposed = [
+        found[-1]
+        for m in messages
+        if m["role"] == "assistant" and (found := _SOURCE.findall(m["content"]))
+    ]
+    request = re.search(r"Request ([\d-]+)\.", messages[0]["content"])
+    label = request.group(1) if request else "?"
+    text = f"{proposed[-1]} more" if proposed else f"Fresh text number {label}."
+    return Reply(f"Thinking about it.\nSOURCE |||{text}|||", tokens_in=100, tokens_out=20)
 
 
 class FakeOpenAI:
