@@ -4,12 +4,14 @@ For remote kinds (``openai_chat``) a batch of requests is handled as:
 
 1. look every request up in the response cache (one query; identical requests in the batch are
    sent once);
-2. send the misses on a thread pool, at most ``max_concurrency`` in flight per engine across
-   threads, processes and machines (``engines.limiter``); each request has an explicit timeout,
-   and transient failures are retried with exponential backoff and full jitter, honouring
-   ``Retry-After`` on 429; answers in the wrong format are re-asked a bounded number of times;
-3. write one ledger row per request sent (tokens, cost, latency, attempts, error) and one row
-   for the batch's cache hits (zero cost), then store the new answers in the cache;
+2. send the misses on the process's request threads, at most ``max_concurrency`` in flight
+   per engine across threads, processes and machines (``engines.limiter``); each request has
+   an explicit timeout, and transient failures are retried with exponential backoff and full
+   jitter, honouring ``Retry-After`` on 429; answers in the wrong format are re-asked a
+   bounded number of times;
+3. as answers land, book them: one ledger row per request sent (tokens, cost, latency,
+   attempts, error) and its cache entry, in one transaction per group of landed answers; one
+   row for the batch's cache hits (zero cost);
 4. raise :class:`EngineError` if any request failed, after the ledger and the cache are written,
    so a retried batch pays only for what failed.
 
