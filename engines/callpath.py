@@ -4,12 +4,14 @@ For remote kinds (``openai_chat``) a batch of requests is handled as:
 
 1. look every request up in the response cache (one query; identical requests in the batch are
    sent once);
-2. send the misses on a thread pool, at most ``max_concurrency`` in flight per engine across
-   threads, processes and machines (``engines.limiter``); each request has an explicit timeout,
-   and transient failures are retried with exponential backoff and full jitter, honouring
-   ``Retry-After`` on 429; answers in the wrong format are re-asked a bounded number of times;
-3. write one ledger row per request sent (tokens, cost, latency, attempts, error) and one row
-   for the batch's cache hits (zero cost), then store the new answers in the cache;
+2. send the misses on the process's request threads, at most ``max_concurrency`` in flight
+   per engine across threads, processes and machines (``engines.limiter``); each request has
+   an explicit timeout, and transient failures are retried with exponential backoff and full
+   jitter, honouring ``Retry-After`` on 429; answers in the wrong format are re-asked a
+   bounded number of times;
+3. as answers land, book them: one ledger row per request sent (tokens, cost, latency,
+   attempts, error) and its cache entry, in one transaction per group of landed answers; one
+   row for the batch's cache hits (zero cost);
 4. raise :class:`EngineError` if any request failed, after the ledger and the cache are written,
    so a retried batch pays only for what failed.
 
@@ -26,12 +28,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import islice
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -40,7 +44,7 @@ from django.db import transaction
 from engines.interfaces import EngineError, Message
 from engines.keys import mask_secrets, read_api_key
 from engines.limiter import SlotTimeout, limiter
-from engines.models import CachedResponse, Engine, EngineCall
+from engines.models import MAX_CONCURRENCY, CachedResponse, Engine, EngineCall
 from engines.openai_client import ChatClient, MalformedResponse, TransientError
 from engines.prompts import UnparseableOutput
 
@@ -51,6 +55,24 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _CACHE_QUERY_CHUNK = 500
 _COST_QUANTUM = Decimal("0.00000001")
+
+
+_REQUEST_THREADS = 4 * MAX_CONCURRENCY
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def _request_threads() -> ThreadPoolExecutor:
+    """The threads that send remote requests, kept from batch to batch: starting a hundred
+    threads per batch cost ~1 ms each on a busy machine (bench/breaker_throughput.py). One
+    pool per process id: a forked child must not count on its parent's idle threads. Each
+    batch keeps at most its engine's ``max_concurrency`` requests in the pool."""
+    pid = os.getpid()
+    pool = _pools.get(pid)
+    if pool is None:
+        pool = _pools.setdefault(
+            pid, ThreadPoolExecutor(max_workers=_REQUEST_THREADS, thread_name_prefix="engine")
+        )
+    return pool
 
 
 def _setting(name: str, default: float) -> float:
@@ -251,20 +273,44 @@ class CallPath:
             try:
                 if workers == 1:
                     for job in jobs:
-                        results[job.key] = self._settle(operation, job, run(job))
+                        self._settle(operation, [(job, run(job))], results)
                 else:
-                    with ThreadPoolExecutor(
-                        max_workers=workers, thread_name_prefix=f"engine-{engine.pk}"
-                    ) as pool:
-                        futures = {pool.submit(run, job): job for job in jobs}
-                        # Settled in this thread as each answer lands: a worker killed half-way
-                        # through a batch keeps (and never pays again for) what it received.
-                        for future in as_completed(futures):
-                            job = futures[future]
-                            results[job.key] = self._settle(operation, job, future.result())
+                    self._concurrently(operation, jobs, run, workers, results)
             finally:
                 slots.close_idle()
         return results
+
+    def _concurrently(
+        self,
+        operation: str,
+        jobs: list[RemoteJob],
+        run: Callable[[RemoteJob], _Outcome],
+        workers: int,
+        results: dict[str, _Outcome],
+    ) -> None:
+        """``run`` every job on the process's request threads, ``workers`` in flight at once;
+        answers are settled in this thread as they land (every answer received so far at
+        once): a worker killed half-way through a batch keeps (and never pays again for) what
+        it booked."""
+        pool = _request_threads()
+        todo = iter(jobs)
+        futures: dict[Future[_Outcome], RemoteJob] = {}
+
+        def submit(n: int) -> set[Future[_Outcome]]:
+            new = {pool.submit(run, job): job for job in islice(todo, n)}
+            futures.update(new)
+            return set(new)
+
+        waiting = submit(workers)
+        try:
+            while waiting:
+                landed, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                waiting |= submit(len(landed))  # keeps the engine busy while this thread books
+                self._settle(operation, [(futures[f], f.result()) for f in landed], results)
+        finally:
+            for future in waiting:
+                future.cancel()
+            wait(waiting)
 
     def _attempts(self, client: ChatClient, slots: Any, job: RemoteJob) -> _Outcome:
         engine = self.engine
@@ -328,44 +374,52 @@ class CallPath:
             logger.warning("engine %s: %s", engine.name, outcome.error.message)
         return outcome
 
-    def _settle(self, operation: str, job: RemoteJob, outcome: _Outcome) -> _Outcome:
-        """Book one answered request in the ledger and, when it succeeded, in the cache.
+    def _settle(
+        self,
+        operation: str,
+        landed: list[tuple[RemoteJob, _Outcome]],
+        results: dict[str, _Outcome],
+    ) -> None:
+        """Book answered requests in the ledger and, those that succeeded, in the cache.
 
-        Both in one transaction: a paid answer is either cached and booked, or neither (and
-        then asked again), so the ledger never shows one cache key paid twice.
+        All in one transaction: a paid answer is either cached and booked, or neither (and
+        then asked again), so the ledger never shows one cache key paid twice. One transaction
+        for every answer that has landed, not one per answer: a concurrent batch's answers
+        arrive together, and a transaction each cost more than the rest of the call path.
         """
-        with transaction.atomic():
-            self._write(
-                [
-                    self._row(
-                        operation,
-                        tokens_in=outcome.tokens_in,
-                        tokens_out=outcome.tokens_out,
-                        cost=self.cost_of(outcome.tokens_in, outcome.tokens_out),
-                        latency_ms=outcome.latency_ms,
-                        attempts=outcome.attempts,
-                        error=outcome.error.message if outcome.error else "",
-                    )
-                ]
+        rows = [
+            self._row(
+                operation,
+                tokens_in=outcome.tokens_in,
+                tokens_out=outcome.tokens_out,
+                cost=self.cost_of(outcome.tokens_in, outcome.tokens_out),
+                latency_ms=outcome.latency_ms,
+                attempts=outcome.attempts,
+                error=outcome.error.message if outcome.error else "",
             )
-            if outcome.error is None and self.use_cache:
-                CachedResponse.objects.bulk_create(
-                    [
-                        CachedResponse(
-                            key=job.key,
-                            kind=self.engine.kind,
-                            model=self.engine.model,
-                            operation=operation,
-                            prompt_version=job.prompt_version,
-                            response_text=outcome.text,
-                            value=outcome.value,
-                            tokens_in=outcome.tokens_in,
-                            tokens_out=outcome.tokens_out,
-                        )
-                    ],
-                    ignore_conflicts=True,
-                )
-        return outcome
+            for _job, outcome in landed
+        ]
+        cached = [
+            CachedResponse(
+                key=job.key,
+                kind=self.engine.kind,
+                model=self.engine.model,
+                operation=operation,
+                prompt_version=job.prompt_version,
+                response_text=outcome.text,
+                value=outcome.value,
+                tokens_in=outcome.tokens_in,
+                tokens_out=outcome.tokens_out,
+            )
+            for job, outcome in landed
+            if outcome.error is None and self.use_cache
+        ]
+        with transaction.atomic():
+            self._write(rows)
+            if cached:
+                CachedResponse.objects.bulk_create(cached, ignore_conflicts=True)
+        for job, outcome in landed:
+            results[job.key] = outcome
 
     @staticmethod
     def _backoff(retry: int, retry_after: float | None) -> float:

@@ -15,7 +15,9 @@ an explicit timeout and a strict classification of what went wrong:
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
+import ssl
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -80,6 +82,13 @@ def _error_detail(response: httpx.Response) -> str:
     return response.text[:300]
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """httpx's default verifying context, built once per process: building it reads the CA
+    bundle (~60 ms), and a client is made per batch. An SSLContext is safe to share."""
+    return httpx.create_ssl_context()
+
+
 class ChatClient:
     """One OpenAI-compatible endpoint. Thread-safe: one instance serves a whole batch."""
 
@@ -108,6 +117,7 @@ class ChatClient:
                 max_connections=max_connections, max_keepalive_connections=max_connections
             ),
             follow_redirects=False,
+            verify=_tls_context(),
         )
 
     def close(self) -> None:

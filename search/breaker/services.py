@@ -20,7 +20,7 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 import rounds
@@ -127,11 +127,7 @@ def _commit(run_id, round_index, worker, results, steps) -> rounds.Outcome:
         BreakerStep.objects.bulk_create(written)
         for result in results:
             _apply(chains[result.chain_id], result, steps.get(result.chain_id, []), per_chain)
-        BreakerChain.objects.bulk_update(
-            [chains[r.chain_id] for r in results],
-            ["status", "error", "steps_done", "selected_step", "selected_quality",
-             "selected_text", "updated_at"],
-        )  # fmt: skip
+        _update_chains([chains[r.chain_id] for r in results])
         run.steps_done += len(written)
         run.round_index += 1
         run.cost = cost_by_scope(run.scope)["cost"]
@@ -140,6 +136,31 @@ def _commit(run_id, round_index, worker, results, steps) -> rounds.Outcome:
         run.claimed_by, run.lease_expires_at = "", None
         run.save()
     return rounds.Outcome(outcome)
+
+
+_CHAIN_COLUMNS = ("status", "error", "steps_done", "selected_step", "selected_quality",
+                  "selected_text", "updated_at")  # fmt: skip
+
+
+def _update_chains(chains: list[BreakerChain]) -> None:
+    """The round's chains with one ``executemany``. ``bulk_update`` builds a CASE expression
+    per column over every chain and spent ~7 ms per chain on it under cProfile
+    (bench/breaker_throughput.py), a third of the platform's time in the whole run."""
+    if not chains:
+        return
+    ops = connection.ops
+    rows = [
+        (chain.status, chain.error, chain.steps_done, chain.selected_step,
+         chain.selected_quality, chain.selected_text,
+         ops.adapt_datetimefield_value(chain.updated_at), chain.pk)
+        for chain in chains
+    ]  # fmt: skip
+    assignments = ", ".join(f"{ops.quote_name(column)} = %s" for column in _CHAIN_COLUMNS)
+    table = ops.quote_name(BreakerChain._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"UPDATE {table} SET {assignments} WHERE {ops.quote_name('id')} = %s", rows
+        )
 
 
 def _apply(chain: BreakerChain, result: StepResult, done: list[BreakerStep], per_chain: int):

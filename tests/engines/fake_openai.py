@@ -17,9 +17,9 @@ Use it as a context manager or through the ``fake_openai`` fixture (``tests/engi
 
 Scripted replies (``push``) are served first, in order; after that every request is answered by
 ``responder(body) -> Reply`` (default :func:`auto_reply`, which answers our translation, QE and
-judge prompts deterministically); ``POST /v1/embeddings`` is answered by ``embedder(body)``
-(default :func:`auto_embeddings`: a deterministic vector per input). ``latency`` delays every
-answer. ``requests`` records each
+judge prompts deterministically; :func:`breaker_reply` adds the MT-breaker editor);
+``POST /v1/embeddings`` is answered by ``embedder(body)`` (default :func:`auto_embeddings`: a
+deterministic vector per input). ``latency`` delays every answer. ``requests`` records each
 request's JSON body and headers; ``max_in_flight`` is the most requests handled at once.
 """
 
@@ -35,7 +35,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeOpenAI", "RecordedRequest", "Reply", "auto_embeddings", "auto_reply"]
+__all__ = [
+    "FakeOpenAI", "RecordedRequest", "Reply", "auto_embeddings", "auto_reply", "breaker_reply",
+]  # fmt: skip
 
 
 @dataclass
@@ -149,6 +151,27 @@ def auto_embeddings(body: dict[str, Any]) -> Reply:
         for text in inputs
     ]
     return Reply.embeddings(vectors, tokens_in=sum(len(str(t).split()) for t in inputs))
+
+
+_SOURCE = re.compile(r"SOURCE \|\|\|(.*?)\|\|\|", re.DOTALL)
+
+
+def breaker_reply(body: dict[str, Any]) -> Reply:
+    """An "LLM" for the MT-breaker prompts (``search.breaker.prompts``): adds a word to the last
+    source it proposed (or writes a fresh text); everything else (translation, QE) as
+    :func:`auto_reply`."""
+    messages = body["messages"]
+    if "SOURCE |||<SOURCE_TEXT>|||" not in messages[0]["content"]:
+        return auto_reply(body)
+    proposed = [
+        found[-1]
+        for m in messages
+        if m["role"] == "assistant" and (found := _SOURCE.findall(m["content"]))
+    ]
+    request = re.search(r"Request ([\d-]+)\.", messages[0]["content"])
+    label = request.group(1) if request else "?"
+    text = f"{proposed[-1]} more" if proposed else f"Fresh text number {label}."
+    return Reply(f"Thinking about it.\nSOURCE |||{text}|||", tokens_in=100, tokens_out=20)
 
 
 class FakeOpenAI:

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 
+from engines import callpath
 from engines.interfaces import EngineError
 from engines.models import CachedResponse, EngineCall
 from engines.registry import (
@@ -291,6 +292,35 @@ def test_a_partly_failed_batch_records_and_caches_what_succeeded(engine, fake_op
 
     assert CachedResponse.objects.count() == 1
     assert EngineCall.objects.count() == 2
+
+
+def test_a_concurrent_batch_books_every_request_once_and_caches_the_answers(engine, fake_openai):
+    def answer(body):
+        text = body["messages"][-1]["content"].rsplit("\n", 1)[-1]
+        return Reply.error(400) if text in ("t3", "t6") else Reply.translation(f"<{text}>")
+
+    fake_openai.responder = answer
+    engine.max_concurrency = 4
+    engine.save()
+
+    with pytest.raises(EngineError, match="2 of 10 translate request"):
+        translator_for(engine).translate([f"t{i}" for i in range(10)], "en", "de")
+
+    booked = EngineCall.objects.filter(cache_hit=False)
+    assert booked.count() == 10 and booked.exclude(error="").count() == 2
+    assert CachedResponse.objects.count() == 8
+    fake_openai.reset()
+    fake_openai.responder = lambda body: Reply.translation("again")
+    again = translator_for(engine).translate([f"t{i}" for i in range(10)], "en", "de")
+    assert again[0] == "<t0>" and again[3] == again[6] == "again"
+    assert len(fake_openai.requests) == 2  # only the failed ones are bought again
+
+
+def test_request_threads_are_kept_per_process(monkeypatch):
+    first = callpath._request_threads()
+    assert callpath._request_threads() is first
+    monkeypatch.setattr(callpath.os, "getpid", lambda: -1)  # as in a forked child
+    assert callpath._request_threads() is not first
 
 
 def test_concurrency_limit_bounds_requests_in_flight(engine, fake_openai):

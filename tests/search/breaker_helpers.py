@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 from decimal import Decimal
 
 from search.breaker.demo import EDITOR, FRAGILE, FRAGILE_QE, offline_world
 from tests.engines.factories import EngineFactory
-from tests.engines.fake_openai import Reply, auto_reply
 
 SEED_TEXTS = [
     "We walk to the old house by the river every morning before work.",
@@ -45,24 +43,6 @@ def offline_config(method: str = "breaker_seeded", **overrides) -> dict:
 
 
 # --- On the fake OpenAI-compatible server --------------------------------------------------
-
-_SOURCE = re.compile(r"SOURCE \|\|\|(.*?)\|\|\|", re.DOTALL)
-
-
-def breaker_reply(body: dict) -> Reply:
-    """An "LLM" for our breaker prompts: adds a word to the last source it proposed (or
-    writes a fresh text); everything else (translation, QE) as ``auto_reply``."""
-    messages = body["messages"]
-    if "SOURCE |||<SOURCE_TEXT>|||" not in messages[0]["content"]:
-        return auto_reply(body)
-    proposed = [
-        found[-1]
-        for m in messages
-        if m["role"] == "assistant" and (found := _SOURCE.findall(m["content"]))
-    ]
-    request = re.search(r"Request ([\d-]+)\.", messages[0]["content"]).group(1)
-    text = f"{proposed[-1]} more" if proposed else f"Fresh text number {request}."
-    return Reply(f"Thinking about it.\nSOURCE |||{text}|||", tokens_in=100, tokens_out=20)
 
 
 def remote_engines(base_url: str) -> None:

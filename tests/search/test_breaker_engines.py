@@ -10,8 +10,8 @@ from search.breaker.config import create_run
 from search.breaker.services import advance_run, run_in_foreground
 from search.breaker.stepping import plan_round, run_round
 from search.models import BreakerRun, BreakerStep
-from tests.engines.fake_openai import Reply
-from tests.search.breaker_helpers import breaker_reply, remote_config, remote_engines
+from tests.engines.fake_openai import Reply, breaker_reply
+from tests.search.breaker_helpers import remote_config, remote_engines
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,8 @@ import pytest
 from engines.models import CachedResponse, EngineCall
 from search.breaker.config import create_run
 from search.models import BreakerRun, BreakerStep
-from tests.search.breaker_helpers import breaker_reply, remote_config, remote_engines
+from tests.engines.fake_openai import breaker_reply
+from tests.search.breaker_helpers import remote_config, remote_engines
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
