@@ -31,9 +31,9 @@ from search.breaker.transfer_services import (
     run_in_foreground,
 )
 from search.models import BreakerChain, BreakerRun, BreakerStep, BreakerTransfer, TransferResult
+from tests.engines.fake_openai import breaker_reply
 from tests.search.breaker_helpers import (
     SEED_TEXTS,
-    breaker_reply,
     offline_config,
     remote_config,
     remote_engines,
