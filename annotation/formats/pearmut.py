@@ -19,7 +19,8 @@ How they map (ADR 0013):
   each): ``meta.pearmut.tasks`` lists the tasks it was in;
 - ``error_spans`` → pre-filled spans; Pearmut's page indexes the raw ``tgt`` string per UTF-16
   code unit with ``end_i`` inclusive, so offsets become code points with ``end`` exclusive;
-  ``"Category/Subcategory"`` is split, and the protocol validates the labels;
+  ``"Category/Subcategory"`` is split, and the protocol validates the labels; a span on the
+  ``[missing]`` token Pearmut shows after the text is the platform's ``[MISSING]`` span;
 - ``validation`` → a tutorial (``skippable`` item or ``allow_skip`` rule) or an attention check
   (loud with ``warning``, silent without): ``score: [lo, hi]`` becomes ``score_min``/
   ``score_max``, expected ``error_spans`` (exact offsets or ``[min, max]`` ranges) the part every
@@ -140,7 +141,18 @@ def _labels(raw: dict[str, Any]) -> dict[str, Any]:
     return labels
 
 
-def _prefill(raw: Any, target: str, where: str) -> list[dict[str, Any]]:
+def _special_token(span: dict[str, Any], target: str, tokens: list[Any]) -> str | None:
+    """The special token a span marks, or None for a span on the text. Pearmut shows its
+    ``special_tokens`` (default ``[missing]``) after the target, indexed from its UTF-16 length."""
+    length = len(target.encode("utf-16-le")) // 2
+    start = span.get("start_i")
+    if not isinstance(start, int) or isinstance(start, bool) or start < length:
+        return None
+    index = start - length
+    return str(tokens[index]) if span.get("end_i") == start and index < len(tokens) else ""
+
+
+def _prefill(raw: Any, target: str, tokens: list[Any], where: str) -> list[dict[str, Any]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -150,6 +162,14 @@ def _prefill(raw: Any, target: str, where: str) -> list[dict[str, Any]]:
         at = f"{where}, error_spans[{number}]"
         if not isinstance(span, dict):
             raise FormatError(at, "a span must be an object with start_i and end_i")
+        token = _special_token(span, target, tokens)
+        if token is not None:
+            if token.lower() != "[missing]":
+                raise FormatError(at, f"only the [missing] token maps to the platform's [MISSING] "
+                                  f"span, not {token or 'an offset past the text'!r}")  # fmt: skip
+            spans.append({"start": len(target), "end": len(target), "missing": True,
+                          **_labels(span)})  # fmt: skip
+            continue
         start = _offset(span.get("start_i"), target, at)
         stop = _offset(span.get("end_i"), target, at, end=True)
         spans.append({"start": start, "end": stop, **_labels(span)})
@@ -245,7 +265,7 @@ def _system_item(
         WHERE: f"{where}, system {system!r}",
     }
     at = f"{where}, system {system!r}"
-    prefill = _prefill((raw.get("error_spans") or {}).get(system), target, at)
+    prefill = _prefill((raw.get("error_spans") or {}).get(system), target, place["tokens"], at)
     if prefill:
         item["prefill_spans"] = prefill
     rule = (raw.get("validation") or {}).get(system)
@@ -267,11 +287,14 @@ def _check_item(raw: Any, where: str) -> dict[str, Any]:
     for key in ("error_spans", "validation"):
         if raw.get(key) is not None and not isinstance(raw[key], dict):
             raise FormatError(where, f"{key} must be an object keyed by system name")
+        unknown = sorted(set(raw.get(key) or {}) - set(raw["tgt"]))
+        if unknown:
+            raise FormatError(where, f"{key} names systems with no translation: {unknown}")
     return raw
 
 
 def _document_items(
-    document: Any, section: str, task: int | None, doc: int
+    document: Any, section: str, task: int | None, doc: int, tokens: list[Any]
 ) -> Iterator[dict[str, Any]]:
     if not isinstance(document, list) or not document:
         raise FormatError(_where(section, task, doc), "a document must be a non-empty list")
@@ -282,7 +305,12 @@ def _document_items(
     for i, raw in enumerate(document, start=1):
         where = _where(section, task, doc, i)
         raw = _check_item(raw, where)
-        place = {"section": section, "doc_id": doc_id, "seg_id": str(raw.get("item_id") or i)}
+        place = {
+            "section": section,
+            "doc_id": doc_id,
+            "seg_id": str(raw.get("item_id") or i),
+            "tokens": tokens,
+        }
         for system, target in raw["tgt"].items():
             yield _system_item(raw, system, target, place, where)
 
@@ -296,9 +324,12 @@ def read_campaign(data: bytes) -> list[dict[str, Any]]:
     section, task, document and item of the first structural problem (the protocol's own
     checks come after, item by item)."""
     campaign = _campaign(data)
+    tokens = campaign.get("info", {}).get("special_tokens", ["[missing]"])
+    if not isinstance(tokens, list):
+        raise FormatError("info", "special_tokens must be a list")
     items: dict[str, dict[str, Any]] = {}
     for section, task, doc, document in _documents(campaign):
-        for item in _document_items(document, section, task, doc):
+        for item in _document_items(document, section, task, doc, tokens):
             kept = items.setdefault(_key(item), item)
             tasks = kept["meta"]["pearmut"].setdefault("tasks", []) if task else None
             if tasks is not None and task not in tasks:

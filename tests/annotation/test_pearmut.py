@@ -128,6 +128,38 @@ def test_validation_rules_become_expected_answers():
     assert "kind" not in c and c["meta"]["pearmut"]["validation"] == {"score_greaterthan": "A"}
 
 
+def test_a_span_on_the_missing_token_is_an_omission():
+    # Pearmut shows "[missing]" after the target, at the target's UTF-16 length (30 here).
+    missing = {"start_i": 30, "end_i": 30, "severity": "major", "category": "Accuracy/Omission"}
+    data = campaign_file([[item("a", {"A": TICKETS + "🎟"}, error_spans={"A": [missing]})]])
+
+    (read,) = formats.read_items("pearmut", data)
+
+    assert read["prefill_spans"] == [
+        {
+            "start": 28,
+            "end": 28,
+            "missing": True,
+            "severity": "major",
+            "category": "Accuracy",
+            "subcategory": "Omission",
+        }
+    ]
+
+
+def test_a_span_on_another_special_token_or_an_unknown_system_is_refused():
+    custom = {"assignment": "single-stream", "special_tokens": ["[missing]", "[untranslated]"]}
+    token = {"start_i": 3, "end_i": 3, "severity": "minor"}  # "ab", [missing], [untranslated]
+    data = json.loads(campaign_file([[item("a", {"A": "ab"}, error_spans={"A": [token]})]]))
+    data["info"] = custom
+    with pytest.raises(formats.FormatError, match="not '\\[untranslated\\]'"):
+        formats.read_items("pearmut", json.dumps(data).encode())
+
+    data = campaign_file([[item("a", {"A": "ab"}, validation={"Z": {"score": [0, 10]}})]])
+    with pytest.raises(formats.FormatError, match="validation names systems with no translation"):
+        formats.read_items("pearmut", data)
+
+
 def test_a_pearmut_file_under_another_format_is_refused_with_its_name(tmp_path):
     path = tmp_path / "campaign.json"
     path.write_bytes(EXAMPLE.read_bytes())
