@@ -87,7 +87,7 @@ class CampaignCreateForm(CampaignForm):
         validators=[validate_upload_size],
         help_text="JSONL (one JSON object per line: doc_id, seg_id, src_lang, tgt_lang, source, "
         "target, system, kind, expected, question, choices, prefill_spans, origin, origin_ref, "
-        "meta) or an Appraise batches file.",
+        "meta), an Appraise batches file, a Google MQM TSV or a Pearmut campaign file.",
     )
     file_format = forms.ChoiceField(
         label="File format",

@@ -120,7 +120,7 @@ def canonical_category(category: str) -> str:
     return found
 
 
-def _split(span: Mapping[str, Any]) -> tuple[str, str]:
+def split_label(span: Mapping[str, Any]) -> tuple[str, str]:
     """(category, subcategory), also accepting Google's combined ``Fluency/Punctuation`` label."""
     category = str(span.get("category") or "")
     subcategory = str(span.get("subcategory") or "")
@@ -131,7 +131,7 @@ def _split(span: Mapping[str, Any]) -> tuple[str, str]:
 
 def validate_span(span: Mapping[str, Any], *, allow_critical: bool = False) -> None:
     """Raise ``ValueError`` naming what is wrong with one MQM span's labels."""
-    category, subcategory = _split(span)
+    category, subcategory = split_label(span)
     canonical = canonical_category(category)
     subtypes = MQM_TYPOLOGY[canonical]
     if subcategory and _norm(subcategory) not in {_norm(s) for s in subtypes}:
@@ -149,7 +149,7 @@ def span_penalty(span: Mapping[str, Any], weights: MqmWeights = DEFAULT_WEIGHTS)
     2. A minor Fluency/Punctuation error costs ``minor_punctuation``.
     3. Otherwise the severity's weight.
     """
-    category, subcategory = _split(span)
+    category, subcategory = split_label(span)
     severity = _norm(span.get("severity"))
     if severity not in SEVERITIES:
         raise ValueError(f"unknown MQM severity {span.get('severity')!r}")

@@ -24,6 +24,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation import corruption, formats, protocols, qc
+from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
 from formats.jsonl import LineProblem, read_jsonl
@@ -75,11 +76,26 @@ class AnswerInvalid(ValueError):
 # --- campaigns and items --------------------------------------------------------------------
 
 
-def parse_jsonl(source: str | bytes | IO | Iterable, protocol: str, defaults=None) -> list[dict]:
+def _normalize(protocol: str, raw: Any, defaults, offset_unit: str) -> dict:
+    """One item validated by its protocol, its span offsets first read in ``offset_unit``."""
+    if offset_unit not in offsets.UNITS:
+        raise ValidationError({"offset_unit": f"must be one of {', '.join(offsets.UNITS)}"})
+    if offset_unit == "utf16":
+        try:
+            raw = offsets.item_from_utf16(raw)
+        except ValueError as exc:
+            raise protocols.ItemError(str(exc)) from None
+    return protocols.normalize_item(protocol, raw, defaults)
+
+
+def parse_jsonl(
+    source: str | bytes | IO | Iterable, protocol: str, defaults=None, offset_unit="codepoint"
+) -> list[dict]:
     """Parse and validate JSONL items; raise :class:`CampaignImportError` listing bad lines.
 
     Blank lines are skipped (their numbers still count). Every line is checked so the admin sees
-    all problems at once (the first 20).
+    all problems at once (the first 20). ``offset_unit="utf16"`` reads span offsets as
+    JavaScript string indices (ADR 0013).
     """
     items: list[dict] = []
     errors: list[tuple[int, str]] = []
@@ -88,7 +104,7 @@ def parse_jsonl(source: str | bytes | IO | Iterable, protocol: str, defaults=Non
             errors.append((number, data.reason))
             continue
         try:
-            items.append(protocols.normalize_item(protocol, data, defaults))
+            items.append(_normalize(protocol, data, defaults, offset_unit))
         except protocols.ItemError as exc:
             errors.append((number, str(exc)))
         if len(errors) >= _MAX_REPORTED_ERRORS:
@@ -100,13 +116,19 @@ def parse_jsonl(source: str | bytes | IO | Iterable, protocol: str, defaults=Non
     return items
 
 
-def _normalize_dicts(protocol: str, items: Iterable[Mapping], defaults) -> list[dict]:
+def _normalize_dicts(
+    protocol: str, items: Iterable[Mapping], defaults, offset_unit: str = "codepoint"
+) -> list[dict]:
     normalized, errors = [], []
     for number, raw in enumerate(items, start=1):
+        # A file reader says where the item comes from ("data, task 2, document 1, item 3").
+        where = raw.get(formats.WHERE) if isinstance(raw, Mapping) else None
+        if where:
+            raw = {key: value for key, value in raw.items() if key != formats.WHERE}
         try:
-            normalized.append(protocols.normalize_item(protocol, raw, defaults))
+            normalized.append(_normalize(protocol, raw, defaults, offset_unit))
         except protocols.ItemError as exc:
-            errors.append((number, str(exc)))
+            errors.append((number, f"{where}: {exc}" if where else str(exc)))
     if errors:
         raise CampaignImportError(errors[:_MAX_REPORTED_ERRORS], unit="item")
     if not normalized:
@@ -141,7 +163,24 @@ def _new_campaign(name: str, protocol: str, settings: dict[str, Any], first: dic
     return campaign
 
 
+def _check_prefill_severities(campaign: Campaign, items: list[dict]) -> None:
+    """Pre-filled spans use only the campaign's severities (``critical`` only where MQM enables
+    it): the annotator could never submit such a span unchanged."""
+    allowed = protocols.get(campaign.protocol).severities(campaign)
+    errors = [
+        (number, f"{item['doc_id']} {item['seg_id']} {item['system']}: prefill_spans[{n}]: "
+         f"severity must be one of {', '.join(allowed)} in this campaign, "
+         f"got {span['severity']!r}")
+        for number, item in enumerate(items, start=1)
+        for n, span in enumerate(item["prefill_spans"], start=1)
+        if span["severity"] not in allowed
+    ]  # fmt: skip
+    if errors:
+        raise CampaignImportError(errors[:_MAX_REPORTED_ERRORS], unit="item")
+
+
 def _create_items(campaign: Campaign, items: list[dict]) -> list[Item]:
+    _check_prefill_severities(campaign, items)
     last = campaign.items.order_by("-position").values_list("position", flat=True).first()
     start = 0 if last is None else last + 1
     rows = [Item(campaign=campaign, position=start + i, **item) for i, item in enumerate(items)]
@@ -153,12 +192,14 @@ def create_campaign(name: str, protocol: str, items: Iterable[Mapping], **settin
 
     ``items`` are dicts with the JSONL fields (``doc_id``, ``seg_id``, ``source``, ``target``,
     ``choices``, ``origin``, ``origin_ref``, ``meta``, ...); ``settings`` are ``Campaign``
-    fields (``overlap=3``, ``multi_select=True``, ``instructions="..."``). Raises
+    fields (``overlap=3``, ``multi_select=True``, ``instructions="..."``); ``offset_unit``
+    says how span offsets count (``codepoint`` or ``utf16``). Raises
     :class:`CampaignImportError` (``unit="item"``, 1-based numbers) or Django's
     ``ValidationError`` for bad settings; nothing is written then.
     """
+    offset_unit = str(settings.pop("offset_unit", "codepoint"))
     defaults = {k: settings[k] for k in ("src_lang", "tgt_lang") if settings.get(k)}
-    normalized = _normalize_dicts(protocol, items, defaults)
+    normalized = _normalize_dicts(protocol, items, defaults, offset_unit)
     with transaction.atomic():
         campaign = _new_campaign(name, protocol, settings, normalized[0])
         _create_items(campaign, normalized)
@@ -187,7 +228,11 @@ def _whole_file(source: str | bytes | IO | Iterable) -> bytes:
 
 
 def _items_in_format(
-    data: bytes, file_format: str, protocol: str, defaults: Mapping[str, str]
+    data: bytes,
+    file_format: str,
+    protocol: str,
+    defaults: Mapping[str, str],
+    offset_unit: str = "codepoint",
 ) -> list[dict]:
     """Items of a whole file, refusing with a pointer to the right format when it looks like
     another one (a user who picked the wrong format gets its name, not a list of bad lines)."""
@@ -202,7 +247,10 @@ def _items_in_format(
             [(0, f"this looks like {label}; import it with the format {looks_like!r}")]
         )
     if formats.FORMATS[file_format].read is None:
-        return parse_jsonl(data, protocol, defaults)
+        return parse_jsonl(data, protocol, defaults, offset_unit)
+    if offset_unit != "codepoint":
+        # Each reader knows its tool's unit and converts its offsets itself.
+        raise ValidationError({"offset_unit": f"{file_format} files set their own offset unit"})
     try:
         raw_items = formats.read_items(file_format, data)
     except formats.FormatError as exc:
@@ -216,21 +264,24 @@ def import_campaign(
     name: str,
     protocol: str,
     file_format: str = "jsonl",
+    offset_unit: str = "codepoint",
     **settings,
 ) -> Campaign:
     """Create a campaign from a file (text, bytes, a file or an iterable of lines); atomic.
 
     ``file_format`` is one of :data:`annotation.formats.FORMATS` (``jsonl`` by default, e.g.
-    ``appraise``) or ``auto`` to sniff it. Raises :class:`CampaignImportError` with every bad
-    line's (or item's) number and reason, or Django's ``ValidationError`` for bad settings (e.g.
-    a name already taken); nothing is written then.
+    ``appraise``) or ``auto`` to sniff it; ``offset_unit`` (``codepoint`` or ``utf16``) is how
+    a JSONL file's span offsets count (the other formats convert their own). Raises
+    :class:`CampaignImportError` with every bad line's (or item's) number and reason, or
+    Django's ``ValidationError`` for bad settings (e.g. a name already taken); nothing is
+    written then.
     """
     if not protocols.is_registered(protocol):
         raise ValidationError({"protocol": f"unknown protocol {protocol!r}"})
     if Campaign.objects.filter(name=name).exists():
         raise ValidationError({"name": f"a campaign named {name!r} already exists"})
     defaults = {k: settings[k] for k in ("src_lang", "tgt_lang") if settings.get(k)}
-    items = _items_in_format(_whole_file(source), file_format, protocol, defaults)
+    items = _items_in_format(_whole_file(source), file_format, protocol, defaults, offset_unit)
     with transaction.atomic():
         campaign = _new_campaign(name, protocol, settings, items[0])
         _create_items(campaign, items)

@@ -23,7 +23,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation import access, forms, qc, scoring, selectors, services, signup_limits
+from annotation import access, formats, forms, qc, scoring, selectors, services, signup_limits
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from annotation.protocols import ESA_LOW_SCORE
 from config.http import HtmxHttpRequest
@@ -124,7 +124,12 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/campaign_form.html",
-        {"form": form, "import_errors": import_errors, "creating": True},
+        {
+            "form": form,
+            "import_errors": import_errors,
+            "creating": True,
+            "file_formats": formats.documented(),
+        },
         status=status,
     )
 
@@ -157,6 +162,7 @@ def campaign_detail(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
         "signup_url": signup_url,
         "prolific_url": prolific_url,
         "upload_form": forms.ItemsUploadForm(),
+        "item_file_formats": [formats.FORMATS["jsonl"]],
         "checks_form": forms.GenerateChecksForm(),
         "weights": campaign.weights(),
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from annotation import exports, formats, protocols, services
+from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from config.uploads import validate_upload_size
 
@@ -142,6 +143,13 @@ class ImportCampaignSerializer(serializers.Serializer):
         choices=list(formats.FORMATS),
         default="auto",
         help_text="Format of jsonl or file; auto recognises it.",
+    )
+    offset_unit = serializers.ChoiceField(
+        choices=list(offsets.UNITS),
+        default="codepoint",
+        help_text="How span offsets (prefill_spans, expected.spans) of items or jsonl count: "
+        "codepoint (Python str indices) or utf16 (JavaScript string indices); they are stored "
+        "as code points. Appraise and Pearmut files convert their own.",
     )
     settings = serializers.DictField(
         required=False,

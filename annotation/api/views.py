@@ -156,11 +156,16 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
                     name=data["name"],
                     protocol=data["protocol"],
                     file_format=data["format"],
+                    offset_unit=data["offset_unit"],
                     **settings,
                 )
             else:
                 campaign = services.create_campaign(
-                    data["name"], data["protocol"], data["items"], **settings
+                    data["name"],
+                    data["protocol"],
+                    data["items"],
+                    offset_unit=data["offset_unit"],
+                    **settings,
                 )
         except services.CampaignImportError as exc:
             errors = [{exc.unit: number, "reason": reason} for number, reason in exc.errors]

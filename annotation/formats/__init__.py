@@ -13,11 +13,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.formats import appraise, google_mqm
-from annotation.formats.errors import FormatError
+from annotation.formats import appraise, google_mqm, pearmut
+from annotation.formats.errors import WHERE, FormatError
 from formats import strict_json
 
-__all__ = ["FORMATS", "FileFormat", "FormatError", "read_items", "sniff"]
+__all__ = ["FORMATS", "WHERE", "FileFormat", "FormatError", "documented", "read_items", "sniff"]
+
+
+Fields = tuple[tuple[str, str], ...]
+"""(a field of the file, what the platform makes of it): the import page's table."""
+
+JSONL_FIELDS: Fields = (
+    ("doc_id, seg_id", "the document and the segment (required for esa and mqm)"),
+    ("src_lang, tgt_lang", "BCP 47 codes; the campaign's languages when absent"),
+    ("source, target, system", "the texts to judge and the system that translated"),
+    ("kind", "regular (default), attention_check or tutorial"),
+    ("expected", "for checks and tutorials: score_min, score_max, spans, no_spans, explanation"),
+    ("prefill_spans", "spans shown pre-marked: start, end (code points, end exclusive), "
+     "severity, category, subcategory"),
+    ("question, choices", "for choice campaigns"),
+    ("origin, origin_ref, meta", "where the item comes from; anything else to keep"),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -25,14 +41,42 @@ class FileFormat:
     name: str
     label: str  # reads well after "this looks like"
     read: Callable[[bytes], list[dict[str, Any]]] | None  # None: the import service's JSONL path
+    example: str = ""  # a small file of this format under static/annotation/examples/
+    fields: Fields = ()
 
 
 FORMATS: dict[str, FileFormat] = {
     "auto": FileFormat("auto", "whatever the file looks like", None),
-    "jsonl": FileFormat("jsonl", "a JSONL file (one item per line)", None),
-    "appraise": FileFormat("appraise", "an Appraise batches file", appraise.read_batches),
-    "google-mqm": FileFormat("google-mqm", "a Google MQM TSV file", google_mqm.read_items),
+    "jsonl": FileFormat(
+        "jsonl", "a JSONL file (one item per line)", None, "items.jsonl", JSONL_FIELDS
+    ),
+    "appraise": FileFormat(
+        "appraise",
+        "an Appraise batches file",
+        appraise.read_batches,
+        "appraise-batches.json",
+        appraise.FIELDS,
+    ),
+    "google-mqm": FileFormat(
+        "google-mqm",
+        "a Google MQM TSV file",
+        google_mqm.read_items,
+        "google-mqm.tsv",
+        google_mqm.FIELDS,
+    ),
+    "pearmut": FileFormat(
+        "pearmut",
+        "a Pearmut campaign file",
+        pearmut.read_campaign,
+        "pearmut-campaign.json",
+        pearmut.FIELDS,
+    ),
 }
+
+
+def documented() -> list[FileFormat]:
+    """The formats with an example file and a table of fields, as the import page lists them."""
+    return [f for f in FORMATS.values() if f.example]
 
 
 def _json_document(data: bytes) -> Any:
@@ -49,6 +93,8 @@ def sniff(data: bytes) -> str | None:
     document = _json_document(data)
     if document is not None and appraise.looks_like(document):
         return "appraise"
+    if document is not None and pearmut.looks_like(document):
+        return "pearmut"
     first = next((line for line in data.splitlines() if line.strip()), b"")
     try:
         return "jsonl" if isinstance(strict_json.loads(first), dict) else None

@@ -17,20 +17,34 @@ How they map (ADR 0013):
   ``score_target`` becomes a ±:data:`TUTORIAL_SCORE_TOLERANCE` band, ``mqm_target`` spans must
   be overlapped (an empty list: no span may remain), and its payload is pre-filled.
 
-Appraise's offsets come from Python on the server, so they are code points like ours; an
-omission (``"missing"``) becomes the ``[MISSING]`` span at the end of the target.
+Appraise's page splits the target with JavaScript's ``split("")``, so its offsets count UTF-16
+code units: they are converted to code points here (ADR 0013); an omission (``"missing"``)
+becomes the ``[MISSING]`` span at the end of the target.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 import langcodes
 
-from annotation.formats.errors import FormatError
+from annotation.formats.errors import WHERE, FormatError
+from annotation.formats.offsets import codepoint_offset
 from formats import strict_json
+
+FIELDS = (
+    ("task.sourceLanguage, task.targetLanguage", "src_lang, tgt_lang (eng → en)"),
+    ("documentID, itemID, targetID", "doc_id, seg_id, system"),
+    ("sourceText, targetText", "source, target"),
+    ("itemType", "TGT, CHK: regular; BAD: attention check (score ≤ 50); REF: attention check "
+     "(score ≥ 66)"),
+    ("mqm (a list)", "pre-filled spans: start_i, end_i in UTF-16 code units (end exclusive), "
+     "severity; \"missing\" for an omission"),
+    ("mqm.tutorial", "a tutorial: instruction, score_target (±10), mqm_target spans; "
+     "mqm.payload is pre-filled"),
+)  # fmt: skip
 
 BAD_SCORE_MAX = 50
 REF_SCORE_MIN = 66
@@ -66,6 +80,10 @@ def _text(item: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
+def _is_offset(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _span(raw: Any, target: str, where: str) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise FormatError(where, "a span must be an object with start_i, end_i and severity")
@@ -73,10 +91,17 @@ def _span(raw: Any, target: str, where: str) -> dict[str, Any]:
     span: dict[str, Any] = {"severity": str(raw.get("severity") or "minor").lower()}
     if start == "missing" or end == "missing":
         return {"start": len(target), "end": len(target), "missing": True, **span}
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+    if not (_is_offset(start) and _is_offset(end)):
         raise FormatError(where, f"span offsets must be integers or 'missing', got {start}..{end}")
     # end_i is exclusive, as ours: "The dog walked outside."[8:14] == "walked".
-    return {"start": start, "end": end, **span}
+    try:
+        return {
+            "start": codepoint_offset(target, start),
+            "end": codepoint_offset(target, end),
+            **span,
+        }
+    except ValueError as exc:
+        raise FormatError(where, f"span {start}..{end}: {exc}") from None
 
 
 def _spans(raw: Any, target: str, where: str) -> list[dict[str, Any]]:
@@ -129,6 +154,7 @@ def _item(raw: Any, languages: tuple[str, str], where: str) -> dict[str, Any]:
         "target": target,
         "system": str(raw.get("targetID") or ""),
         "meta": {"appraise_item_type": item_type, "appraise_item_id": raw.get("itemID")},
+        WHERE: where,
     }
     mqm = raw.get("mqm")
     if isinstance(mqm, dict):

@@ -1,4 +1,8 @@
-"""The error every campaign-file reader raises."""
+"""The error every campaign-file reader raises, and the key that says where an item was."""
+
+WHERE = "_where"
+"""Key a reader adds to an item: where in the file it comes from ("batch 1, item 3"), so the
+protocol's refusal of the item names that place; the import service removes it."""
 
 
 class FormatError(ValueError):

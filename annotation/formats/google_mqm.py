@@ -25,6 +25,13 @@ from annotation.formats.errors import FormatError
 
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 NO_ERROR = "no-error"
+FIELDS = (
+    ("system, doc, seg_id", "system, doc_id, seg_id: one item per system × segment"),
+    ("doc_id", "the segment's place in its document (kept in meta)"),
+    ("source, target", "source, target with the <v>…</v> marks removed"),
+    ("rater, category, severity, comment", "the raters' errors (kept in meta for items; "
+     "scored for difficulty datasets)"),
+)  # fmt: skip
 _FREE = {"no-error", "source error"}  # categories that cost the translation nothing
 
 

@@ -30,6 +30,23 @@ class MQM(SpanProtocol):
             return ["minor", "major", "critical"]
         return ["minor", "major"]
 
+    def prefill_labels(self, span: Mapping[str, Any]) -> dict[str, str]:
+        # A pre-filled span may leave the category to the annotator (an ESA-AI style hint),
+        # but a category it names must be one the page offers, or the span can never be
+        # submitted as it is. The campaign's own severities are checked by the import service.
+        labels = super().prefill_labels(span)
+        if not labels.get("category"):
+            return labels
+        scoring.validate_span({**span, "severity": "minor"}, allow_critical=True)
+        category, subcategory = scoring.split_label(span)
+        labels["category"] = scoring.canonical_category(category)
+        if subcategory:
+            subtypes = scoring.MQM_TYPOLOGY[labels["category"]]
+            labels["subcategory"] = next(
+                s for s in subtypes if s.lower() == subcategory.strip().lower()
+            )
+        return labels
+
     def clean_span(
         self,
         number: int,

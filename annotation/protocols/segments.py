@@ -45,20 +45,27 @@ class SpanProtocol(Protocol):
 
     def normalize_prefill(self, prefill: Any, item: dict[str, Any]) -> list[dict[str, Any]]:
         errors = span_errors(prefill, item["target"], where="prefill_spans")
-        if not errors:
-            for number, span in enumerate(prefill, start=1):
-                if span.get("severity", "minor") not in scoring.SEVERITIES:
-                    errors.append(
-                        f"prefill_spans[{number}]: unknown severity {span.get('severity')!r}"
-                    )
+        spans = []
+        for number, span in enumerate([] if errors else prefill, start=1):
+            clean = {"start": span["start"], "end": span["end"],
+                     "severity": span.get("severity", "minor"),
+                     **({"missing": True} if span.get("missing") else {})}  # fmt: skip
+            if clean["severity"] not in scoring.SEVERITIES:
+                errors.append(f"prefill_spans[{number}]: unknown severity {clean['severity']!r}")
+                continue
+            try:
+                clean |= self.prefill_labels(span)
+            except ValueError as exc:
+                errors.append(f"prefill_spans[{number}]: {exc}")
+            spans.append(clean)
         if errors:
             raise ItemError("; ".join(errors))
-        return [
-            {"start": s["start"], "end": s["end"], "severity": s.get("severity", "minor"),
-             **({"missing": True} if s.get("missing") else {}),
-             **{k: str(s[k]) for k in ("category", "subcategory") if s.get(k)}}
-            for s in prefill
-        ]  # fmt: skip
+        return spans
+
+    def prefill_labels(self, span: Mapping[str, Any]) -> dict[str, str]:
+        """The labels a pre-filled span keeps beside its offsets and severity; ``ValueError``
+        for labels the protocol does not know (MQM checks its typology)."""
+        return {k: str(span[k]) for k in ("category", "subcategory") if span.get(k)}
 
     def normalize_expected(self, expected: Any, item: dict[str, Any]) -> Any:
         if not isinstance(expected, Mapping):

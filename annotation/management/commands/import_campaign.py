@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import formats, protocols, services
+from annotation.formats import offsets
 from config.command_io import problems_error
 
 
@@ -27,8 +28,8 @@ def _messages(exc: ValidationError) -> str:
 
 class Command(BaseCommand):
     help = (
-        "Import a campaign from JSONL or an Appraise batches file; a bad line or item is "
-        "reported by number and nothing is written."
+        "Import a campaign from JSONL, an Appraise batches file, a Google MQM TSV or a Pearmut "
+        "campaign file; a bad line or item is reported by number and nothing is written."
     )
 
     def add_arguments(self, parser):
@@ -41,6 +42,12 @@ class Command(BaseCommand):
             default="auto",
             choices=list(formats.FORMATS),
             help="The file's format (default: recognise it).",
+        )
+        parser.add_argument(
+            "--offset-unit",
+            default="codepoint",
+            choices=list(offsets.UNITS),
+            help="How a JSONL file's span offsets count (utf16: JavaScript string indices).",
         )
         parser.add_argument("--overlap", type=int, default=1)
         parser.add_argument("--src-lang", default="", help="For items that name no language.")
@@ -59,6 +66,7 @@ class Command(BaseCommand):
                     name=name,
                     protocol=protocol,
                     file_format=file_format,
+                    offset_unit=options["offset_unit"],
                     overlap=overlap,
                     **{key: options[key] for key in ("src_lang", "tgt_lang") if options[key]},
                     instructions=options["instructions"],
