@@ -52,7 +52,9 @@ def test_a_json_document_is_read_with_or_without_a_byte_order_mark():
     [
         (b"\xff{}", "not valid UTF-8"),
         (b'{\n  "a": }', "not valid JSON (Expecting value at line 2, column 8)"),
-        (b"[" * 100_000, "not valid JSON (nested too deeply)"),
+        (b"[" * 100_000, "not valid JSON (nested more than 64 levels deep)"),
+        (b'{"a": 1, "a": 2}', "not valid JSON (duplicate key 'a')"),
+        (b'{"a": NaN}', "not valid JSON (NaN at $.a is not a JSON number)"),
     ],
 )
 def test_a_bad_json_document_is_one_line_that_says_where(data, reason):
