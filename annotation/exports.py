@@ -55,6 +55,7 @@ from django.db.models import Min
 from annotation import protocols, qc, selectors
 from annotation.models import Annotation, Campaign, Item
 from annotation.protocols import mqm
+from formats.jsonl import sorted_keys
 
 ITEMS_FORMAT = "items-jsonl"
 FORMATS = ("jsonl", "csv", "mqm-tsv", ITEMS_FORMAT)
@@ -349,7 +350,7 @@ def item_rows(campaign: Campaign, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Itera
         for field in _ITEM_FIELDS[1:]:
             value = getattr(item, field)
             if value not in ("", None, [], {}) and not (field == "kind" and value == "regular"):
-                row[field] = value
+                row[field] = sorted_keys(value)
         yield row
 
 

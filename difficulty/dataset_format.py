@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from formats.jsonl import LineProblem, read_jsonl
+from formats.jsonl import LineProblem, read_jsonl, sorted_keys
 
 __all__ = [
     "DEFAULT_REFERENCE_NAMES",
@@ -353,8 +353,10 @@ def segment_object(
     obj["src"] = source
     if reference:
         obj["ref"] = reference
-    obj["scores"] = scores
-    obj |= {k: v for k, v in (extra or {}).items() if k not in KNOWN_FIELDS}
+    # Objects inside come out with sorted keys (systems in name order, as the WMT files have
+    # them), so a download reads the same from SQLite and PostgreSQL.
+    obj["scores"] = sorted_keys(scores)
+    obj |= {k: sorted_keys(v) for k, v in sorted((extra or {}).items()) if k not in KNOWN_FIELDS}
     if translations:
-        obj["tgt"] = translations
+        obj["tgt"] = sorted_keys(translations)
     return obj
