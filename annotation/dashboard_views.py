@@ -93,6 +93,7 @@ def _export_links(campaign: Campaign) -> list[tuple[str, str, bool]]:
         ("Annotations (CSV)", "csv", False),
         ("Per item (JSONL)", "jsonl", True),
         ("Per item (CSV)", "csv", True),
+        ("Items to re-import (JSONL)", "items-jsonl", False),
     ]
     # A protocol's own formats go between the per-annotation and the per-item exports.
     links[2:2] = campaign.get_protocol().extra_export_formats

@@ -11,19 +11,28 @@ the item's ``origin``/``origin_ref`` and its free ``meta``.
 
 Shapes:
 
-* ``jsonl`` per annotation — the WMT ESA release's keys (``langs``, ``doc_id``, ``system``,
-  ``src``, ``tgt``, ``annotator``, ``esa_score``, ``esa_spans`` with ``start_i``/``end_i``/
-  ``severity`` and ``"missing"`` for omissions) plus the protocol's answer, the computed score,
-  time and QC flags;
+* ``jsonl`` per annotation — the WMT ESA release's keys (``langs``, ``doc_id``, ``line_id`` and
+  ``domain`` where the item's ``meta`` has them, ``system``, ``src``, ``tgt``, ``annotator``,
+  ``esa_score``, ``esa_spans`` with ``start_i``/``end_i``/``severity`` and ``"missing"`` for
+  omissions; ``"side": "source"`` on an MQM span over the source) plus the protocol's answer,
+  the computed score, time and QC flags;
 * ``csv`` per annotation — the same fields, flat, with JSON in the ``spans``/``meta`` cells;
 * ``mqm-tsv`` — the columns of Google's public MQM data (``system doc doc_id seg_id rater source
-  target category severity``), one row per error span with the span wrapped in ``<v>…</v>`` in the
-  target, and a ``No-error`` row for an annotation without spans; MQM campaigns only;
+  target category severity comment``), one row per error span with the span wrapped in
+  ``<v>…</v>`` in the target, or in the source for a source-side span, and a ``No-error`` row
+  for an annotation without spans; labels as Google spells them (``Style/Awkward``);
+  ``doc_id`` is the segment's 1-based place within its document, as in Google's files; MQM
+  campaigns only;
+* ``items-jsonl`` — the campaign's items in the JSONL the import reads (``source``,
+  ``doc_id``, ``seg_id``, ``target``, ``choices``, ``expected``, ``prefill_spans``, ``meta``, ...;
+  empty fields left out), so importing the file rebuilds the campaign's items; generated
+  attention checks are left out (they name their original item by id);
 * ``--aggregate`` (jsonl or csv) — one row per regular item: number of annotations, mean / std
   (population) / min / max score, the majority answer (ties written ``tie``, see
   ``agreement.majority``; multi-select: the options chosen by more than half, joined by ``|``)
-  and, for choices, the item's pairwise agreement (share of annotator pairs giving the same
-  answer; for multi-select the same set of options), all over the judgments of annotators who
+  and, for choices, the item's options (``choices``) and pairwise agreement (share of annotator
+  pairs giving the same answer; for multi-select the same set of options), all over the
+  judgments of annotators who
   pass quality control (``selectors.item_results``); ``excluded`` maps the others to their
   verdict (``fail`` or ``pending``);
 * scored protocols that allow it (ESA, MQM, ESA+MQM) add ``non_scorable`` and
@@ -46,15 +55,19 @@ from django.db.models import Min
 from annotation import protocols, qc, selectors
 from annotation.models import Annotation, Campaign, Item
 from annotation.protocols import mqm
+from formats.jsonl import sorted_keys
 
-FORMATS = ("jsonl", "csv", "mqm-tsv")
+ITEMS_FORMAT = "items-jsonl"
+FORMATS = ("jsonl", "csv", "mqm-tsv", ITEMS_FORMAT)
 CONTENT_TYPES = {
     "jsonl": "application/jsonl; charset=utf-8",
+    ITEMS_FORMAT: "application/jsonl; charset=utf-8",
     "csv": "text/csv; charset=utf-8",
     "mqm-tsv": "text/tab-separated-values; charset=utf-8",
 }
 MQM_TSV_COLUMNS = (
     "system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity",
+    "comment",
 )  # fmt: skip
 CSV_COLUMNS = (
     "campaign", "protocol", "item_id", "kind", "doc_id", "seg_id", "src_lang", "tgt_lang",
@@ -64,9 +77,9 @@ CSV_COLUMNS = (
 )  # fmt: skip
 AGGREGATE_COLUMNS = (
     "campaign", "protocol", "item_id", "kind", "doc_id", "seg_id", "src_lang", "tgt_lang",
-    "system", "source", "target", "question", "n_annotations", "annotators", "mean_score",
-    "score_std", "min_score", "max_score", "mean_mqm_score", "majority", "majority_votes",
-    "tie", "item_agreement", "excluded", "origin", "origin_ref", "meta",
+    "system", "source", "target", "question", "choices", "n_annotations", "annotators",
+    "mean_score", "score_std", "min_score", "max_score", "mean_mqm_score", "majority",
+    "majority_votes", "tie", "item_agreement", "excluded", "origin", "origin_ref", "meta",
 )  # fmt: skip
 DEFAULT_CHUNK_SIZE = 2000
 
@@ -84,6 +97,8 @@ class ExportRequest:
     def validate(self) -> None:
         if self.format not in FORMATS:
             raise ExportError(f"unknown format {self.format!r}; use one of {', '.join(FORMATS)}")
+        if self.format == ITEMS_FORMAT and self.aggregate:
+            raise ExportError("items-jsonl already has one line per item; it has no aggregate")
         if self.format == "mqm-tsv":
             if self.aggregate:
                 raise ExportError("mqm-tsv has one row per error span; it cannot be aggregated")
@@ -93,6 +108,8 @@ class ExportRequest:
 
     @property
     def filename(self) -> str:
+        if self.format == ITEMS_FORMAT:
+            return f"{self.campaign.slug}-campaign.jsonl"
         suffix = {"jsonl": "jsonl", "csv": "csv", "mqm-tsv": "tsv"}[self.format]
         kind = "items" if self.aggregate else "annotations"
         return f"{self.campaign.slug}-{kind}.{suffix}"
@@ -120,6 +137,10 @@ def stream_export(
     request = ExportRequest(campaign, fmt, aggregate)
     request.validate()
     narrow = _Narrowing(campaign, item_ids, qc_passed_only)
+    if fmt == ITEMS_FORMAT:
+        return (
+            json.dumps(row, ensure_ascii=False) + "\n" for row in item_rows(campaign, chunk_size)
+        )
     if fmt == "mqm-tsv":
         return _mqm_tsv(campaign, chunk_size, narrow)
     rows = (
@@ -225,6 +246,7 @@ def _annotation_row(
         "tgt_lang": item.tgt_lang,
         "doc_id": item.doc_id,
         "seg_id": item.seg_id,
+        **_wmt_ids(item),
         "system": item.system,
         "src": item.source,
         "tgt": item.target,
@@ -243,6 +265,15 @@ def _annotation_row(
         "meta": item.meta,
     }
     return row
+
+
+WMT_ITEM_KEYS = ("line_id", "domain")
+
+
+def _wmt_ids(item: Item) -> dict[str, Any]:
+    """The WMT release's ``line_id`` and ``domain``, where the item's import kept them in meta."""
+    meta = item.meta or {}
+    return {key: meta[key] for key in WMT_ITEM_KEYS if meta.get(key) not in (None, "")}
 
 
 def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
@@ -279,6 +310,7 @@ def aggregate_rows(
             "source": result.source,
             "target": result.target,
             "question": result.question,
+            "choices": list(result.choices),
             "n_annotations": len(counted),
             "annotators": [j.annotator for j in counted],
             "mean_score": mean,
@@ -301,6 +333,31 @@ def aggregate_rows(
             "meta": result.meta,
         }
         yield row
+
+
+def item_rows(campaign: Campaign, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Iterator[dict[str, Any]]:
+    """The campaign's items as the import reads them (one JSONL line each), in item order.
+
+    Importing the file makes a campaign with the same items. Generated attention checks are
+    left out: they name their original item by id, which a new campaign does not have (generate
+    them again there).
+    """
+    queryset = campaign.items.only(*_ITEM_FIELDS).order_by("position", "id")
+    for item in queryset.iterator(chunk_size=chunk_size):
+        if isinstance(item.expected, dict) and item.expected.get("type") == "corrupted":
+            continue
+        row: dict[str, Any] = {"source": item.source}
+        for field in _ITEM_FIELDS[1:]:
+            value = getattr(item, field)
+            if value not in ("", None, [], {}) and not (field == "kind" and value == "regular"):
+                row[field] = sorted_keys(value)
+        yield row
+
+
+_ITEM_FIELDS = (
+    "source", "doc_id", "seg_id", "src_lang", "tgt_lang", "target", "system", "kind", "question",
+    "choices", "expected", "prefill_spans", "origin", "origin_ref", "meta",
+)  # fmt: skip
 
 
 # --- writers ---------------------------------------------------------------------------------
@@ -357,25 +414,43 @@ def _tsv_field(value: Any) -> str:
     return text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
 
 
-def document_numbers(campaign: Campaign) -> dict[str, int]:
-    """Google's numeric ``doc_id``: documents numbered 1.. in the campaign's item order."""
+def segment_positions(campaign: Campaign) -> dict[tuple[str, str], int]:
+    """Google's ``doc_id``: each segment's 1-based place within its document.
+
+    Segments (``seg_id``) of a document are numbered in the campaign's item order; the systems'
+    translations of one segment share its number. Only regular items are numbered, as only they
+    are exported.
+    """
     first = (
-        Item.objects.filter(campaign=campaign)
-        .values("doc_id")
+        Item.objects.filter(campaign=campaign, kind=Item.Kind.REGULAR)
+        .values("doc_id", "seg_id")
         .annotate(first=Min("position"), first_id=Min("id"))
         .order_by("first", "first_id")
     )
-    return {row["doc_id"]: number for number, row in enumerate(first, start=1)}
+    counters: dict[str, int] = {}
+    positions = {}
+    for row in first.iterator():
+        counters[row["doc_id"]] = counters.get(row["doc_id"], 0) + 1
+        positions[(row["doc_id"], row["seg_id"])] = counters[row["doc_id"]]
+    return positions
+
+
+def _doc_position(item: Item, positions: dict[tuple[str, str], int]) -> int | str:
+    """An item read from Google's file keeps its position (a file may be a sample of a talk)."""
+    kept = (item.meta or {}).get("doc_position")
+    if isinstance(kept, int) and not isinstance(kept, bool) and kept > 0:
+        return kept
+    return positions.get((item.doc_id, item.seg_id), "")
 
 
 _TSV_FIELDS = (
     "id", "answer", "item__doc_id", "item__seg_id", "item__source", "item__target",
-    "item__system", "annotator__pseudonym",
+    "item__system", "item__meta", "annotator__pseudonym",
 )  # fmt: skip
 
 
 def _mqm_tsv(campaign: Campaign, chunk_size: int, narrow: _Narrowing) -> Iterator[str]:
-    numbers = document_numbers(campaign)
+    positions = segment_positions(campaign)
     queryset = (
         narrow.apply(_submitted(campaign))
         .filter(item__kind=Item.Kind.REGULAR)
@@ -386,10 +461,10 @@ def _mqm_tsv(campaign: Campaign, chunk_size: int, narrow: _Narrowing) -> Iterato
     yield "\t".join(MQM_TSV_COLUMNS) + "\n"
     for annotation in queryset.iterator(chunk_size=chunk_size):
         item = annotation.item
-        base = [item.system, item.doc_id, numbers.get(item.doc_id, ""), item.seg_id,
-                annotation.annotator.pseudonym, item.source]  # fmt: skip
+        base = [item.system, item.doc_id, _doc_position(item, positions), item.seg_id,
+                annotation.annotator.pseudonym]  # fmt: skip
         if protocols.is_non_scorable(annotation.answer):
             continue  # not "No-error": nothing was judged (the JSONL/CSV exports carry the flag)
         spans = (annotation.answer or {}).get("spans", [])
-        for fields in mqm.google_tsv_rows(base, item.target, spans):
+        for fields in mqm.google_tsv_rows(base, item.source, item.target, spans):
             yield "\t".join(map(_tsv_field, fields)) + "\n"

@@ -20,9 +20,13 @@ from typing import Any
 
 SEVERITIES: tuple[str, ...] = ("minor", "major", "critical")
 """Severities a span may carry; ``critical`` is offered only where the campaign enables it."""
+NEUTRAL = "neutral"
+"""Google's severity of a remark that is no error (costs nothing); accepted, never offered."""
 
 NON_TRANSLATION = "Non-translation"
 OTHER = "Other"
+SOURCE_ERROR = "Source error"
+"""Google's category for an error in the source text: not the translation's fault (costs 0)."""
 
 MQM_TYPOLOGY: dict[str, tuple[str, ...]] = {
     # Subtypes in seed 001 App. D's error breakdown come first, in the order of its tables;
@@ -66,12 +70,25 @@ MQM_TYPOLOGY: dict[str, tuple[str, ...]] = {
     OTHER: (),
 }
 
+GOOGLE_SUBCATEGORIES: dict[tuple[str, str], str] = {
+    # Google's MQM release spells two subtypes differently (mqm_ted_ende.tsv): same meaning.
+    ("style", "awkward"): "Unnatural or awkward",
+    ("terminology", "inconsistent use of terminology"): "Inconsistent use",
+}
+GOOGLE_SPELLING: dict[tuple[str, str], str] = {
+    ("Style", "Unnatural or awkward"): "Awkward",
+    ("Terminology", "Inconsistent use"): "Inconsistent use of terminology",
+}
+"""(category, our subtype) → Google's spelling, for the MQM TSV export."""
+
 
 def _norm(label: str | None) -> str:
     return (label or "").strip().lower()
 
 
-_CATEGORY_BY_NORM = {_norm(c): c for c in MQM_TYPOLOGY}
+# Source error is a category for labels read from Google's files and answers written in them;
+# the annotating page does not offer it (the typology lists what annotators pick from).
+_CATEGORY_BY_NORM = {_norm(c): c for c in (*MQM_TYPOLOGY, SOURCE_ERROR)}
 
 
 @dataclass(frozen=True)
@@ -129,15 +146,36 @@ def split_label(span: Mapping[str, Any]) -> tuple[str, str]:
     return category, subcategory
 
 
-def validate_span(span: Mapping[str, Any], *, allow_critical: bool = False) -> None:
-    """Raise ``ValueError`` naming what is wrong with one MQM span's labels."""
+def canonical_labels(span: Mapping[str, Any]) -> tuple[str, str]:
+    """(category, subcategory) in the typology's spelling, from ours or Google's labels.
+
+    Accepts ``Fluency/Punctuation`` in ``category`` alone, ``Non-translation!``, Google's
+    spellings of two subtypes (``Style/Awkward``, ``Terminology/Inconsistent use of
+    terminology``) and ``Source error``; raises ``ValueError`` for an unknown label.
+    """
     category, subcategory = split_label(span)
     canonical = canonical_category(category)
-    subtypes = MQM_TYPOLOGY[canonical]
-    if subcategory and _norm(subcategory) not in {_norm(s) for s in subtypes}:
+    if not subcategory:
+        return canonical, ""
+    subtypes = {_norm(s): s for s in MQM_TYPOLOGY.get(canonical, ())}
+    found = subtypes.get(_norm(subcategory)) or GOOGLE_SUBCATEGORIES.get(
+        (_norm(canonical), _norm(subcategory))
+    )
+    if found is None:
         raise ValueError(f"unknown subcategory {subcategory!r} for MQM category {canonical!r}")
-    severity = _norm(span.get("severity"))
-    allowed = SEVERITIES if allow_critical else SEVERITIES[:2]
+    return canonical, found
+
+
+def canonical_severity(severity: Any) -> str:
+    """Google writes ``Minor``/``Major``/``Neutral``: severities compare lower-cased."""
+    return _norm(severity) if isinstance(severity, str) else ""
+
+
+def validate_span(span: Mapping[str, Any], *, allow_critical: bool = False) -> None:
+    """Raise ``ValueError`` naming what is wrong with one MQM span's labels."""
+    canonical_labels(span)
+    severity = canonical_severity(span.get("severity"))
+    allowed = (*(SEVERITIES if allow_critical else SEVERITIES[:2]), NEUTRAL)
     if severity not in allowed:
         raise ValueError(f"severity must be one of {', '.join(allowed)}, got {severity!r}")
 
@@ -145,12 +183,16 @@ def validate_span(span: Mapping[str, Any], *, allow_critical: bool = False) -> N
 def span_penalty(span: Mapping[str, Any], weights: MqmWeights = DEFAULT_WEIGHTS) -> float:
     """The penalty of one error span.
 
-    1. A Non-translation costs ``non_translation`` whatever its severity (Freitag et al. 2021).
-    2. A minor Fluency/Punctuation error costs ``minor_punctuation``.
-    3. Otherwise the severity's weight.
+    1. A ``Neutral`` remark or a ``Source error`` costs nothing (Freitag et al. 2021: neither is
+       the translation's fault).
+    2. A Non-translation costs ``non_translation`` whatever its severity.
+    3. A minor Fluency/Punctuation error costs ``minor_punctuation``.
+    4. Otherwise the severity's weight.
     """
     category, subcategory = split_label(span)
-    severity = _norm(span.get("severity"))
+    severity = canonical_severity(span.get("severity"))
+    if severity == NEUTRAL or _norm(category) == _norm(SOURCE_ERROR):
+        return 0.0
     if severity not in SEVERITIES:
         raise ValueError(f"unknown MQM severity {span.get('severity')!r}")
     if _norm(category).rstrip("!") == _norm(NON_TRANSLATION):

@@ -5,6 +5,17 @@ The format is the one in ``shared/data/README.md``: ``langs`` (``"en-cs"``), ``s
 ``line_id``, ``doc_id``, ``domain`` and ``ref``; every other field is kept as an *extra* field
 (e.g. ``n_annotations``, ``annotations``, or a metric's scores that ``metric:<field>`` evaluates).
 
+Per-annotation rows are read too: the WMT ESA release's other shape, and what a campaign's
+per-annotation JSONL export writes (``langs``, ``line_id``?, ``doc_id``, ``seg_id``?,
+``domain``?, ``system``, ``src``, ``tgt``, ``annotator``, ``esa_score`` or ``score``). A file whose
+first object has ``annotator`` and ``system`` but no ``scores`` is grouped into segments (by
+``line_id`` where rows have one, else by document, segment id and source): each system's score
+is the mean of its annotators' scores (null scores, non-scorable judgments, are left out),
+with ``n_annotations`` and ``annotations`` (``[[annotator, score], ...]``) as in the WMT24 file.
+
+:func:`segment_object` writes a segment back in the same shape (the dataset's download), so
+importing an exported dataset gives the same dataset.
+
 Parsing is all-or-nothing: every problem is collected with its line number and nothing is
 returned unless the whole file is good, so the importer writes all of it or none.
 """
@@ -14,11 +25,11 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from formats.jsonl import LineProblem, read_jsonl
+from formats.jsonl import LineProblem, read_jsonl, sorted_keys
 
 __all__ = [
     "DEFAULT_REFERENCE_NAMES",
@@ -28,6 +39,7 @@ __all__ = [
     "ParsedSegment",
     "ReferenceRule",
     "parse_jsonl",
+    "segment_object",
     "source_key",
     "split_language_pair",
 ]
@@ -188,10 +200,85 @@ def _parse_object(obj: Any, line_number: int) -> ParsedSegment:
     )
 
 
+def _is_annotation_row(obj: Any) -> bool:
+    return isinstance(obj, dict) and "scores" not in obj and {"annotator", "system"} <= set(obj)
+
+
+def _row_score(row: dict[str, Any]) -> float | None:
+    score = row.get("esa_score", row.get("score"))
+    if score is None:
+        return None
+    if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+        raise ValueError(f"esa_score must be a number or null, got {score!r}")
+    return float(score)
+
+
+_ROW_TEXT = ("system", "annotator", "src", "tgt")
+_GROUP_FIELDS = ("langs", "line_id", "doc_id", "seg_id", "domain", "src", "ref")
+
+
+def _group_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    if row.get("line_id") not in (None, ""):
+        return (row.get("langs"), "line", str(row["line_id"]))
+    return (row.get("langs"), "seg", row.get("doc_id"), row.get("seg_id"), row.get("src"))
+
+
+def _add_row(segment: dict[str, Any], row: dict[str, Any]) -> None:
+    for name in ("src", "ref"):
+        if row.get(name) != segment.get(name):
+            raise ValueError(f"{name} differs from the segment's first row")
+    system = row["system"]
+    known = segment["tgt"].setdefault(system, row["tgt"])
+    if known != row["tgt"]:
+        raise ValueError(f"tgt of {system!r} differs from the segment's first row")
+    score = _row_score(row)
+    judged = segment["annotations"].setdefault(system, [])
+    if score is not None:
+        judged.append([row["annotator"], score])
+
+
+def _check_row(row: dict[str, Any]) -> None:
+    for name in _ROW_TEXT:
+        if not isinstance(row.get(name), str) or not row[name]:
+            raise ValueError(f"{name} must be a non-empty string")
+
+
+def _grouped_rows(
+    objects: list[tuple[int, Any]], fail: Callable[[int, str], None]
+) -> list[tuple[int, Any]]:
+    """Per-annotation rows grouped into one segment object each, numbered by its first row."""
+    segments: dict[tuple[Any, ...], tuple[int, dict[str, Any]]] = {}
+    for line_number, obj in objects:
+        if isinstance(obj, LineProblem) or not isinstance(obj, dict):
+            fail(line_number, obj.reason if isinstance(obj, LineProblem) else "not an object")
+            continue
+        try:
+            _check_row(obj)
+            key = _group_key(obj)
+            if key not in segments:
+                first = {f: obj[f] for f in _GROUP_FIELDS if obj.get(f) not in (None, "")}
+                segments[key] = (line_number, first | {"tgt": {}, "annotations": {}})
+            _add_row(segments[key][1], obj)
+        except ValueError as exc:
+            fail(line_number, str(exc))
+    return [(number, _segment_from_rows(segment)) for number, segment in segments.values()]
+
+
+def _segment_from_rows(segment: dict[str, Any]) -> dict[str, Any]:
+    annotations = segment["annotations"]
+    segment["scores"] = {
+        system: round(sum(s for _, s in judged) / len(judged), 6) if judged else None
+        for system, judged in annotations.items()
+    }
+    segment["n_annotations"] = {system: len(judged) for system, judged in annotations.items()}
+    return segment
+
+
 def parse_jsonl(lines: Iterable[bytes | str], max_errors: int = 20) -> list[ParsedSegment]:
     """Parse every line; raise :class:`DatasetFormatError` listing up to ``max_errors`` problems.
 
-    Blank lines are skipped. A ``line_id`` may appear only once per language pair.
+    Blank lines are skipped. A ``line_id`` may appear only once per language pair. A file of
+    per-annotation rows is grouped into segments first (see the module's docstring).
     """
     segments: list[ParsedSegment] = []
     errors: list[str] = []
@@ -205,7 +292,12 @@ def parse_jsonl(lines: Iterable[bytes | str], max_errors: int = 20) -> list[Pars
         else:
             truncated = True
 
-    for line_number, obj in read_jsonl(lines):
+    # Whole files (bounded by the upload limit): per-annotation rows are grouped before parsing.
+    objects = list(read_jsonl(lines))
+    first = next((obj for _, obj in objects if not isinstance(obj, LineProblem)), None)
+    if _is_annotation_row(first):
+        objects = _grouped_rows(objects, fail)
+    for line_number, obj in objects:
         if isinstance(obj, LineProblem):
             fail(line_number, obj.reason)
             continue
@@ -230,3 +322,41 @@ def parse_jsonl(lines: Iterable[bytes | str], max_errors: int = 20) -> list[Pars
     if errors:
         raise DatasetFormatError(errors, truncated)
     return segments
+
+
+def _line_id(segment_key: str) -> str | int:
+    """WMT files number their lines: a key that reads as a plain number is written as one."""
+    if segment_key.isdigit() and segment_key == str(int(segment_key)):
+        return int(segment_key)
+    return segment_key
+
+
+def segment_object(
+    *,
+    lp: str,
+    source: str,
+    scores: dict[str, float | None],
+    translations: dict[str, str],
+    segment_key: str = "",
+    doc_id: str = "",
+    domain: str = "",
+    reference: str = "",
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One JSONL line of a dataset, in the WMT release's key order; empty fields left out."""
+    obj: dict[str, Any] = {"langs": lp}
+    if segment_key:
+        obj["line_id"] = _line_id(segment_key)
+    for key, value in (("doc_id", doc_id), ("domain", domain)):
+        if value:
+            obj[key] = value
+    obj["src"] = source
+    if reference:
+        obj["ref"] = reference
+    # Objects inside come out with sorted keys (systems in name order, as the WMT files have
+    # them), so a download reads the same from SQLite and PostgreSQL.
+    obj["scores"] = sorted_keys(scores)
+    obj |= {k: sorted_keys(v) for k, v in sorted((extra or {}).items()) if k not in KNOWN_FIELDS}
+    if translations:
+        obj["tgt"] = sorted_keys(translations)
+    return obj

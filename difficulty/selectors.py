@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils.text import slugify
 
 from annotation import protocols
 from annotation.selectors import campaign_rows
 from difficulty import dec
 from difficulty import estimators as est
+from difficulty.dataset_format import segment_object
 from difficulty.estimators import PairData
 from difficulty.models import (
     DifficultyDataset,
@@ -27,7 +31,9 @@ from engines.selectors import cost_by_scope
 __all__ = [
     "EstimatorOption",
     "comparison_rows",
+    "dataset_file_name",
     "dataset_for_user",
+    "dataset_jsonl",
     "dataset_overview",
     "datasets_for_user",
     "estimator_options",
@@ -122,6 +128,33 @@ def pair_data(
             )
         )
     return pairs
+
+
+def dataset_jsonl(dataset: DifficultyDataset, chunk_size: int = 1000) -> Iterator[str]:
+    """The dataset as the JSONL its import reads, one segment per line (pairs by code, rows in
+    order): importing the download gives the same dataset."""
+    segments = (
+        DifficultySegment.objects.filter(dataset=dataset)
+        .select_related("language_pair")
+        .order_by("language_pair__code", "row")
+    )
+    for segment in segments.iterator(chunk_size=chunk_size):
+        obj = segment_object(
+            lp=segment.language_pair.code,
+            source=segment.source,
+            scores=segment.scores,
+            translations=segment.translations,
+            segment_key=segment.segment_key,
+            doc_id=segment.doc_id,
+            domain=segment.domain,
+            reference=segment.reference,
+            extra=segment.extra,
+        )
+        yield json.dumps(obj, ensure_ascii=False) + "\n"
+
+
+def dataset_file_name(dataset: DifficultyDataset) -> str:
+    return f"{slugify(dataset.name) or 'dataset'}.jsonl"
 
 
 def dataset_overview(dataset: DifficultyDataset) -> list[dict[str, Any]]:

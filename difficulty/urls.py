@@ -16,6 +16,7 @@ urlpatterns: list = [
     path("from-campaign/", views.dataset_from_campaign, name="dataset_from_campaign"),
     path("<int:pk>/", views.dataset_detail, name="dataset_detail"),
     path("<int:pk>/segments/", views.dataset_segments, name="dataset_segments"),
+    path("<int:pk>/download.jsonl", views.dataset_download, name="dataset_download"),
     path("<int:pk>/scores.svg", views.dataset_scores_plot, name="dataset_scores_plot"),
     path("<int:pk>/evaluate/", views.dataset_evaluate, name="dataset_evaluate"),
     path("evaluations/<int:pk>/", views.evaluation_detail, name="evaluation_detail"),

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.db.models import Count
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -139,6 +139,20 @@ def dataset_segments(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             "codes": dataset.language_pairs.order_by("code").values_list("code", flat=True),
         },
     )
+
+
+@staff_member_required
+@require_GET
+def dataset_download(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    """The dataset as the JSONL its import reads (streamed)."""
+    dataset = difficulty.dataset_for_user(request.user, pk)
+    response = StreamingHttpResponse(
+        difficulty.dataset_jsonl(dataset), content_type="application/jsonl; charset=utf-8"
+    )
+    filename = difficulty.dataset_file_name(dataset)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @staff_member_required

@@ -82,3 +82,13 @@ def read_json_document(data: bytes) -> Any:
         return strict_json.loads(text.removeprefix("\ufeff"))
     except strict_json.JSONInputError as exc:
         raise JsonDocumentError(f"not valid JSON ({exc})") from None
+
+
+def sorted_keys(value: Any) -> Any:
+    """A JSON value with every object's keys sorted, for files that must read the same from
+    every database: PostgreSQL's jsonb does not keep the order keys were written in."""
+    if isinstance(value, dict):
+        return {key: sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_keys(item) for item in value]
+    return value

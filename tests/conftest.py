@@ -19,7 +19,8 @@ import rounds.queue
 from tests.factories import UserFactory
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+# A worktree beside others has no ../shared: HARDSET_SHARED_DATA points at the folder then.
+SHARED_DATA = Path(os.environ.get("HARDSET_SHARED_DATA") or REPO_ROOT.parent / "shared" / "data")
 
 
 @pytest.fixture(autouse=True)

@@ -167,6 +167,29 @@ def rater_penalties(
     }
 
 
+def answer_spans(errors: list[MqmError], target: str) -> list[dict[str, Any]]:
+    """A rater's errors as the spans of an MQM answer (the platform's campaign export reads
+    back to the spans it was written from).
+
+    Labels take the typology's spelling (``Style/Awkward`` → ``Style`` / ``Unnatural or
+    awkward``); a source-side mark keeps ``"side": "source"``; an unmarked target error is the
+    [MISSING] span at the end of the target. Raises ``ValueError`` for an unknown label.
+    """
+    spans = []
+    for error in errors:
+        category, subcategory = scoring.canonical_labels({"category": error.category})
+        span: dict[str, Any] = {"start": error.start, "end": error.end}
+        if error.side == "source":
+            span["side"] = "source"
+        elif error.start is None:
+            span = {"start": len(target), "end": len(target), "missing": True}
+        span |= {"severity": error.severity, "category": category, "subcategory": subcategory}
+        if error.comment:
+            span["comment"] = error.comment
+        spans.append(span)
+    return spans
+
+
 def read_items(data: bytes) -> list[dict[str, Any]]:
     """Campaign items: one per (system, document, segment), errors kept in ``meta``."""
     return [

@@ -131,11 +131,14 @@ def clean_answer(
     multi_select: bool = False,
     severities: tuple[str, ...] | list[str] = ESA_SEVERITIES,
     ask_confidence: bool = True,
+    source: str = "",
 ) -> Cleaned:
     """``get(protocol).clean`` with the settings as keywords; see :meth:`Protocol.clean`."""
     if not is_registered(protocol):
         return {}, [f"unknown protocol {protocol!r}"], []
-    context = AnswerContext(target, n_choices, multi_select, tuple(severities), ask_confidence)
+    context = AnswerContext(
+        target, n_choices, multi_select, tuple(severities), ask_confidence, source
+    )
     return get(protocol).clean(answer, context)
 
 

@@ -46,6 +46,7 @@ class AnswerContext:
     multi_select: bool = False
     severities: tuple[str, ...] = ("minor", "major")
     ask_confidence: bool = True
+    source: str = ""  # for source-side spans (MQM)
 
 
 class Protocol(ABC):
@@ -144,6 +145,7 @@ class Protocol(ABC):
             multi_select=campaign.multi_select,
             severities=tuple(self.severities(campaign)),
             ask_confidence=campaign.ask_confidence,
+            source=item.source,
         )
 
     def clean(self, answer: Any, context: AnswerContext) -> Cleaned:

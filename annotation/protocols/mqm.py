@@ -1,9 +1,13 @@
 """MQM: error spans with category, subcategory and severity; the score is computed.
 
 Answer: ``{"spans": [{"start", "end", "severity", "category", "subcategory", "missing"?,
-"comment"?}], "no_errors": bool}``; with no span, ``no_errors`` must be true (an explicit
-"no error" instead of an untouched form). The weighted penalty and its 0–100 mapping come from
-``annotation/scoring.py`` with the campaign's weights.
+"side"?, "comment"?}], "no_errors": bool}``; with no span, ``no_errors`` must be true (an
+explicit "no error" instead of an untouched form). ``"side": "source"`` puts a span's offsets
+into the item's source (an omission or a source error, as Google marks them). Google's labels
+are accepted and stored in the typology's spelling: ``Style/Awkward``, ``Terminology/
+Inconsistent use of terminology``, ``Source error`` and the ``Neutral`` severity (the last two
+cost nothing). The weighted penalty and its 0–100 mapping come from ``annotation/scoring.py``
+with the campaign's weights.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any, ClassVar
 from annotation import scoring
 from annotation.protocols.base import AnswerContext, Cleaned, is_non_scorable
 from annotation.protocols.segments import SpanProtocol, export_spans, mqm_label
+from annotation.protocols.spans import is_source_side
 
 TSV_FORMAT = "mqm-tsv"
 
@@ -24,6 +29,8 @@ class MQM(SpanProtocol):
     uses_mqm_weights = True
     extra_export_formats = (("Google MQM (TSV)", TSV_FORMAT, False),)
     page_features: ClassVar[tuple[str, ...]] = ("spans", "typology", "no_errors")
+    source_spans = True
+    accepted_severities = (scoring.NEUTRAL,)
 
     def severities(self, campaign: Any) -> list[str]:
         if campaign.mqm_allow_critical:
@@ -38,13 +45,9 @@ class MQM(SpanProtocol):
         if not labels.get("category"):
             return labels
         scoring.validate_span({**span, "severity": "minor"}, allow_critical=True)
-        category, subcategory = scoring.split_label(span)
-        labels["category"] = scoring.canonical_category(category)
+        labels["category"], subcategory = scoring.canonical_labels(span)
         if subcategory:
-            subtypes = scoring.MQM_TYPOLOGY[labels["category"]]
-            labels["subcategory"] = next(
-                s for s in subtypes if s.lower() == subcategory.strip().lower()
-            )
+            labels["subcategory"] = subcategory
         return labels
 
     def clean_span(
@@ -62,7 +65,8 @@ class MQM(SpanProtocol):
             missing.append(f"span {number}: choose a category")
         else:
             try:
-                category = scoring.canonical_category(category)
+                # Google's labels (Style/Awkward, Source error, ...) are stored in our spelling.
+                category, subcategory = scoring.canonical_labels(span)
                 scoring.validate_span(
                     {"category": category, "subcategory": subcategory,
                      "severity": clean["severity"] or "minor"},
@@ -128,23 +132,33 @@ class MQM(SpanProtocol):
         return {"mean_mqm_score": round(sum(penalties) / len(penalties), 6)}
 
 
-def google_tsv_rows(base: list[Any], target: str, spans: list[dict[str, Any]]) -> list[list[Any]]:
-    """Rows of Google's MQM TSV for one annotation: one per span, or a ``No-error`` row.
+def google_tsv_rows(
+    base: list[Any], source: str, target: str, spans: list[dict[str, Any]]
+) -> list[list[Any]]:
+    """Rows of Google's MQM TSV for one annotation: one per span (with its comment), or a
+    ``No-error`` row.
 
-    ``base`` holds the leading columns (system, doc, doc_id, seg_id, rater, source); the span
-    is wrapped in ``<v>…</v>`` in the target.
+    ``base`` holds the leading columns (system, doc, doc_id, seg_id, rater); the span is
+    wrapped in ``<v>…</v>`` in the source or the target, the side it marks (a [MISSING] span
+    marks nothing: Google's omissions are marked in the source).
     """
     if not spans:
-        return [[*base, target, "No-error", "No-error"]]
+        return [[*base, source, target, "No-error", "No-error", ""]]
     rows = []
     for span in spans:
         severity = str(span.get("severity") or "").capitalize()
-        rows.append([*base, _mark(target, span), mqm_label(span), severity])
+        if is_source_side(span):
+            texts = [_mark(source, span), target]
+        else:
+            texts = [source, _mark(target, span)]
+        rows.append(
+            [*base, *texts, mqm_label(span, google=True), severity, span.get("comment", "")]
+        )
     return rows
 
 
-def _mark(target: str, span: Mapping[str, Any]) -> str:
+def _mark(text: str, span: Mapping[str, Any]) -> str:
     if span.get("missing"):
-        return target
+        return text
     start, end = span["start"], span["end"]
-    return f"{target[:start]}<v>{target[start:end]}</v>{target[end:]}"
+    return f"{text[:start]}<v>{text[start:end]}</v>{text[end:]}"

@@ -20,7 +20,7 @@ from annotation.protocols.base import (
     is_non_scorable,
 )
 from annotation.protocols.items import ItemError, as_int
-from annotation.protocols.spans import all_overlapped, span_errors
+from annotation.protocols.spans import SOURCE, all_overlapped, is_source_side, span_errors
 
 _EXPECTED_KEYS = {"score_min", "score_max", "spans", "no_spans", "explanation", "type",
                   "original_item_id"}  # fmt: skip
@@ -33,6 +33,11 @@ class SpanProtocol(Protocol):
     generated_checks: ClassVar[bool] = True
     allows_non_scorable: ClassVar[bool] = True
     extra_csv_columns: ClassVar[tuple[str, ...]] = (NON_SCORABLE, NON_SCORABLE_REASON)
+    # MQM marks omissions and source errors in the source, as Google's annotators do.
+    source_spans: ClassVar[bool] = False
+    # Severities an answer may carry beyond the campaign's (Google's Neutral for MQM); the
+    # annotating page does not offer them.
+    accepted_severities: ClassVar[tuple[str, ...]] = ()
 
     # --- import ------------------------------------------------------------------------------
 
@@ -45,13 +50,14 @@ class SpanProtocol(Protocol):
 
     def normalize_prefill(self, prefill: Any, item: dict[str, Any]) -> list[dict[str, Any]]:
         errors = span_errors(prefill, item["target"], where="prefill_spans")
+        severities = (*scoring.SEVERITIES, *self.accepted_severities)
         spans = []
         for number, span in enumerate([] if errors else prefill, start=1):
-            clean = {"start": span["start"], "end": span["end"],
-                     "severity": span.get("severity", "minor"),
+            severity = scoring.canonical_severity(span.get("severity", "minor"))
+            clean = {"start": span["start"], "end": span["end"], "severity": severity,
                      **({"missing": True} if span.get("missing") else {})}  # fmt: skip
-            if clean["severity"] not in scoring.SEVERITIES:
-                errors.append(f"prefill_spans[{number}]: unknown severity {clean['severity']!r}")
+            if severity not in severities:
+                errors.append(f"prefill_spans[{number}]: unknown severity {span.get('severity')!r}")
                 continue
             try:
                 clean |= self.prefill_labels(span)
@@ -99,16 +105,19 @@ class SpanProtocol(Protocol):
         self, raw_spans: Any, context: AnswerContext, errors: list[str], missing: list[str]
     ) -> list[dict[str, Any]]:
         """The answer's spans, normalized; problems are appended to ``errors``/``missing``."""
-        errors += span_errors(raw_spans, context.target)
+        source = context.source if self.source_spans else None
+        errors += span_errors(raw_spans, context.target, source=source)
         spans: list[dict[str, Any]] = []
         if errors:
             return spans
-        severities = context.severities
+        severities = (*context.severities, *self.accepted_severities)
         for number, span in enumerate(raw_spans, start=1):
             clean: dict[str, Any] = {"start": span["start"], "end": span["end"]}
             if span.get("missing"):
                 clean["missing"] = True
-            severity = span.get("severity")
+            if is_source_side(span):
+                clean["side"] = SOURCE
+            severity = scoring.canonical_severity(span.get("severity"))
             if severity not in severities:
                 errors.append(f"span {number}: severity must be one of {', '.join(severities)}")
             clean["severity"] = severity
@@ -206,6 +215,8 @@ def export_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "end_i": "missing" if missing else span["end"],
             "severity": span.get("severity"),
         }
+        if is_source_side(span):
+            entry["side"] = SOURCE
         if span.get("category"):
             entry["category"] = mqm_label(span)
         if span.get("comment"):
@@ -214,10 +225,16 @@ def export_spans(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def mqm_label(span: Mapping[str, Any]) -> str:
-    """Google's category label: ``Category/Subcategory``, ``Non-translation!``, ``Other``."""
+def mqm_label(span: Mapping[str, Any], *, google: bool = False) -> str:
+    """Our category label: ``Category/Subcategory``, ``Non-translation!``, ``Other``.
+
+    With ``google``, the two subtypes Google's files spell differently take Google's spelling
+    (``Style/Awkward``), so the MQM TSV reads like theirs.
+    """
     category = span.get("category") or ""
     if scoring.canonical_category(category) == scoring.NON_TRANSLATION:
         return "Non-translation!"
     subcategory = span.get("subcategory") or ""
+    if google:
+        subcategory = scoring.GOOGLE_SPELLING.get((category, subcategory), subcategory)
     return f"{category}/{subcategory}" if subcategory else category

@@ -8,10 +8,12 @@ Staff only, like the pages; every dataset and evaluation is looked up through
 from __future__ import annotations
 
 from django.db.models import Count
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
@@ -40,6 +42,13 @@ from difficulty.services import (
     import_difficulty_dataset,
     start_difficulty_evaluation,
 )
+
+
+class JsonlNegotiation(DefaultContentNegotiation):
+    """The download is JSONL whatever the client accepts; errors stay JSON."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
 
 
 def _refused(exc: Exception) -> Response:
@@ -145,6 +154,18 @@ class DifficultyDatasetViewSet(
         rows = selectors.segments_page(dataset, request.query_params.get("lp") or None)
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(DifficultySegmentSerializer(page, many=True).data)
+
+    @extend_schema(responses={(200, "application/jsonl"): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"], content_negotiation_class=JsonlNegotiation)
+    def export(self, request: Request, pk=None) -> StreamingHttpResponse:
+        """The dataset as the JSONL ``import`` reads, one segment per line (streamed)."""
+        dataset = self.get_object()
+        response = StreamingHttpResponse(
+            selectors.dataset_jsonl(dataset), content_type="application/jsonl; charset=utf-8"
+        )
+        filename = selectors.dataset_file_name(dataset)
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
 
 
 RESULTS_RESPONSES = {

@@ -89,12 +89,14 @@
 
   function unitsOf(span) {
     if (span.missing) return [MISSING];
+    if (span.side === "source") return []; // marked in the source (through the API): not over the target
     const out = [];
     units.forEach((u, i) => { if (u.start >= span.start && u.end <= span.end) out.push(i); });
     return out;
   }
   function excerpt(span) {
     if (span.missing) return "[MISSING]";
+    if (span.side === "source") return "[source " + span.start + "–" + span.end + "]";
     return Array.from(target).slice(span.start, span.end).join("");
   }
 

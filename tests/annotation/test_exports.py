@@ -170,7 +170,7 @@ def test_mqm_tsv_rows_match_google_format():
     lines = export(campaign, "mqm-tsv").splitlines()
     assert lines[0].split("\t") == list(exports.MQM_TSV_COLUMNS)
     rows = [line.split("\t") for line in lines[1:]]
-    assert all(len(row) == 9 for row in rows)
+    assert all(len(row) == 10 for row in rows)
     # One row per span; a "No-error" row for the annotation without spans.
     assert [(r[7], r[8]) for r in rows] == [
         ("Accuracy/Mistranslation", "Major"),
@@ -181,7 +181,11 @@ def test_mqm_tsv_rows_match_google_format():
     ]
     assert rows[0][6] == "Das <v>rote</v> Auto."
     assert rows[1][6] == "Das rote Auto<v>.</v>"
-    assert [r[2] for r in rows] == ["1", "1", "1", "2", "2"]  # numeric doc ids in item order
+    # Google's doc_id: the segment's place within its document (doc-a 1, 2; doc-b 7, 8 → 1, 2).
+    assert [(r[1], r[2], r[3]) for r in rows] == [
+        ("doc-a", "1", "1"), ("doc-a", "1", "1"), ("doc-a", "2", "2"),
+        ("doc-b", "1", "7"), ("doc-b", "2", "8"),
+    ]  # fmt: skip
     assert {r[4] for r in rows} == {"ann-alice"}
 
 
@@ -228,7 +232,7 @@ def test_exports_contain_pseudonyms_only():
             if fmt == "mqm-tsv" and campaign.protocol != "mqm":
                 continue
             outputs.append(export(campaign, fmt))
-            if fmt != "mqm-tsv":
+            if fmt not in ("mqm-tsv", exports.ITEMS_FORMAT):
                 outputs.append(export(campaign, fmt, aggregate=True))
     text = "\n".join(outputs)
     assert "ann-alice" in text and "ann-bob" in text

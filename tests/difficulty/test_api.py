@@ -62,6 +62,7 @@ def test_only_staff_may_use_it(request, persona, dataset):
         DATASETS,
         f"{DATASETS}{dataset.pk}/",
         f"{DATASETS}{dataset.pk}/segments/",
+        f"{DATASETS}{dataset.pk}/export/",
         EVALUATIONS,
         f"{EVALUATIONS}{evaluation.pk}/",
         f"{EVALUATIONS}{evaluation.pk}/results/",
