@@ -13,6 +13,7 @@ from urllib.parse import urljoin
 
 import pytest
 from django.db import connections
+from playwright.sync_api import expect
 
 from annotation import services
 from annotation.models import Annotation, Annotator, Enrollment
@@ -314,7 +315,8 @@ def test_translation_task_in_the_browser(browser, live_server):
     annotator = enrolled(campaign, "translator")
     page, errors = login_and_open(browser, live_server, campaign, "translator")
     page.wait_for_selector("#translation-input")
-    assert "Write the translation." in page.inner_text("#checklist")
+    # The checklist is written by the page's script once it has set itself up: wait for it.
+    expect(page.locator("#checklist")).to_contain_text("Write the translation.")
     page.keyboard.press("w")
     page.keyboard.type("Kočka seděla na rohožce.")
     page.wait_for_selector("#checklist.ready")

@@ -176,7 +176,7 @@ def import_jsonl(path: Path, protocol: str, *extra: str) -> None:
             ":2: prefill_spans[1]: unknown subcategory 'Wrong term' for MQM category 'Accuracy'",
         ),
         ({"severity": "neutral"}, "esa", ":2: prefill_spans[1]: unknown severity 'neutral'"),
-        ({"severity": "neutral"}, "mqm", ":2: prefill_spans[1]: unknown severity 'neutral'"),
+        ({"severity": "fatal"}, "mqm", ":2: prefill_spans[1]: unknown severity 'fatal'"),
     ],
 )
 def test_a_prefilled_span_the_protocol_does_not_know_is_refused_by_line(
@@ -237,7 +237,7 @@ def test_adding_items_checks_prefilled_severities_against_the_campaign():
 
 
 def test_pearmut_prefilled_labels_are_checked_with_the_place_named(tmp_path):
-    spans = {"B": [{"start_i": 0, "end_i": 5, "severity": "Major", "category": "Style/Awkward"}]}
+    spans = {"B": [{"start_i": 0, "end_i": 5, "severity": "Major", "category": "Style/Wobbly"}]}
     document = [{"item_id": "s1", "src": "Hello.", "tgt": {"A": "Ahoj.", "B": "Nazdar."},
                  "error_spans": spans}]  # fmt: skip
     path = tmp_path / "c.json"
@@ -248,7 +248,7 @@ def test_pearmut_prefilled_labels_are_checked_with_the_place_named(tmp_path):
 
     assert (
         f"{path}: item 2: data, document 1, item 1, system 'B': prefill_spans[1]: unknown "
-        "subcategory 'Awkward' for MQM category 'Style'"
+        "subcategory 'Wobbly' for MQM category 'Style'"
     ) in str(caught.value)
     assert not Campaign.objects.exists()
 
