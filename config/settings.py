@@ -259,6 +259,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # reconnecting, and the sweep re-queues the rounds whose messages died with the broker.
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A round running when the broker connection drops finishes and commits (Celery 6 would cancel
+# it): its message, if the broker kept it, comes back later and is dropped as stale.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
 # A search round's claim on its run; past it another worker may take the round over. Past the
 # hard time limit the round's worker is certainly gone.

@@ -37,7 +37,13 @@ def database_lost(exc: BaseException) -> bool:
     """
     if not isinstance(exc, _CONNECTION_ERRORS) or connection.vendor == "sqlite":
         return False
-    return connection.connection is None or not connection.is_usable()
+    raw = connection.connection
+    if raw is None or getattr(raw, "closed", False) or getattr(raw, "broken", False):
+        return True
+    if connection.in_atomic_block:
+        # A failed transaction refuses SELECT 1 too; its socket is alive, so the server is up.
+        return False
+    return not connection.is_usable()
 
 
 def retry_when_database_is_back(task: Any, exc: BaseException) -> None:
