@@ -7,6 +7,7 @@ servers, whatever database the suite itself runs on; the scenario restarts them 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -27,21 +28,17 @@ def private_servers() -> Iterator[tuple[PrivatePostgres, PrivateRedis]]:
     # Not pytest's tmp_path: its parents are private to root, and the cluster runs as postgres.
     folder = Path(tempfile.mkdtemp(prefix="hardset-faults-"))
     folder.chmod(0o755)  # the postgres account must reach its cluster folder inside
-    postgres = PrivatePostgres.create(folder / "postgres")
-    redis = PrivateRedis.create(folder / "redis")
-    postgres.start()
-    redis_process = redis.start()
-    try:
+    # Undone in reverse order, each step even when an earlier one failed.
+    with contextlib.ExitStack() as cleanup:
+        cleanup.callback(shutil.rmtree, folder, ignore_errors=True)
+        postgres = PrivatePostgres.create(folder / "postgres")
+        postgres.start()
+        cleanup.callback(postgres.stop)
+        redis = PrivateRedis.create(folder / "redis")
+        redis_process = redis.start()
+        cleanup.callback(redis_process.wait, 30)
+        cleanup.callback(redis.stop)  # whichever server holds the port after the scenarios
         yield postgres, redis
-    finally:
-        try:
-            redis.stop()
-            redis_process.wait(30)
-        finally:
-            try:
-                postgres.stop()
-            finally:
-                shutil.rmtree(folder, ignore_errors=True)
 
 
 def _from_env(name: str) -> str:
