@@ -59,6 +59,8 @@ browser:
 	@scripts/ensure_chromium.sh
 
 # Each suite gets its own Redis key prefix, so parallel runs never take each other's tasks.
+# The fault tests (marker `faults`) start their own PostgreSQL and Redis, whatever the suite's
+# database: they run once, in the SQLite suite.
 test-sqlite: setup services browser
 	DATABASE_URL=sqlite:///var/hardset-test.sqlite3 \
 	CELERY_BROKER_URL=$(REDIS_TEST_URL) CELERY_BROKER_KEYPREFIX=hardset-test-sqlite-$$$$- \
@@ -67,7 +69,7 @@ test-sqlite: setup services browser
 test-postgres: setup services browser
 	DATABASE_URL=$(PG_URL)/hardset_ci_$$$$ \
 	CELERY_BROKER_URL=$(REDIS_TEST_URL) CELERY_BROKER_KEYPREFIX=hardset-test-pg-$$$$- \
-	$(BIN)/pytest -p no:cacheprovider --create-db $(PYTEST_ARGS)
+	$(BIN)/pytest -p no:cacheprovider --create-db -m "not faults" $(PYTEST_ARGS)
 
 test: lint test-sqlite test-postgres
 	@echo "All checks passed on SQLite and PostgreSQL."

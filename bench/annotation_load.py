@@ -465,6 +465,8 @@ class Samples:
     next_item: list[float] = field(default_factory=list)
     submit: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # (item id, annotation id) of each submit the server acknowledged (Hardset targets).
+    stored: list[tuple[int, int]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     wall: float = 0.0
 
@@ -475,6 +477,10 @@ class Samples:
                 self.submit.append(submit)
             if error:
                 self.errors.append(error)
+
+    def acknowledged(self, item_id: int, annotation_id: int) -> None:
+        with self.lock:
+            self.stored.append((item_id, annotation_id))
 
     def error(self, message: str) -> None:
         with self.lock:
@@ -518,6 +524,7 @@ def hardset_step(campaign_id: int) -> Step:
         t3 = time.perf_counter()
         if posted.status_code == 201:
             samples.record(t1 - t0, t3 - t2)
+            samples.acknowledged(item["id"], posted.json()["id"])
         else:
             samples.record(t1 - t0, None, f"submit {posted.status_code}: {posted.text[:200]}")
         return True

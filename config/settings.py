@@ -98,7 +98,11 @@ TEMPLATES = [
 # --- Database -------------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'hardset.sqlite3'}")
 try:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    # Health checks: a kept connection is tested before its first use in each request or task,
+    # so a database server that restarted costs one reconnection, not a failed request.
+    DATABASES = {
+        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+    }
 except ValueError as exc:
     raise ImproperlyConfigured(f"DATABASE_URL is not a usable database URL: {exc}") from exc
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -251,6 +255,13 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_SLOW_QUEUE = "slow"
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A broker that restarts (or is away for long) is waited for, never given up on: the worker keeps
+# reconnecting, and the sweep re-queues the rounds whose messages died with the broker.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A round running when the broker connection drops finishes and commits (Celery 6 would cancel
+# it): its message, if the broker kept it, comes back later and is dropped as stale.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
 # A search round's claim on its run; past it another worker may take the round over. Past the
 # hard time limit the round's worker is certainly gone.

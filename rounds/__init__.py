@@ -4,13 +4,15 @@ A long job is a chain of short rounds. Each round claims its row with a lease (:
 does its work, commits, and reports an :class:`Outcome`; the task adapter decides the successor
 and queues it by name on commit (:func:`enqueue`); commands run the same rounds in the
 foreground (:func:`run_in_foreground`); one sweep (:func:`sweep`) finds jobs whose message was
-lost, for every kind registered with :func:`register`.
+lost, for every kind registered with :func:`register`; a round whose database went away is
+run again when it is back (:func:`retry_when_database_is_back`).
 
 No models and no imports of the platform's apps: apps import this, never the other way round.
 """
 
 from rounds.foreground import foreground_worker, run_in_foreground
 from rounds.leases import claim, release, requeue_stalled, retry_after_lease
+from rounds.outage import database_lost, retry_when_database_is_back
 from rounds.outcome import Busy, Outcome, Status
 from rounds.queue import enqueue
 from rounds.recovery import JobKind, register, registered, sweep
@@ -21,6 +23,7 @@ __all__ = [
     "Outcome",
     "Status",
     "claim",
+    "database_lost",
     "enqueue",
     "foreground_worker",
     "register",
@@ -28,6 +31,7 @@ __all__ = [
     "release",
     "requeue_stalled",
     "retry_after_lease",
+    "retry_when_database_is_back",
     "run_in_foreground",
     "sweep",
 ]

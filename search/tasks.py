@@ -11,6 +11,7 @@ import os
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+import rounds
 from search.breaker import data_quality, transfer_services
 from search.breaker import services as breaker_services
 from search.runs import human_loop
@@ -58,6 +59,9 @@ def advance_search_run(self, run_id: int, round_index: int) -> None:
     except SoftTimeLimitExceeded:
         run_services.enqueue_round(run_id, round_index)
         return
+    except Exception as exc:
+        rounds.retry_when_database_is_back(self, exc)
+        raise
     if outcome.wants_successor:
         successor = round_index if outcome.repeats_round else round_index + 1
         run_services.enqueue_round(run_id, successor, countdown=outcome.retry_in)
@@ -86,6 +90,9 @@ def advance_breaker_run(self, run_id: int, round_index: int) -> None:
     except SoftTimeLimitExceeded:
         breaker_services.enqueue_round(run_id, round_index)
         return
+    except Exception as exc:
+        rounds.retry_when_database_is_back(self, exc)
+        raise
     if outcome.wants_successor:
         successor = round_index if outcome.repeats_round else round_index + 1
         breaker_services.enqueue_round(run_id, successor, countdown=outcome.retry_in)

@@ -172,6 +172,8 @@ def advance_run(
         _fail(run_id, worker, str(exc))
         return rounds.Outcome(Status.STOPPED)
     except Exception as exc:
+        if rounds.database_lost(exc):
+            raise  # the run is intact; the task runs the round again when the database is back
         logger.exception("search run %s failed", run_id)
         _fail(run_id, worker, f"internal error: {type(exc).__name__}: {exc}")
         return rounds.Outcome(Status.STOPPED)

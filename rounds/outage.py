@@ -1,0 +1,61 @@
+"""Telling a lost database connection from a real failure.
+
+A database server restarting (an upgrade, a failover, a crash) breaks every open connection:
+the round in flight raises ``OperationalError`` or ``InterfaceError``. That is no reason to
+fail the job, which is still whole in the database; the round is run again once the server is
+back (its lease and the engine cache make that safe). Other database errors (a bad query, a
+constraint) are the job's own and fail it as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import psycopg
+from django.db import InterfaceError, OperationalError, connection
+
+__all__ = ["DATABASE_RETRY_S", "database_lost", "retry_when_database_is_back"]
+
+# How long a round waits before trying again while the database is away.
+DATABASE_RETRY_S = 3.0
+# Django's wrappers, and psycopg's own for the engine limiter's direct connections.
+_CONNECTION_ERRORS = (
+    OperationalError,
+    InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+)
+
+
+def database_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` came from a database server that cannot be reached just now.
+
+    Asked of the connection itself, not the message: a server that answers ``SELECT 1`` is up,
+    so the error was about the query. SQLite has no server to lose (and its "database is
+    locked" is a contention the caller already waits out).
+    """
+    if not isinstance(exc, _CONNECTION_ERRORS) or connection.vendor == "sqlite":
+        return False
+    raw = connection.connection
+    if raw is None or getattr(raw, "closed", False) or getattr(raw, "broken", False):
+        return True
+    if connection.in_atomic_block:
+        # A failed transaction refuses SELECT 1 too; its socket is alive, so the server is up.
+        return False
+    return not connection.is_usable()
+
+
+def retry_when_database_is_back(task: Any, exc: BaseException) -> None:
+    """For a round task's ``except`` clause: when ``exc`` is a lost database, drop the broken
+    connection and queue the same task again (same id, so the round's worker name and its claim
+    stay the same) by raising Celery's ``Retry``; otherwise return and let the caller re-raise.
+
+    Retried without limit: the job waits for its database however long the outage lasts.
+    """
+    if not database_lost(exc):
+        return
+    # Closing a socket the server already dropped may fail; the connection is gone either way.
+    with contextlib.suppress(Exception):
+        connection.close()
+    raise task.retry(countdown=DATABASE_RETRY_S, max_retries=None)
