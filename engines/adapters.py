@@ -152,7 +152,10 @@ class HeuristicEngine(_Adapter):
         return self.path.local("estimate", len(texts), run)
 
     def available(self, lang: str) -> bool:
-        if self.engine.params["feature"] != "syntax_depth":
+        feature = self.engine.params["feature"]
+        if feature in ("tokens", "rarity"):
+            return heuristics.words_available(lang, frequencies=feature == "rarity")
+        if feature != "syntax_depth":
             return True
         return heuristics.syntax_available(lang, self.engine.params.get("spacy_pipeline"))
 
