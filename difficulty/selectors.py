@@ -212,7 +212,14 @@ def estimator_options(dataset: DifficultyDataset) -> list[EstimatorOption]:
             options.append(EstimatorOption(spec.name, est.describe(spec), True))
     # Offer the extra fields that hold numbers; the first segments tell which do.
     sample = DifficultySegment.objects.filter(dataset=dataset).values_list("extra", flat=True)[:50]
-    numeric = sorted({k for extra in sample for k, v in extra.items() if _numeric(v)})
+    numeric = sorted(
+        {
+            k
+            for extra in sample
+            for k, v in extra.items()
+            if _numeric(v) and dataset.is_metric_field(k)
+        }
+    )
     for field in numeric:
         spec = est.parse_estimator(f"metric:{field}")
         options.append(EstimatorOption(spec.name, est.describe(spec), True))
