@@ -395,6 +395,7 @@ class _Run:
                     "n_pairs": metrics["dec"]["n_pairs"],
                     "undefined": metrics["dec"]["undefined"],
                     "subset_per_lp": metrics["subset"]["per_lp"],
+                    "subset_rows": metrics["subset"].get("rows", {}),
                 }
             row.results = _json_safe(
                 {
