@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation import services
 from annotation.forms import CampaignForm
 from annotation.models import Campaign
+from annotation.selectors import describe_item_counts
 from tests.annotation.factories import enrolled, esa_answer, esa_campaign
 
 pytestmark = pytest.mark.django_db
@@ -80,3 +85,39 @@ def test_settings_have_plain_labels_and_help(admin_client):
     assert "goes back to the pool" in page
     assert "Attention checks to pass" in page
     assert "Cannot be changed once there are annotations." in page
+
+
+def test_item_counts_agree_between_pages(admin_client):
+    lines = [
+        json.dumps({"doc_id": "d", "seg_id": i, "source": "s", "target": f"Ein Satz Nummer {i}."})
+        for i in range(4)
+    ] + [
+        json.dumps(
+            {
+                "doc_id": "t",
+                "seg_id": 1,
+                "source": "s",
+                "target": "Probe.",
+                "kind": "tutorial",
+                "expected": {"score_min": 90},
+            }
+        )
+    ]
+    upload = SimpleUploadedFile("items.jsonl", "\n".join(lines).encode(), "application/jsonl")
+    form = settings_post(Campaign(), name="Counted", protocol="esa")
+    response = admin_client.post(
+        "/annotation/campaigns/new/", form | {"items_file": upload, "file_format": "jsonl"},
+        follow=True,
+    )  # fmt: skip
+    campaign = Campaign.objects.get(name="Counted")
+    services.generate_attention_checks(campaign, 2, np.random.default_rng(11))
+
+    assert "Imported 4 items (+ 1 tutorial item) into Counted." in response.content.decode()
+    assert describe_item_counts(campaign) == "4 items (+ 2 attention checks, 1 tutorial item)"
+    listing = admin_client.get("/annotation/campaigns/").content.decode()
+    detail = admin_client.get(f"/annotation/campaigns/{campaign.pk}/").content.decode()
+    dashboard = admin_client.get("/annotation/dashboard/").content.decode()
+    assert '<td class="num">4</td>' in listing
+    assert "0 / 4</p>" in detail
+    assert "4 regular · 2 attention checks · 1 tutorial" in detail
+    assert '<td class="num">4</td>' in dashboard
