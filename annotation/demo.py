@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from annotation import services
 from annotation.models import Campaign
+from annotation.selectors import describe_item_counts
 
 ESA_NAME = "Demo ESA en→de"
 MQM_NAME = "Demo MQM en→ar"
@@ -105,4 +106,4 @@ def load_demo(stdout) -> None:
             stdout.write(f"annotation: {name!r} already there")
             continue
         campaign = services.create_campaign(name, protocol, items(), **settings)
-        stdout.write(f"annotation: created {name!r} with {campaign.items.count()} items")
+        stdout.write(f"annotation: created {name!r} with {describe_item_counts(campaign)}")

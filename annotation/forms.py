@@ -23,9 +23,12 @@ class CampaignForm(forms.ModelForm):
     """Campaign settings; the MQM weights are edited as numbers and stored as overrides."""
 
     # The registry, read when the form is built, so a protocol registered later is offered.
-    protocol = forms.ChoiceField(choices=protocols.choices)
+    protocol = forms.ChoiceField(
+        choices=protocols.choices, help_text="Cannot be changed once there are annotations."
+    )
 
     prolific_completion_url = forms.URLField(
+        label="Prolific completion URL",
         required=False,
         assume_scheme="https",
         initial="https://app.prolific.com/submissions/complete",
@@ -43,17 +46,47 @@ class CampaignForm(forms.ModelForm):
             "mqm_allow_critical", "multi_select", "ask_confidence", "claim_ttl_seconds",
         ]  # fmt: skip
         widgets = {"instructions": forms.Textarea(attrs={"rows": 4})}
-        labels = {"src_lang": "Source language", "tgt_lang": "Target language"}
+        # Plain words on the page rather than the field names derived from the model.
+        labels = {
+            "src_lang": "Source language",
+            "tgt_lang": "Target language",
+            "overlap": "Annotators per item",
+            "signup_open": "Sign-up open",
+            "invite_token": "Invitation code",
+            "require_approval": "Approve annotators by hand",
+            "require_qualification": "Require the tutorial",
+            "qualification_min_accuracy": "Tutorial pass mark",
+            "max_items_per_annotator": "Items per annotator (at most)",
+            "prolific_pass_code": "Prolific completion code (passed quality control)",
+            "prolific_fail_code": "Prolific completion code (failed quality control)",
+            "qc_min_pass_rate": "Attention checks to pass",
+            "qc_min_checks": "Attention checks before a verdict",
+            "qc_min_seconds_per_item": "Shortest credible time per item (seconds)",
+            "qc_max_fast_fraction": "Largest share of too-fast items",
+            "mqm_allow_critical": "Offer the Critical severity (MQM)",
+            "multi_select": "Several choices per question",
+            "ask_confidence": "Ask how confident the annotator is",
+            "claim_ttl_seconds": "Time to finish an item (seconds)",
+        }
         help_texts = {
             "overlap": "How many annotators judge each item.",
             "src_lang": "e.g. en. Empty: taken from the first item.",
             "tgt_lang": "e.g. de. Empty: taken from the first item.",
+            "signup_open": "Off: the sign-up link refuses new annotators.",
             "invite_token": "If set, the sign-up link only works with ?invite=<this value>.",
+            "require_approval": "New annotators wait until staff approve them on this page.",
             "require_qualification": "Annotators must pass the tutorial items first.",
+            "qualification_min_accuracy": "Share of tutorial items to get right, from 0 to 1.",
             "max_items_per_annotator": "Empty: as many as are left (typical for Prolific: set it).",
             "prolific_completion_url": "Participants are sent to <url>?cc=<pass or fail code>.",
+            "qc_min_pass_rate": "Share of attention checks (0 to 1) an annotator must pass; "
+            "below it the annotator fails quality control.",
+            "qc_min_checks": "Quality control decides only after this many attention checks.",
             "qc_min_seconds_per_item": "Submissions faster than this count as too fast.",
-            "claim_ttl_seconds": "An idle claim is released after this long.",
+            "qc_max_fast_fraction": "Share of items (0 to 1) that may be too fast before the "
+            "annotator fails quality control.",
+            "claim_ttl_seconds": "An item an annotator opened but left idle this long goes back "
+            "to the pool (at least 60).",
         }
 
     def __init__(self, *args, **kwargs):

@@ -187,6 +187,21 @@ class Campaign(models.Model):
             self.slug = f"{base}-{secrets.token_hex(4)}"
         super().save(*args, **kwargs)
 
+    def clean(self) -> None:
+        # Answers (drafts too) were validated and scored by the old protocol's rules: under
+        # another protocol they would no longer mean anything, so the switch is refused.
+        if self.pk is None:
+            return
+        saved = Campaign.objects.filter(pk=self.pk).values_list("protocol", flat=True).first()
+        if saved not in (None, self.protocol) and self.annotations.exists():
+            raise ValidationError(
+                {
+                    "protocol": f"The protocol cannot be changed from {saved} once annotators "
+                    "have started: this campaign already has annotations. Create a new "
+                    "campaign for the other protocol."
+                }
+            )
+
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN

@@ -107,6 +107,28 @@ def campaign_item_count(campaign: Campaign) -> int:
     return campaign.items.exclude(kind=Item.Kind.TUTORIAL).count()
 
 
+def item_kind_counts(campaign: Campaign) -> dict[str, int]:
+    """Items of each kind (every kind present, zeros included), in one query."""
+    counts = dict(campaign.items.values_list("kind").annotate(n=Count("id")).order_by())
+    return {kind: counts.get(kind, 0) for kind in Item.Kind.values}
+
+
+def describe_item_counts(campaign: Campaign) -> str:
+    """'20 items (+ 4 attention checks, 2 tutorial items)': the same count as every campaign
+    page (regular items), with the other kinds named apart rather than summed in."""
+    counts = item_kind_counts(campaign)
+    others = [
+        f"{counts[Item.Kind.ATTENTION_CHECK]} attention check"
+        + ("s" if counts[Item.Kind.ATTENTION_CHECK] != 1 else ""),
+        f"{counts[Item.Kind.TUTORIAL]} tutorial item"
+        + ("s" if counts[Item.Kind.TUTORIAL] != 1 else ""),
+    ]
+    others = [text for text in others if not text.startswith("0 ")]
+    regular = counts[Item.Kind.REGULAR]
+    text = f"{regular} item{'s' if regular != 1 else ''}"
+    return f"{text} (+ {', '.join(others)})" if others else text
+
+
 def campaign_rows() -> QuerySet[Campaign]:
     """Campaigns with item, annotator and submission counts for the admin list."""
     return Campaign.objects.annotate(

@@ -117,7 +117,8 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 form.add_error(None, message)
         else:
             messages.success(
-                request, f"Imported {campaign.items.count()} items into {campaign.name}."
+                request,
+                f"Imported {selectors.describe_item_counts(campaign)} into {campaign.name}.",
             )
             return redirect("annotation:campaign_detail", campaign_id=campaign.pk)
     status = 422 if request.method == "POST" else 200
@@ -158,7 +159,7 @@ def campaign_detail(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
         "campaign": campaign,
         "rows": rows,
         "progress": selectors.campaign_progress(campaign),
-        "kinds": {kind: campaign.items.filter(kind=kind).count() for kind in Item.Kind.values},
+        "kinds": selectors.item_kind_counts(campaign),
         "signup_url": signup_url,
         "prolific_url": prolific_url,
         "upload_form": forms.ItemsUploadForm(),

@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config import views
@@ -18,6 +20,8 @@ urlpatterns = [
     path("health/", views.health_page, name="health"),
     path("health/probe/", views.probe_worker, name="probe_worker"),
     path("healthz", views.healthz, name="healthz"),
+    # Browsers and feed readers ask for /favicon.ico whatever the page's <link rel=icon> says.
+    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True),

@@ -436,9 +436,11 @@ class SubsetResult:
     avg_score: float
     pct_perfect: float
     per_lp: dict[str, dict[str, float]]
+    # The selected segment rows of each language pair, hardest first (empty for the full set).
+    rows: dict[str, list[int]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "avg_score": _json_float(self.avg_score),
             "pct_perfect": _json_float(self.pct_perfect),
             "per_lp": {
@@ -446,6 +448,9 @@ class SubsetResult:
                 for lp, part in self.per_lp.items()
             },
         }
+        if self.rows:
+            out["rows"] = self.rows
+        return out
 
 
 def subset_budget(n_segments: int, fraction: float) -> int:
@@ -482,11 +487,13 @@ def hardest_subset(
     segments the estimator gave no score are never selected.
     """
     parts: dict[str, dict[str, float]] = {}
+    selected: dict[str, list[int]] = {}
     for block in blocks:
         budget = subset_budget(block.n_segments, fraction)
         scores = block.selection_scores()
         ranked = np.argsort(np.where(np.isnan(scores), np.inf, scores), kind="stable")
         rows = ranked[: min(budget, int((~np.isnan(scores)).sum()))]
+        selected[block.code] = [int(row) for row in rows]
         avg, pct = _cells_summary(block.human[rows], perfect)
         parts[block.code] = {
             "avg_score": avg,
@@ -495,7 +502,7 @@ def hardest_subset(
             "n_segments": block.n_segments,
         }
     avg, pct = _summarise(parts)
-    return SubsetResult(avg, pct, parts)
+    return SubsetResult(avg, pct, parts, selected)
 
 
 def full_set_scores(blocks: Sequence[LanguagePairBlock], perfect: float = 100.0) -> SubsetResult:

@@ -198,6 +198,14 @@ def check_estimator(spec: EstimatorSpec, pairs: Sequence[tuple[str, str]]) -> No
                 f"parser is installed for source language(s) {', '.join(missing)} (install e.g. "
                 f"{missing[0]}_core_web_sm, or leave 'syntax' out)"
             )
+    elif spec.kind in ("length", "rarity"):
+        for lang in src_langs:
+            reason = heuristics.words_unavailable_reason(lang, frequencies=spec.kind == "rarity")
+            if reason:
+                raise EstimatorError(
+                    f"estimator {spec.kind!r} is unavailable for source language {lang}: "
+                    f"{reason} (leave {spec.kind!r} out)"
+                )
     elif spec.uses_engine:
         wanted_kind = ENGINE_KINDS[spec.kind][0]
         try:

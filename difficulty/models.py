@@ -37,6 +37,11 @@ def matrix_from_bytes(data: bytes | memoryview) -> np.ndarray:
     return np.load(io.BytesIO(bytes(data)), allow_pickle=False)
 
 
+# Extra fields a dataset built from a campaign records about where each score came from (the
+# item ids and how many judgments were averaged): numbers, but no one's estimate of difficulty.
+CAMPAIGN_PROVENANCE_FIELDS = frozenset({"item_ids", "n_annotations"})
+
+
 class DifficultyDataset(models.Model):
     """Source segments × systems × human scores, in one or more language pairs (seed 002 §3).
 
@@ -80,6 +85,10 @@ class DifficultyDataset(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def is_metric_field(self, field: str) -> bool:
+        """Whether ``metric:<field>`` can mean a score here (provenance fields cannot)."""
+        return not (self.origin == self.Origin.CAMPAIGN and field in CAMPAIGN_PROVENANCE_FIELDS)
 
 
 class DifficultyLanguagePair(models.Model):

@@ -39,6 +39,7 @@ __all__ = [
     "estimator_options",
     "evaluation_cost",
     "evaluation_for_user",
+    "evaluation_tables",
     "evaluations_for_user",
     "human_scores",
     "pair_data",
@@ -245,7 +246,14 @@ def estimator_options(dataset: DifficultyDataset) -> list[EstimatorOption]:
             options.append(EstimatorOption(spec.name, est.describe(spec), True))
     # Offer the extra fields that hold numbers; the first segments tell which do.
     sample = DifficultySegment.objects.filter(dataset=dataset).values_list("extra", flat=True)[:50]
-    numeric = sorted({k for extra in sample for k, v in extra.items() if _numeric(v)})
+    numeric = sorted(
+        {
+            k
+            for extra in sample
+            for k, v in extra.items()
+            if _numeric(v) and dataset.is_metric_field(k)
+        }
+    )
     for field in numeric:
         spec = est.parse_estimator(f"metric:{field}")
         options.append(EstimatorOption(spec.name, est.describe(spec), True))
@@ -298,6 +306,59 @@ def result_tables(results: dict[str, Any]) -> dict[str, Any]:
         "random_selection": results["random_selection"],
         "settings": results["settings"],
     }
+
+
+# The page lists this many of each estimator's hardest segments per language pair; the JSON
+# download (?format=json) has every selected row.
+HARDEST_SHOWN = 20
+
+
+def evaluation_tables(evaluation: DifficultyEvaluation) -> dict[str, Any]:
+    """:func:`result_tables` of a finished evaluation, each estimator row with its hardest
+    segments (``row["hardest"]``: per pair, the first :data:`HARDEST_SHOWN` selected segments,
+    hardest first, with their mean human score over the evaluated systems). One query."""
+    results = evaluation.results
+    tables = result_tables(results)
+    wanted = {
+        (code, row)
+        for detail in results["details"].values()
+        for code, rows in detail.get("subset_rows", {}).items()
+        for row in rows[:HARDEST_SHOWN]
+    }
+    segments = {
+        (segment.language_pair.code, segment.row): segment
+        for segment in DifficultySegment.objects.filter(
+            dataset_id=evaluation.dataset_id,
+            language_pair__code__in={code for code, _ in wanted},
+            row__in={row for _, row in wanted},
+        ).select_related("language_pair")
+    }
+    pairs = results["dataset"]["language_pairs"]
+    for table_row in tables["rows"]:
+        selected = results["details"][table_row["name"]].get("subset_rows", {})
+        table_row["hardest"] = [
+            {
+                "code": code,
+                "segments": [
+                    (rank, segments[(code, row)], _mean_of(segments[(code, row)], pairs[code]))
+                    for rank, row in enumerate(selected.get(code, [])[:HARDEST_SHOWN], start=1)
+                    if (code, row) in segments
+                ],
+                "more": max(0, len(selected.get(code, [])) - HARDEST_SHOWN),
+            }
+            for code in tables["pairs"]
+            if selected.get(code)
+        ]
+    return tables
+
+
+def _mean_of(segment: DifficultySegment, pair: dict[str, Any]) -> float | None:
+    values = [
+        float(segment.scores[system])
+        for system in pair["systems"]
+        if isinstance(segment.scores.get(system), int | float)
+    ]
+    return sum(values) / len(values) if values else None
 
 
 def evaluation_cost(evaluation: DifficultyEvaluation) -> dict[str, Any]:

@@ -205,7 +205,7 @@ def evaluation_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return response
     context: dict[str, Any] = {"evaluation": evaluation, "dataset": evaluation.dataset}
     if evaluation.status == evaluation.Status.DONE:
-        context["tables"] = difficulty.result_tables(evaluation.results)
+        context["tables"] = difficulty.evaluation_tables(evaluation)
         context["cost"] = difficulty.evaluation_cost(evaluation)
     if request.htmx:
         html = render_to_string(

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -152,7 +153,10 @@ class HeuristicEngine(_Adapter):
         return self.path.local("estimate", len(texts), run)
 
     def available(self, lang: str) -> bool:
-        if self.engine.params["feature"] != "syntax_depth":
+        feature = self.engine.params["feature"]
+        if feature in ("tokens", "rarity"):
+            return heuristics.words_available(lang, frequencies=feature == "rarity")
+        if feature != "syntax_depth":
             return True
         return heuristics.syntax_available(lang, self.engine.params.get("spacy_pipeline"))
 
@@ -354,14 +358,20 @@ class ArtificialCrowdEngine(_Adapter):
 
         def run() -> list[CrowdResult]:
             translations = {
-                name: translator.translate(texts, src_lang, tgt_lang)
+                name: self._member(
+                    "translator", name, partial(translator.translate, texts, src_lang, tgt_lang)
+                )
                 for name, translator in self.translators.items()
             }
             scores: dict[tuple[str, str], list[float]] = {}
             for t_name, outputs in translations.items():
                 pairs = list(zip(texts, outputs, strict=True))
                 for q_name, estimator in self.estimators.items():
-                    scores[(t_name, q_name)] = estimator.score(pairs, src_lang, tgt_lang)
+                    scores[(t_name, q_name)] = self._member(
+                        "quality estimator",
+                        q_name,
+                        partial(estimator.score, pairs, src_lang, tgt_lang),
+                    )
             results = []
             for i in range(len(texts)):
                 cell = {key: values[i] for key, values in scores.items()}
@@ -380,3 +390,14 @@ class ArtificialCrowdEngine(_Adapter):
         self, texts: Sequence[str], src_lang: str, tgt_lang: str | None = None
     ) -> list[float]:
         return [result.quality for result in self.estimate_detailed(texts, src_lang, tgt_lang)]
+
+    def _member(self, role: str, name: str, call: Callable[[], list[Any]]) -> list[Any]:
+        """Run one member's call; its failure says which member of this crowd failed (the
+        member's own ledger row has the error too), not only the member's bare message."""
+        try:
+            return call()
+        except EngineError as exc:
+            raise EngineError(
+                f"artificial crowd {self.engine.name}: {role} {name} failed: {exc.message}",
+                permanent=exc.permanent,
+            ) from exc

@@ -8,6 +8,9 @@ them directly for features.
 * ``word_rarity``: the mean ``wordfreq.word_frequency`` over the text's tokens. Seed 002 defines
   rarity as the *negative* mean frequency; like the paper's own code we return the mean itself,
   which is already quality-like (frequent words = easier).
+* ``words_available``: whether the two word-based features can run for a source language: Chinese
+  needs jieba, Japanese and Korean MeCab (wordfreq's ``cjk`` extra, installed with Hardset), and
+  rarity needs a wordfreq word list. Callers check it before a job starts, as for syntax.
 * ``syntax_depth``: height of the dependency tree (seed 002 §4.1), the maximum over sentences,
   from a spaCy pipeline that is installed locally. Nothing is ever downloaded: with no pipeline
   for the language it raises :class:`HeuristicUnavailable` instead of guessing.
@@ -21,6 +24,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import langcodes
 import wordfreq
 
 from engines.interfaces import EngineError, HeuristicUnavailable
@@ -33,6 +37,8 @@ __all__ = [
     "token_count",
     "tree_height",
     "word_rarity",
+    "words_available",
+    "words_unavailable_reason",
 ]
 
 # Smaller pipelines first: depth needs only the parser, and they load fastest.
@@ -47,6 +53,38 @@ def _tokens(text: str, lang: str) -> list[str]:
         raise HeuristicUnavailable(
             f"wordfreq needs the optional module {exc.name!r} to tokenize language {lang!r}"
         ) from exc
+
+
+@lru_cache(maxsize=64)
+def words_unavailable_reason(lang: str, *, frequencies: bool = False) -> str | None:
+    """Why ``lang`` cannot be tokenized (or, with ``frequencies``, has no word list), or None.
+
+    Tokenizing an empty text loads the language's tokenizer, so a missing module shows here.
+    """
+    try:
+        _tokens("", lang)
+    except HeuristicUnavailable as exc:
+        return str(exc)
+    if frequencies and not _has_word_list(lang):
+        return f"wordfreq has no word list for language {lang!r}"
+    return None
+
+
+def _has_word_list(lang: str) -> bool:
+    """Whether wordfreq's nearest list is of the same language (it would fall back to another:
+    'tlh' gets the English list, which would make rarity silently meaningless)."""
+    try:
+        best, _distance = langcodes.closest_match(
+            lang, list(wordfreq.available_languages()), max_distance=60
+        )
+        return best != "und" and langcodes.get(best).language == langcodes.get(lang).language
+    except (LookupError, ValueError):
+        return False
+
+
+def words_available(lang: str, *, frequencies: bool = False) -> bool:
+    """Whether :func:`token_count` (with ``frequencies``: :func:`word_rarity`) runs for lang."""
+    return words_unavailable_reason(lang, frequencies=frequencies) is None
 
 
 def token_count(text: str, lang: str) -> int:

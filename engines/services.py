@@ -231,6 +231,25 @@ class EngineCheck:
     permanent: bool = False
 
 
+def _replayed_sample(engine: Engine) -> ReplayEntry | None:
+    """A text the engine can answer when it replays data: its own first entry, or for a crowd
+    the first entry of a replay member (a replay translator only knows its own texts, so the
+    generic English sample would fail the check and be booked against that member)."""
+    if engine.kind == Engine.Kind.REPLAY:
+        return ReplayEntry.objects.filter(engine=engine).order_by("id").first()
+    if engine.kind != Engine.Kind.ARTIFICIAL_CROWD:
+        return None
+    members = [*engine.params["translators"], *engine.params["quality_estimators"]]
+    replays = Engine.objects.filter(name__in=members, kind=Engine.Kind.REPLAY)
+    for member in sorted(replays, key=lambda member: members.index(member.name)):
+        entries = ReplayEntry.objects.filter(engine=member).order_by("id")
+        if member.params.get("system"):
+            entries = entries.filter(system=member.params["system"])
+        if (entry := entries.first()) is not None:
+            return entry
+    return None
+
+
 def _sample_call(engine: Engine, src: str, tgt: str, text: str) -> tuple[str, str, str]:
     """(operation, sample shown, output shown) of one real call, cache bypassed."""
     scope = "engine_check"
@@ -238,10 +257,10 @@ def _sample_call(engine: Engine, src: str, tgt: str, text: str) -> tuple[str, st
     if engine.kind == Engine.Kind.SYNTHETIC:
         value = adapter_for(engine, "difficulty", scope).estimate(["synthetic:0:0"], src)[0]
         return "estimate", "synthetic:0:0", f"quality {value:.2f} (difficulty {100 - value:.2f})"
-    if engine.kind == Engine.Kind.REPLAY:
-        entry = ReplayEntry.objects.filter(engine=engine).order_by("id").first()
-        if entry is None:
-            raise EngineError(f"replay engine {engine.name} holds no data yet", permanent=True)
+    entry = _replayed_sample(engine)
+    if engine.kind == Engine.Kind.REPLAY and entry is None:
+        raise EngineError(f"replay engine {engine.name} holds no data yet", permanent=True)
+    if entry is not None:
         src, tgt, text = entry.src_lang, entry.tgt_lang, entry.source
         translation = entry.translation
     else:

@@ -2,9 +2,10 @@
 
 A span is ``{"start": int, "end": int, ...}``: character offsets into the item's ``target`` as
 Python ``str`` indices (Unicode code points), ``end`` exclusive. They must fall on
-grapheme-cluster boundaries (never inside a combining sequence, an emoji ZWJ sequence or a
-variation-selector pair); :func:`grapheme_boundary` is the approximation the server enforces,
-the browser uses ``Intl.Segmenter``. A ``[MISSING]`` (omission) span has ``"missing": true`` and
+extended grapheme-cluster boundaries of UAX #29 (never inside a combining sequence, an emoji ZWJ
+sequence, a flag's regional-indicator pair or an Indic conjunct): the server segments with the
+``regex`` module's ``\\X``, the browser with ``Intl.Segmenter``, both implementations of the same
+Unicode rules. A ``[MISSING]`` (omission) span has ``"missing": true`` and
 ``start == end == len(target)``.
 
 Where the protocol allows it (MQM), a span may say ``"side": "source"``: its offsets are then
@@ -14,27 +15,28 @@ into the item's ``source`` (Google marks omissions and source errors there); a s
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any, TypeGuard
 
-_JOINERS = {"\u200d", "\ufe0e", "\ufe0f"}
+import regex
+
+# One extended grapheme cluster (UAX #29), as Intl.Segmenter's "grapheme" granularity.
+_GRAPHEME = regex.compile(r"\X")
+
+
+@lru_cache(maxsize=256)
+def grapheme_boundaries(text: str) -> frozenset[int]:
+    """Every index of ``text`` where a span may start or end: 0, the end, and each cluster edge.
+
+    Cached because a submission checks both ends of every span against the same target.
+    """
+    return frozenset({0, *(match.end() for match in _GRAPHEME.finditer(text))})
 
 
 def grapheme_boundary(text: str, index: int) -> bool:
-    """Whether ``index`` may start or end a span in ``text`` (an approximation of UAX #29).
-
-    Rejects positions before a combining mark (Mn, Mc, Me), a joiner or variation selector,
-    an emoji skin-tone modifier, and positions right after a zero-width joiner.
-    """
-    if index <= 0 or index >= len(text):
-        return 0 <= index <= len(text)
-    char, before = text[index], text[index - 1]
-    if unicodedata.category(char) in {"Mn", "Mc", "Me"} or char in _JOINERS:
-        return False
-    if 0x1F3FB <= ord(char) <= 0x1F3FF:
-        return False
-    return before != "\u200d"
+    """Whether ``index`` may start or end a span in ``text`` (a grapheme-cluster edge)."""
+    return index in grapheme_boundaries(text)
 
 
 def _is_offset(value: object) -> TypeGuard[int]:

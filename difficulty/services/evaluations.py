@@ -152,6 +152,11 @@ def start_difficulty_evaluation(
     except est.EstimatorError as exc:
         raise DifficultyDatasetError(str(exc)) from exc
     for spec in specs:
+        if spec.kind == "metric" and not dataset.is_metric_field(spec.argument):
+            raise DifficultyDatasetError(
+                f"{spec.name}: {spec.argument!r} records where the campaign's scores came from "
+                "(item ids, judgments averaged), it estimates nothing"
+            )
         if spec.kind == "metric" and spec.argument not in dataset.extra_fields:
             fields = ", ".join(dataset.extra_fields) or "none"
             raise DifficultyDatasetError(
@@ -390,6 +395,7 @@ class _Run:
                     "n_pairs": metrics["dec"]["n_pairs"],
                     "undefined": metrics["dec"]["undefined"],
                     "subset_per_lp": metrics["subset"]["per_lp"],
+                    "subset_rows": metrics["subset"].get("rows", {}),
                 }
             row.results = _json_safe(
                 {

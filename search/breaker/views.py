@@ -73,9 +73,10 @@ def run_create(request: HttpRequest) -> HttpResponse:
             form.add_config_errors(exc.errors)
         else:
             if len(runs) == 1:
-                messages.success(request, f"Run #{runs[0].pk} is queued.")
+                # Stays true while the polled status moves on (queued, running, finished).
+                messages.success(request, f"Run #{runs[0].pk} created.")
                 return redirect("search:breaker_detail", pk=runs[0].pk)
-            messages.success(request, f"{len(runs)} runs are queued, one per method.")
+            messages.success(request, f"{len(runs)} runs created, one per method.")
             return redirect(f"{_comparison_url()}?{urlencode({'name': runs[0].comparison})}")
     return render(request, "search/breaker/run_form.html", {"form": form}, status=400)
 

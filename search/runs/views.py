@@ -80,7 +80,9 @@ def run_create(request: HttpRequest) -> HttpResponse:
         except RunConfigError as exc:
             form.add_config_errors(exc.errors)
         else:
-            messages.success(request, f"Run #{run.pk} is queued; a worker picks it up shortly.")
+            # A flash message stays on the page while the status below it is polled and moves
+            # on: it says what stays true, the live status says queued / running / finished.
+            messages.success(request, f"Run #{run.pk} created.")
             return redirect("search:run_detail", pk=run.pk)
     return render(request, "search/runs/run_form.html", {"form": form}, status=400)
 

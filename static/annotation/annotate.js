@@ -269,10 +269,38 @@
     paint();
   }
 
+  function lastOfWord(k) {
+    while (k < units.length - 1 && wordOf[k] >= 0 && wordOf[k + 1] === wordOf[k]) k++;
+    return k;
+  }
+
+  // The cursor is a character and a selection includes both ends, so a selection growing
+  // forwards by words must stop on a word's last character: stopping on the first character of
+  // the next word (where a plain Ctrl+→ goes) would mark one character too many.
+  function extendForwardByWord(k) {
+    if (k < MISSING && wordOf[k] >= 0 && lastOfWord(k) > k) return lastOfWord(k);
+    k++;
+    while (k < units.length && wordOf[k] < 0) k++;
+    return k < units.length ? lastOfWord(k) : MISSING;
+  }
+
+  // Shrinking such a selection backwards by a word stops on the previous word's last character,
+  // never before the anchor.
+  function shrinkBackByWord(k) {
+    k = wordOf[k] >= 0 ? wordAround(k)[0] - 1 : k - 1;
+    while (k > anchor && wordOf[k] < 0) k--;
+    return Math.max(anchor, k);
+  }
+
   function moveBy(step, byWord) {
     let k = cursor;
+    const forwardSelection = anchor !== null && cursor >= anchor;
     if (!byWord) {
       k += step;
+    } else if (forwardSelection && step > 0) {
+      k = extendForwardByWord(k);
+    } else if (forwardSelection && cursor > anchor) {
+      k = shrinkBackByWord(k);
     } else if (step > 0) {
       // To the start of the next word (or the [MISSING] marker after the last one).
       const here = k < MISSING ? wordOf[k] : -2;

@@ -130,6 +130,88 @@ def test_prolific_participant_annotates_with_the_keyboard(browser, live_server):
     assert Enrollment.objects.get(annotator=annotator).finished_at is not None
 
 
+def test_shift_ctrl_arrows_select_whole_words_and_nothing_more(browser, live_server):
+    target = "Der Stadtrat hat den Haushalt genehmigt."
+    campaign = services.create_campaign(
+        "Browser word selection", "esa",
+        [{"doc_id": "d", "seg_id": 1, "src_lang": "en", "tgt_lang": "de",
+          "source": "The city council approved the budget.", "target": target}],
+        qc_min_seconds_per_item=0,
+    )  # fmt: skip
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.route(f"{PROLIFIC_HOST}/**", lambda route: route.abort())  # never leave 127.0.0.1
+    start_as_prolific_participant(page, live_server, campaign, "PID-browser-words")
+
+    page.keyboard.press("t")
+    page.keyboard.press("Control+ArrowRight")  # to "Stadtrat"
+    page.keyboard.press("Shift+Control+ArrowRight")  # to its last letter, not the space after
+    page.keyboard.press("Enter")
+    page.keyboard.press("Control+ArrowRight")  # to "hat"
+    page.keyboard.press("Shift+Control+ArrowRight")  # "hat"
+    page.keyboard.press("Shift+Control+ArrowRight")  # "hat den"
+    page.keyboard.press("Shift+Control+ArrowLeft")  # back to "hat"
+    page.keyboard.press("Enter")
+    assert [q.inner_text() for q in page.query_selector_all("#span-list .quote")] == [
+        "Stadtrat",
+        "hat",
+    ]
+    page.keyboard.press("s")
+    page.keyboard.type("60")
+    page.wait_for_selector("#checklist.ready")
+    with page.expect_navigation(url="**/finish/"):
+        page.keyboard.press("Control+Enter")
+    assert errors == []
+    page.close()
+
+    annotation = Annotation.objects.get(status="submitted")
+    assert annotation.answer["spans"] == [
+        {"start": 4, "end": 12, "severity": "minor"},
+        {"start": 13, "end": 16, "severity": "minor"},
+    ]
+    assert (target[4:12], target[13:16]) == ("Stadtrat", "hat")
+
+
+def test_a_flag_is_one_character_for_the_keyboard(browser, live_server):
+    target = "Made in 🇩🇪, sold 👨\u200d👩\u200d👧."
+    campaign = services.create_campaign(
+        "Browser flags", "esa",
+        [{"doc_id": "d", "seg_id": 1, "source": "Made in Germany, sold to families.",
+          "target": target}],
+        qc_min_seconds_per_item=0,
+    )  # fmt: skip
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.route(f"{PROLIFIC_HOST}/**", lambda route: route.abort())  # never leave 127.0.0.1
+    start_as_prolific_participant(page, live_server, campaign, "PID-browser-flags")
+
+    page.keyboard.press("t")
+    for _ in range(8):  # M a d e ␣ i n ␣
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowRight")  # one step: the whole flag, both regional indicators
+    page.keyboard.press("Shift+ArrowLeft")
+    page.keyboard.press("Enter")
+    for _ in range(8):  # 🇩🇪 , ␣ s o l d ␣
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")  # the family emoji, one grapheme of five code points
+    assert [q.inner_text() for q in page.query_selector_all("#span-list .quote")] == [
+        "🇩🇪",
+        "👨\u200d👩\u200d👧",
+    ]
+    page.keyboard.press("s")
+    page.keyboard.type("50")
+    page.wait_for_selector("#checklist.ready")
+    with page.expect_navigation(url="**/finish/"):
+        page.keyboard.press("Control+Enter")
+    assert errors == []
+    page.close()
+
+    spans = Annotation.objects.get(status="submitted").answer["spans"]
+    assert [target[s["start"] : s["end"]] for s in spans] == ["🇩🇪", "👨\u200d👩\u200d👧"]
+
+
 def test_cjk_and_rtl_offsets_are_code_points(browser, live_server):
     cjk = "東京で👩\u200d💻を使います。"
     arabic = "نسي مظلته في القطار."

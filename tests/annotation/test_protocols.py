@@ -24,10 +24,25 @@ from annotation import protocols
         ("abc", 0, True),
         ("abc", 3, True),
         ("abc", 4, False),
+        ("🇩🇪🇫🇷", 1, False),  # between the two regional indicators of a flag
+        ("🇩🇪🇫🇷", 2, True),  # between two flags
+        ("🇩🇪🇫🇷", 3, False),
+        ("👨\u200d👩\u200d👧 x", 3, False),  # inside a family ZWJ sequence
+        ("👨\u200d👩\u200d👧 x", 5, True),
+        ("❤\ufe0f!", 1, False),  # before a variation selector
+        ("\r\n", 1, False),  # CR LF is one cluster
     ],
 )
 def test_grapheme_boundaries(text, index, ok):
     assert protocols.grapheme_boundary(text, index) is ok
+
+
+def test_a_span_may_not_split_a_flag():
+    target = "Go 🇩🇪!"
+    assert protocols.span_errors([{"start": 3, "end": 5}], target) == []
+    assert protocols.span_errors([{"start": 3, "end": 4}], target) == [
+        "spans[1]: 3..4 splits a character"
+    ]
 
 
 def test_offsets_are_python_code_points_for_astral_characters():

@@ -9,6 +9,7 @@ from scipy import stats
 from annotation import services as annotation_services
 from difficulty import services
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
+from difficulty.selectors import estimator_options
 from tests.annotation.campaign_builders import choice_campaign, esa_answer, make_annotator, work
 
 pytestmark = pytest.mark.django_db
@@ -147,4 +148,20 @@ def test_build_from_the_page(admin_client, campaign):
     assert response.status_code == 302
     assert response["Location"] == f"/difficulty/{dataset.pk}/"
     assert dataset.n_segments == 6
+    assert not DifficultyEvaluation.objects.exists()
+
+
+def test_campaign_provenance_fields_are_neither_offered_nor_accepted(campaign):
+    dataset = services.build_difficulty_dataset_from_campaign(campaign, name="provenance")
+
+    offered = {option.name for option in estimator_options(dataset)}
+    assert {"length", "rarity"} <= offered
+    assert not {name for name in offered if name.startswith("metric:")}
+    for field in ("item_ids", "n_annotations"):
+        with pytest.raises(services.DifficultyDatasetError) as error:
+            services.start_difficulty_evaluation(dataset, [f"metric:{field}"], enqueue=False)
+        assert str(error.value) == (
+            f"metric:{field}: {field!r} records where the campaign's scores came from "
+            "(item ids, judgments averaged), it estimates nothing"
+        )
     assert not DifficultyEvaluation.objects.exists()

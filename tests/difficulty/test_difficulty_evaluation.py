@@ -429,3 +429,21 @@ def test_artificial_crowd_through_a_local_openai_compatible_server(tmp_path, wmt
     assert results["estimators"]["crowd:crowd"]["dec"] == pytest.approx(tau, abs=1e-9)
     with pytest.raises(services.DifficultyDatasetError, match="needs an engine of kind"):
         services.start_difficulty_evaluation(dataset, ["llm-judge:crowd"], enqueue=False)
+
+
+def test_the_hardest_subset_lists_its_segments(small, admin_client):
+    results = evaluate(small, ["length"])
+
+    # length: the longest sources (9 tokens: i % 7 == 6, then 8 tokens: i % 7 == 5) in file order
+    rows = [6, 13, 20, 27, 5, 12, 19, 26]
+    assert results["details"]["length"]["subset_rows"] == {"en-de": rows}
+    evaluation = DifficultyEvaluation.objects.get()
+    page = admin_client.get(f"/difficulty/evaluations/{evaluation.pk}/").content.decode()
+    assert "Hardest segments, en-de" in page
+    for rank, row in enumerate(rows, start=1):
+        source = small.rows[row]["src"]
+        mean = np.mean(list(small.rows[row]["scores"].values()))
+        assert (
+            f'<tr><td class="num">{rank}</td><td></td><td>{row}</td><td dir="auto">{source}</td>'
+            f'<td class="num">{mean:.1f}</td></tr>'
+        ) in page

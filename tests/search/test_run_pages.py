@@ -218,6 +218,21 @@ def test_creating_a_run_from_the_form_queues_its_first_round(
     assert run.human_settings["max_items"] == 100
 
 
+def test_the_run_page_says_queued_only_while_the_run_is_queued(admin_client, world):
+    response = admin_client.post(reverse("search:run_create"), form_data(), follow=True)
+    run = SearchRun.objects.get()
+
+    page = response.content.decode()
+    assert f'<p class="message message-success" role="status">Run #{run.pk} created.</p>' in page
+    assert "waiting for a worker" in page  # the polled status, not the flash message
+
+    run_in_foreground(run.pk)
+    status = admin_client.get(reverse("search:run_detail", args=[run.pk]), **HTMX)
+    page = status.content.decode()
+    assert "finished" in page
+    assert "queued" not in page and "waiting for a worker" not in page
+
+
 def test_duplicate_prefills_the_form_from_a_run(admin_client, world):
     run = synthetic_run(budget_money=3, human_settings={"max_items": 7})
     form = admin_client.get(reverse("search:run_create"), {"from": run.pk}).context["form"]
