@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+import regex
 from wordfreq import tokenize
 
 from formats import strict_json
@@ -48,14 +49,25 @@ def keywords_of(name: str, lang: str = "en") -> frozenset[str]:
     )
 
 
+# Runs of CJK script: only these go to a language's segmenter (jieba cuts Latin words apart).
+_CJK_RUN = regex.compile(r"([\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+)")
+
+
 def _tokens(name: str, lang: str) -> list[str]:
+    tokens: list[str] = []
+    for number, run in enumerate(_CJK_RUN.split(name)):
+        tokens += _segment(run, lang) if number % 2 else tokenize(run, "und")
+    return [token for token in tokens if token.strip()]
+
+
+def _segment(text: str, lang: str) -> list[str]:
     try:
-        return tokenize(name, lang)
+        return tokenize(text, lang)
     except (ImportError, ValueError):
-        # Japanese, Chinese and Korean need optional segmenters (MeCab, jieba), and a tree's
-        # language is free text; a missing segmenter or an odd tag must not refuse the tree, and
-        # wordfreq's language-neutral rules still give usable keywords.
-        return tokenize(name, "und")
+        # A tree's language is free text, and a segmenter (MeCab, jieba) may be missing: an
+        # odd tag must not refuse the tree, and wordfreq's language-neutral rules still give
+        # usable keywords.
+        return tokenize(text, "und")
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

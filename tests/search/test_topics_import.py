@@ -72,7 +72,7 @@ def test_flat_list_import_gives_one_leaf_per_name(tmp_path):
 
 
 @pytest.mark.parametrize("language", ["ja", "zh", "Japanese", "日本語"])
-def test_any_language_imports_even_without_its_optional_word_segmenter(tmp_path, language):
+def test_any_language_imports_and_keeps_latin_words_whole(tmp_path, language):
     path = write(tmp_path, "ja.json", json.dumps({"契約法 Contract law": ["賃貸借の解約"]}))
 
     run("import_topics", path, "--name", "Japanese", "--language", language)
