@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
+from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 from annotation.models import Campaign
 from config.http import HtmxHttpRequest
@@ -49,6 +49,7 @@ from search.breaker.selectors import (
 from search.breaker.services import RunStateError, cancel_run, pause_run, resume_run
 
 DETAIL = "search/breaker/run_detail.html"
+COMPARISON = "search/breaker/comparison.html"
 CONTROLS = {"pause": pause_run, "resume": resume_run, "cancel": cancel_run}
 CONTROL_DONE = {"pause": "paused", "resume": "resumed", "cancel": "cancelled"}
 
@@ -231,9 +232,21 @@ def _comparison(request: HttpRequest) -> tuple[str, list]:
 
 @staff_member_required
 @require_GET
-def comparison(request: HttpRequest) -> HttpResponse:
+def comparison(request: HtmxHttpRequest) -> HttpResponse:
     name, runs = _comparison(request)
-    return render(request, "search/breaker/comparison.html", _comparison_context(name, runs))
+    if request.htmx:
+        return _comparison_progress(request, name, runs)
+    return render(request, COMPARISON, _comparison_context(name, runs))
+
+
+def _comparison_progress(request: HttpRequest, name: str, runs: list) -> HttpResponse:
+    """The polled progress table; once every run has ended the whole page is reloaded, since
+    sending to annotation, the report and the charts below only make sense for finished runs."""
+    if all(run.is_finished for run in runs):
+        return HttpResponseClientRefresh()
+    rows = [(run, spec(run.method).label) for run in runs]
+    context = {"name": name, "rows": rows, "active": True}
+    return render(request, f"{COMPARISON}#progress", context)
 
 
 def _comparison_context(name: str, runs: list) -> dict:
@@ -249,6 +262,7 @@ def _comparison_context(name: str, runs: list) -> dict:
     return {
         "name": name,
         "rows": rows,
+        "active": not all(run.is_finished for run in runs),
         "stats_rows": statistics_table(stats),
         "stats_headers": [label for _, label in rows],
         "signatures": sorted({s.chrf_signature for s in stats if s and s.chrf_signature}),
@@ -275,8 +289,8 @@ def _send(request: HttpRequest, runs: list) -> Campaign | SendError:
 def _sent(request: HttpRequest, campaign: Campaign) -> None:
     messages.success(
         request,
-        f"Campaign “{campaign.name}” has {campaign.items.count()} item(s); "
-        "open it to recruit annotators.",
+        f"Campaign “{campaign.name}” has {campaign.items.count()} items: open it under "
+        "Campaigns below and share its sign-up link with annotators.",
     )
 
 

@@ -1,0 +1,71 @@
+"""What an admin met comparing methods end to end (issue 13 walk-through): the comparison page
+has a plain title, updates itself while its runs go on and reloads once they are over, and the
+campaigns sent from it are named and described in words, not codes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Campaign
+from search.breaker.config import create_comparison
+from search.breaker.services import run_in_foreground
+from tests.search.breaker_helpers import offline_config
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def comparison(**overrides):
+    config = {**offline_config(n_steps=2), "methods": ["seeds", "breaker_seeded"], **overrides}
+    return create_comparison(config, enqueue=False)
+
+
+def page_url(name: str) -> str:
+    return reverse("search:breaker_comparison") + f"?name={name}"
+
+
+def test_the_comparison_page_title_is_only_its_name(admin_client):
+    runs = comparison(name="Title check")
+    html = admin_client.get(page_url(runs[0].comparison)).content.decode()
+    title = re.search(r"<title>(.*?)</title>", html, re.S).group(1)
+    assert title.startswith(f"Comparison {runs[0].comparison}")
+    assert "<" not in title and "Data quality" not in title
+
+
+def test_the_progress_table_polls_while_runs_go_on_and_the_page_reloads_once_all_ended(
+    admin_client,
+):
+    runs = comparison(name="Live")
+    name = runs[0].comparison
+    html = admin_client.get(page_url(name)).content.decode()
+    table = re.search(r'<div id="comparison-progress"[^>]*>', html).group(0)
+    assert 'hx-trigger="every 2s"' in table
+    run_in_foreground(runs[0].pk)
+    polled = admin_client.get(page_url(name), **HTMX)
+    body = polled.content.decode()
+    assert polled.status_code == 200 and "HX-Refresh" not in polled
+    assert body.lstrip().startswith('<div id="comparison-progress"') and "<html" not in body
+    assert "finished" in body and "queued" in body
+    run_in_foreground(runs[1].pk)
+    ended = admin_client.get(page_url(name), **HTMX)
+    assert ended["HX-Refresh"] == "true"
+    html = admin_client.get(page_url(name)).content.decode()
+    table = re.search(r'<div id="comparison-progress"[^>]*>', html).group(0)
+    assert "hx-trigger" not in table
+
+
+def test_a_sent_comparison_campaign_is_named_and_listed_in_words(admin_client):
+    runs = [run_in_foreground(r.pk) for r in comparison(name="Words")]
+    name = runs[0].comparison
+    url = reverse("search:breaker_comparison_send") + f"?name={name}"
+    response = admin_client.post(url, {"protocol": "esa_mqm", "overlap": "1"}, follow=True)
+    campaign = Campaign.objects.get()
+    assert campaign.name == f"MT-breaker comparison “{name}”: ESA+MQM"
+    html = response.content.decode()
+    assert "share its sign-up link" in html and "item(s)" not in html
+    row = re.search(r"<h3>Campaigns</h3>.*?</table>", html, re.S).group(0)
+    assert "Scoring" in row and "ESA+MQM hybrid" in row
+    assert ">score<" not in row and ">esa_mqm<" not in row
