@@ -69,3 +69,19 @@ def test_a_sent_comparison_campaign_is_named_and_listed_in_words(admin_client):
     row = re.search(r"<h3>Campaigns</h3>.*?</table>", html, re.S).group(0)
     assert "Scoring" in row and "ESA+MQM hybrid" in row
     assert ">score<" not in row and ">esa_mqm<" not in row
+
+
+def test_the_api_gives_each_runs_mean_selected_quality_in_the_list_and_the_detail(admin_client):
+    runs = comparison(name="Api mean")
+    run_in_foreground(runs[1].pk)
+    detail = admin_client.get(f"/api/breaker-runs/{runs[1].pk}/").json()
+    chains = admin_client.get(f"/api/breaker-runs/{runs[1].pk}/chains/").json()["results"]
+    selected = [c["quality"] for c in chains]  # rounded to 0.01 in the chain records
+    assert detail["mean_selected_quality"] == pytest.approx(sum(selected) / len(selected), abs=0.01)
+    queued = admin_client.get(f"/api/breaker-runs/{runs[0].pk}/").json()
+    assert queued["mean_selected_quality"] is None
+    listed = {r["id"]: r for r in admin_client.get("/api/breaker-runs/").json()["results"]}
+    assert listed[runs[1].pk]["mean_selected_quality"] == pytest.approx(
+        detail["mean_selected_quality"]
+    )
+    assert listed[runs[0].pk]["mean_selected_quality"] is None
