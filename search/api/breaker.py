@@ -112,6 +112,13 @@ class BreakerConfigSerializer(serializers.Serializer):
     budget_money = serializers.FloatField(required=False)
 
 
+def config_error(errors: dict[str, str]) -> Response:
+    """A refused configuration in ConfigErrorSerializer's shape: every problem on the ``detail``
+    line (as every API error has one), and by field."""
+    detail = "; ".join(f"{field}: {message}" for field, message in errors.items())
+    return Response({"detail": detail, "errors": errors}, status=status.HTTP_400_BAD_REQUEST)
+
+
 class ConfigErrorSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="Every problem on one line.")
     # A field named "errors": the metaclass pops declared fields, .errors stays the property.
@@ -279,7 +286,7 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         bad = {k: "must be an engine name (a string)" for k, v in fields.items()
                if v is not None and not isinstance(v, str)}  # fmt: skip
         if bad:
-            return Response({"errors": bad}, status=status.HTTP_400_BAD_REQUEST)
+            return config_error(bad)
         try:
             stats = start_statistics(
                 run,
@@ -289,7 +296,7 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
                 requested_by=request.user,
             )
         except StatisticsConfigError as exc:
-            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+            return config_error(exc.errors)
         except RunStateError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(StatisticsSerializer(stats).data, status=status.HTTP_202_ACCEPTED)

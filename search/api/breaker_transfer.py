@@ -15,7 +15,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from search.api.breaker import ConfigErrorSerializer, ControlErrorSerializer
+from search.api.breaker import ConfigErrorSerializer, ControlErrorSerializer, config_error
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
 from search.breaker.transfer_config import create_transfer
@@ -140,7 +140,7 @@ class BreakerTransferViewSet(
         try:
             transfer = create_transfer(request.data, created_by=request.user)
         except BreakerConfigError as exc:
-            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+            return config_error(exc.errors)
         return Response(self._data(transfer), status=status.HTTP_201_CREATED)
 
     @extend_schema(

@@ -105,10 +105,14 @@ def test_api_statistics_action(admin_client, runs, sent_tasks):
         url, {"embedder": 3, "analyst": EDITOR}, content_type="application/json"
     )
     assert bad.status_code == 400 and bad.json() == {
-        "errors": {"embedder": "must be an engine name (a string)"}
+        "detail": "embedder: must be an engine name (a string)",
+        "errors": {"embedder": "must be an engine name (a string)"},
     }
     missing = admin_client.post(url, {"analyst": EDITOR}, content_type="application/json")
-    assert missing.json() == {"errors": {"embedder": "required: the name of an engine"}}
+    assert missing.json() == {
+        "detail": "embedder: required: the name of an engine",
+        "errors": {"embedder": "required: the name of an engine"},
+    }
     assert not BreakerStatistics.objects.exists()
 
     started = admin_client.post(

@@ -85,3 +85,26 @@ def test_the_api_gives_each_runs_mean_selected_quality_in_the_list_and_the_detai
         detail["mean_selected_quality"]
     )
     assert listed[runs[0].pk]["mean_selected_quality"] is None
+
+
+@pytest.mark.parametrize(
+    ("url", "body", "field"),
+    [
+        ("/api/breaker-runs/{run}/statistics/", {"embedder": "nope", "analyst": "x"}, "embedder"),
+        ("/api/breaker-runs/{run}/statistics/", {"embedder": 3}, "embedder"),
+        (
+            "/api/breaker-transfers/",
+            {"runs": ["{run}"], "translators": [], "qe": []},
+            "translators",
+        ),
+    ],
+)
+def test_refused_statistics_and_transfers_have_a_detail_line_like_every_api_error(
+    admin_client, url, body, field
+):
+    run = run_in_foreground(comparison(name="Refused")[0].pk)
+    body = {k: [run.pk] if v == ["{run}"] else v for k, v in body.items()}
+    response = admin_client.post(url.format(run=run.pk), body, content_type="application/json")
+    assert response.status_code == 400
+    data = response.json()
+    assert field in data["errors"] and f"{field}: {data['errors'][field]}" in data["detail"]
