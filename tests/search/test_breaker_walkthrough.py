@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from annotation.models import Campaign
 from search.breaker.config import create_comparison
+from search.breaker.plots import diversity_difficulty_svg
 from search.breaker.services import run_in_foreground
 from tests.search.breaker_helpers import offline_config
 
@@ -108,3 +109,11 @@ def test_refused_statistics_and_transfers_have_a_detail_line_like_every_api_erro
     assert response.status_code == 400
     data = response.json()
     assert field in data["errors"] and f"{field}: {data['errors'][field]}" in data["detail"]
+
+
+def test_fig3_names_each_method_once_in_a_legend_so_close_points_do_not_overprint():
+    points = [("Zeroshot", 0.5, 0.62, 94.3), ("Zeroshot (history)", 0.5, 0.62, 94.3),
+              ("MT-breaker (seeded)", 0.74, 0.74, 56.1)]  # fmt: skip
+    svg = diversity_difficulty_svg(points).decode()
+    for label, *_ in points:
+        assert svg.count(f"{label}</text>") == 1  # the legend's entry, not one per panel
