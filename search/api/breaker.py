@@ -65,9 +65,10 @@ class BreakerRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_mean_selected_quality(self, run: BreakerRun) -> float | None:
-        if hasattr(run, "mean_selected"):  # annotated on the list's rows (one query)
-            return run.mean_selected
-        return mean_selected_quality(run)
+        # The list's rows have it annotated (one query for the page).
+        annotated = hasattr(run, "mean_selected")
+        mean = run.mean_selected if annotated else mean_selected_quality(run)
+        return None if mean is None else round(mean, 4)  # no float noise (85.69999999999999)
 
     def get_links(self, run: BreakerRun) -> dict[str, str]:
         request = self.context["request"]

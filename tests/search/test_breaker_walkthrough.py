@@ -4,16 +4,19 @@ campaigns sent from it are named and described in words, not codes."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotation.models import Campaign
 from search.breaker.config import create_comparison
 from search.breaker.plots import diversity_difficulty_svg
 from search.breaker.services import run_in_foreground
-from tests.search.breaker_helpers import offline_config
+from search.models import BreakerRun
+from tests.search.breaker_helpers import SEED_TEXTS, offline_config
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -117,3 +120,35 @@ def test_fig3_names_each_method_once_in_a_legend_so_close_points_do_not_overprin
     svg = diversity_difficulty_svg(points).decode()
     for label, *_ in points:
         assert svg.count(f"{label}</text>") == 1  # the legend's entry, not one per panel
+
+
+def test_a_second_comparison_under_a_taken_name_is_refused_naming_the_field(admin_client):
+    first = comparison(name="Twice")
+    response = admin_client.post(
+        "/api/breaker-runs/",
+        {**offline_config(n_steps=2), "name": "Twice", "methods": ["seeds"]},
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert "already exists" in response.json()["errors"]["name"]
+    assert BreakerRun.objects.filter(comparison="Twice").count() == len(first)
+    upload = "\n".join(json.dumps({"text": t}) for t in SEED_TEXTS).encode()
+    page = admin_client.post(
+        reverse("search:breaker_create"),
+        {
+            "name": "Twice", "methods": ["seeds"], "targets": ["sim-fragile-mt"],
+            "qe": ["sim-qe"], "src_lang": "en", "tgt_lang": "cs", "seed_source": "jsonl",
+            "jsonl": SimpleUploadedFile("seeds.jsonl", upload), "n": 2, "sample_seed": 1,
+            "n_steps": 2, "k_generations": 2, "max_edit_share": 60, "seed": 0,
+        },
+    )  # fmt: skip
+    html = page.content.decode()
+    assert page.status_code == 400 and "a comparison named &#x27;Twice&#x27; already exists" in html
+    assert BreakerRun.objects.filter(comparison="Twice").count() == len(first)
+
+
+def test_a_chain_page_leads_back_to_its_comparison(admin_client):
+    run = run_in_foreground(comparison(name="Back & forth")[1].pk)
+    html = admin_client.get(reverse("search:breaker_chain", args=[run.pk, 0])).content.decode()
+    crumbs = re.search(r'<nav aria-label="breadcrumb">.*?</nav>', html, re.S).group(0)
+    assert f'href="{page_url("Back%20%26%20forth")}"' in crumbs and ">Back &amp; forth<" in crumbs
