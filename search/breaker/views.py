@@ -245,8 +245,12 @@ def _comparison_progress(request: HttpRequest, name: str, runs: list) -> HttpRes
     if all(run.is_finished for run in runs):
         return HttpResponseClientRefresh()
     rows = [(run, spec(run.method).label) for run in runs]
-    context = {"name": name, "rows": rows, "active": True}
+    context = {"name": name, "rows": rows, "active": True, "steps_done": _steps_done(runs)}
     return render(request, f"{COMPARISON}#progress", context)
+
+
+def _steps_done(runs: list) -> int:
+    return sum(run.steps_done for run in runs)
 
 
 def _comparison_context(name: str, runs: list) -> dict:
@@ -263,6 +267,7 @@ def _comparison_context(name: str, runs: list) -> dict:
         "name": name,
         "rows": rows,
         "active": not all(run.is_finished for run in runs),
+        "steps_done": _steps_done(runs),
         "stats_rows": statistics_table(stats),
         "stats_headers": [label for _, label in rows],
         "signatures": sorted({s.chrf_signature for s in stats if s and s.chrf_signature}),

@@ -53,6 +53,9 @@ def test_the_progress_table_polls_while_runs_go_on_and_the_page_reloads_once_all
     assert polled.status_code == 200 and "HX-Refresh" not in polled
     assert body.lstrip().startswith('<div id="comparison-progress"') and "<html" not in body
     assert "finished" in body and "queued" in body
+    # Fig. 2 is redrawn as steps are scored: its address carries the steps done so far.
+    chart = reverse("search:breaker_comparison_chart")
+    assert f"{chart}?name=Live&amp;steps={runs[0].steps_total}" in body
     run_in_foreground(runs[1].pk)
     ended = admin_client.get(page_url(name), **HTMX)
     assert ended["HX-Refresh"] == "true"
