@@ -56,6 +56,7 @@ def test_the_progress_table_polls_while_runs_go_on_and_the_page_reloads_once_all
     # Fig. 2 is redrawn as steps are scored: its address carries the steps done so far.
     chart = reverse("search:breaker_comparison_chart")
     assert f"{chart}?name=Live&amp;steps={runs[0].steps_total}" in body
+    assert 'width="900" height="340"' in body  # the swap keeps its place while it reloads
     run_in_foreground(runs[1].pk)
     ended = admin_client.get(page_url(name), **HTMX)
     assert ended["HX-Refresh"] == "true"
