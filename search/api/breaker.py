@@ -65,9 +65,8 @@ class BreakerRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_mean_selected_quality(self, run: BreakerRun) -> float | None:
-        # The list's rows have it annotated (one query for the page).
-        annotated = hasattr(run, "mean_selected")
-        mean = run.mean_selected if annotated else mean_selected_quality(run)
+        annotated = hasattr(run, "mean_selected")  # on the list's rows (one query for the page)
+        mean = getattr(run, "mean_selected", None) if annotated else mean_selected_quality(run)
         return None if mean is None else round(mean, 4)  # no float noise (85.69999999999999)
 
     def get_links(self, run: BreakerRun) -> dict[str, str]:
