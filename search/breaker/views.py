@@ -33,7 +33,7 @@ from search.breaker.humans import (
     send_to_annotation,
 )
 from search.breaker.methods import spec
-from search.breaker.records import jsonl_response, save_selected_as_samples
+from search.breaker.records import jsonl_response, samples_tree_name, save_selected_as_samples
 from search.breaker.selectors import (
     chain_for_run,
     chain_rows,
@@ -216,8 +216,13 @@ def run_export(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 @staff_member_required
 @require_POST
 def run_export_samples(request: HttpRequest, pk: int) -> HttpResponse:
-    count = save_selected_as_samples(run_for_user(request.user, pk))
-    messages.success(request, f"{count} selected text(s) are text samples (origin MT-breaker).")
+    run = run_for_user(request.user, pk)
+    count = save_selected_as_samples(run)
+    messages.success(
+        request,
+        f"{count} selected texts are text samples of the topic tree “{samples_tree_name(run)}” "
+        "(under Topics), ready for search runs and challenge sets.",
+    )
     return redirect("search:breaker_detail", pk=pk)
 
 

@@ -156,3 +156,12 @@ def test_a_chain_page_leads_back_to_its_comparison(admin_client):
     html = admin_client.get(reverse("search:breaker_chain", args=[run.pk, 0])).content.decode()
     crumbs = re.search(r'<nav aria-label="breadcrumb">.*?</nav>', html, re.S).group(0)
     assert f'href="{page_url("Back%20%26%20forth")}"' in crumbs and ">Back &amp; forth<" in crumbs
+
+
+def test_saving_samples_says_which_topic_tree_holds_them(admin_client):
+    run = run_in_foreground(comparison(name="Samples")[1].pk)
+    url = reverse("search:breaker_samples", args=[run.pk])
+    html = admin_client.post(url, follow=True).content.decode()
+    saved = f"{len(SEED_TEXTS)} selected texts are text samples of the topic tree “MT-breaker #"
+    assert f"{saved}{run.pk}: {run.name}”" in html
+    assert "text(s)" not in html
