@@ -24,7 +24,7 @@ from config.http import HtmxHttpRequest
 from search.breaker import plots
 from search.breaker.config import BreakerConfigError, create_comparison
 from search.breaker.data_quality import StatisticsConfigError, start_statistics
-from search.breaker.forms import BreakerForm, StatisticsForm
+from search.breaker.forms import SEED_SOURCES, BreakerForm, StatisticsForm
 from search.breaker.human_report import calibration_report, campaign_rows, human_report
 from search.breaker.humans import (
     SCORING_PROTOCOLS,
@@ -108,10 +108,17 @@ def _run_humans(run) -> dict:
     return _humans([run], *urls)
 
 
+def _seeds_from(run) -> str:
+    """Where the seeds came from, in the form's words ("A topic tree's text samples")."""
+    source = (run.seeds_from or {}).get("from", "")
+    return dict(SEED_SOURCES).get(source, source)
+
+
 def _context(run) -> dict:
     return {
         "run": run,
         "label": spec(run.method).label,
+        "seeds_from": _seeds_from(run),
         "version": _version(run),
         "chains": chain_rows(run),
         "cost": cost_per_engine(run),

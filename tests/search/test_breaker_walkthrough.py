@@ -165,3 +165,9 @@ def test_saving_samples_says_which_topic_tree_holds_them(admin_client):
     saved = f"{len(SEED_TEXTS)} selected texts are text samples of the topic tree “MT-breaker #"
     assert f"{saved}{run.pk}: {run.name}”" in html
     assert "text(s)" not in html
+
+
+def test_a_run_page_says_where_its_seeds_came_from_in_words(admin_client):
+    run = comparison(name="Seeds from")[0]
+    html = admin_client.get(reverse("search:breaker_detail", args=[run.pk])).content.decode()
+    assert "· seeds: An uploaded JSONL file" in html and "seeds from jsonl" not in html
