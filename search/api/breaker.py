@@ -354,7 +354,7 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
                 created_by=request.user,
             )
         except SendError as exc:
-            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+            return config_error(exc.errors)
         page = reverse("annotation:campaign_detail", args=[campaign.pk])
         body = {
             "campaign": campaign.pk,

@@ -105,9 +105,10 @@ def test_the_api_gives_each_runs_mean_selected_quality_in_the_list_and_the_detai
             {"runs": ["{run}"], "translators": [], "qe": []},
             "translators",
         ),
+        ("/api/breaker-runs/{run}/send-to-annotation/", {"protocol": "choice"}, "protocol"),
     ],
 )
-def test_refused_statistics_and_transfers_have_a_detail_line_like_every_api_error(
+def test_refused_statistics_transfers_and_sends_have_a_detail_line_like_every_api_error(
     admin_client, url, body, field
 ):
     run = run_in_foreground(comparison(name="Refused")[0].pk)
