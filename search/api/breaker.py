@@ -26,7 +26,13 @@ from search.breaker.data_quality import StatisticsConfigError, start_statistics
 from search.breaker.human_report import calibration_report, human_report
 from search.breaker.humans import SCORING_PROTOCOLS, SendError, send_to_annotation
 from search.breaker.records import chain_record, jsonl_response, save_selected_as_samples
-from search.breaker.selectors import comparison_rows, run_for_user, run_rows, statistics_of
+from search.breaker.selectors import (
+    comparison_rows,
+    mean_selected_quality,
+    run_for_user,
+    run_rows,
+    statistics_of,
+)
 from search.breaker.services import RunStateError, cancel_run, pause_run, resume_run
 from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
 
@@ -42,6 +48,10 @@ class BreakerRunSerializer(serializers.ModelSerializer):
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
     budget_money = serializers.FloatField(read_only=True, allow_null=True)
+    mean_selected_quality = serializers.SerializerMethodField(
+        help_text="Mean QE quality (0–100, lower = harder) of the chains' selected steps; "
+        "null while no chain has one. The number the run list and the comparison rank by."
+    )
     links = serializers.SerializerMethodField()
 
     class Meta:
@@ -50,10 +60,15 @@ class BreakerRunSerializer(serializers.ModelSerializer):
             "id", "name", "comparison", "method", "status", "error", "llm_engine", "targets",
             "qe_engines", "src_lang", "tgt_lang", "n_steps", "k_generations", "max_edit_share",
             "target_words", "seed", "seeds_from", "budget_money", "round_index", "steps_done",
-            "steps_total", "progress", "cost", "created_at", "started_at", "finished_at",
-            "links",
+            "steps_total", "progress", "mean_selected_quality", "cost", "created_at",
+            "started_at", "finished_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
+
+    def get_mean_selected_quality(self, run: BreakerRun) -> float | None:
+        annotated = hasattr(run, "mean_selected")  # on the list's rows (one query for the page)
+        mean = getattr(run, "mean_selected", None) if annotated else mean_selected_quality(run)
+        return None if mean is None else round(mean, 4)  # no float noise (85.69999999999999)
 
     def get_links(self, run: BreakerRun) -> dict[str, str]:
         request = self.context["request"]

@@ -269,6 +269,15 @@ def create_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True)
     return run
 
 
+def _check_comparison_name(comparison: Any, field: str) -> None:
+    """A comparison is its runs sharing one name: a second one under the same name would mix its
+    runs into the first's page, Table 2 and campaigns."""
+    first = BreakerRun.objects.filter(comparison=str(comparison)).order_by("pk").first()
+    if first is not None:
+        message = f"a comparison named {comparison!r} already exists (from run #{first.pk})"
+        raise BreakerConfigError({field: f"{message}; choose another name"})
+
+
 def create_comparison(
     config: dict[str, Any], *, created_by=None, enqueue: bool = True
 ) -> list[BreakerRun]:
@@ -278,6 +287,7 @@ def create_comparison(
         raise BreakerConfigError({"methods": "choose at least one method"})
     base = {k: v for k, v in config.items() if k not in ("methods", "method")}
     base["comparison"] = base.get("comparison") or base.get("name") or "comparison"
+    _check_comparison_name(base["comparison"], "comparison" if config.get("comparison") else "name")
     checked, errors = [], {}
     for method in methods:
         if not isinstance(method, str) or method not in METHODS:

@@ -119,7 +119,12 @@ def campaign_rows(runs: list[BreakerRun]) -> list[dict[str, Any]]:
     purposes = dict(links)
     campaigns = Campaign.objects.filter(pk__in=purposes).order_by("-created_at", "-id")
     return [
-        {"campaign": c, "purpose": purposes[c.pk], "progress": campaign_progress(c)}
+        {
+            "campaign": c,
+            "purpose": purposes[c.pk],
+            "purpose_label": BreakerCampaign.Purpose(purposes[c.pk]).label,
+            "progress": campaign_progress(c),
+        }
         for c in campaigns
     ]
 

@@ -63,6 +63,8 @@ INSTRUCTIONS = {
     "translation": "Translate each text as you would for publication: keep its meaning, tone "
     "and every detail.",
 }
+# Campaign names are what annotators see on the sign-up and annotation pages: words, not codes.
+TASK_NAMES = {"esa": "ESA", "mqm": "MQM", "esa_mqm": "ESA+MQM", "translation": "translation task"}
 NON_SCORABLE_HINT = (
     " If a text cannot be judged at all (not a text, untranslatable), tick 'cannot be scored' "
     "and say why."
@@ -196,8 +198,8 @@ def _translation_items(picked) -> list[dict[str, Any]]:
 
 
 def _campaign_name(runs: list[BreakerRun], protocol: str) -> str:
-    scope = f"comparison {runs[0].comparison}" if len(runs) > 1 else f"run #{runs[0].pk}"
-    base = f"MT-breaker {scope}: {protocol}"[:180]
+    scope = f"comparison “{runs[0].comparison}”" if len(runs) > 1 else f"run #{runs[0].pk}"
+    base = f"MT-breaker {scope}: {TASK_NAMES[protocol]}"[:180]
     name, number = base, 1
     while Campaign.objects.filter(name=name).exists():
         number += 1

@@ -16,6 +16,7 @@ from difficulty.plots import _RC, _svg
 
 __all__ = ["curves_chart_svg", "diversity_difficulty_svg"]
 
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 COLOURS = ("#3465a4", "#cc0000", "#4e9a06", "#f57900", "#75507b", "#c4a000", "#555753", "#06989a")
 
 
@@ -73,9 +74,17 @@ def diversity_difficulty_svg(points: Sequence[tuple[str, float, float, float]]) 
                           transform=axes.transAxes)  # fmt: skip
             for i, (label, embd, chrf, quality) in enumerate(points):
                 x = embd if panel == 0 else chrf
+                # A legend, not labels beside the points: methods with close (or equal) scores
+                # would print their names over each other. Distinct markers keep equal points
+                # (Zeroshot and Zeroshot (history) often coincide) both visible, the hollow
+                # ones drawn on top.
                 colour = COLOURS[i % len(COLOURS)]
-                axes.scatter([x], [quality], color=colour, s=36, label=label, zorder=3)
-                axes.annotate(label, (x, quality), textcoords="offset points", xytext=(4, 4),
-                              fontsize=7, color=colour)  # fmt: skip
+                axes.scatter([x], [quality], s=44, marker=MARKERS[i % len(MARKERS)],
+                             facecolors="none" if i % 2 else colour, edgecolors=colour,
+                             linewidths=1.5, label=label, zorder=3 + i % 2)  # fmt: skip
+        if points:
+            figure.legend(*axes_pair[0].get_legend_handles_labels(), frameon=False,
+                          loc="lower center", ncol=min(4, len(points)), fontsize=9)  # fmt: skip
+            figure.subplots_adjust(bottom=0.34 if len(points) > 4 else 0.28)
         axes_pair[0].set_ylabel("mean selected QE (lower = harder)")
         return _svg(figure)

@@ -18,7 +18,13 @@ from search.breaker.prompts import PROMPT_VERSION
 from search.models import BreakerChain, BreakerRun, BreakerStep, TextSample, TopicTree
 from search.topics.services import import_topic_tree, text_key
 
-__all__ = ["chain_record", "jsonl_response", "save_selected_as_samples", "stream_records"]
+__all__ = [
+    "chain_record",
+    "jsonl_response",
+    "samples_tree_name",
+    "save_selected_as_samples",
+    "stream_records",
+]
 
 
 def _step_record(step: BreakerStep) -> dict[str, Any]:
@@ -83,11 +89,15 @@ def jsonl_response(run: BreakerRun) -> StreamingHttpResponse:
     return response
 
 
+def samples_tree_name(run: BreakerRun) -> str:
+    return f"MT-breaker #{run.pk}: {run.name}"[:200]
+
+
 def save_selected_as_samples(run: BreakerRun) -> int:
     """The selected texts become ``TextSample``s (origin ``breaker``) of a one-topic tree named
     after the run, so they can enter search runs and challenge sets. Idempotent; returns how
     many chains have a sample."""
-    name = f"MT-breaker #{run.pk}: {run.name}"[:200]
+    name = samples_tree_name(run)
     with transaction.atomic():
         tree = TopicTree.objects.filter(name=name).first() or import_topic_tree(
             [spec(run.method).label],

@@ -27,6 +27,7 @@ __all__ = [
     "comparison_runs",
     "cost_per_engine",
     "may_see_runs",
+    "mean_selected_quality",
     "recent_runs",
     "run_for_user",
     "run_rows",
@@ -82,6 +83,10 @@ def chain_rows(run: BreakerRun) -> QuerySet[BreakerChain]:
 
 def cost_per_engine(run: BreakerRun) -> dict[str, Any]:
     return cost_by_scope(run.scope)
+
+
+def mean_selected_quality(run: BreakerRun) -> float | None:
+    return BreakerChain.objects.filter(run=run).aggregate(mean=Avg("selected_quality"))["mean"]
 
 
 def run_summary(run: BreakerRun) -> dict[str, Any]:

@@ -17,14 +17,14 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
+from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 from annotation.models import Campaign
 from config.http import HtmxHttpRequest
 from search.breaker import plots
 from search.breaker.config import BreakerConfigError, create_comparison
 from search.breaker.data_quality import StatisticsConfigError, start_statistics
-from search.breaker.forms import BreakerForm, StatisticsForm
+from search.breaker.forms import SEED_SOURCES, BreakerForm, StatisticsForm
 from search.breaker.human_report import calibration_report, campaign_rows, human_report
 from search.breaker.humans import (
     SCORING_PROTOCOLS,
@@ -33,7 +33,7 @@ from search.breaker.humans import (
     send_to_annotation,
 )
 from search.breaker.methods import spec
-from search.breaker.records import jsonl_response, save_selected_as_samples
+from search.breaker.records import jsonl_response, samples_tree_name, save_selected_as_samples
 from search.breaker.selectors import (
     chain_for_run,
     chain_rows,
@@ -49,6 +49,7 @@ from search.breaker.selectors import (
 from search.breaker.services import RunStateError, cancel_run, pause_run, resume_run
 
 DETAIL = "search/breaker/run_detail.html"
+COMPARISON = "search/breaker/comparison.html"
 CONTROLS = {"pause": pause_run, "resume": resume_run, "cancel": cancel_run}
 CONTROL_DONE = {"pause": "paused", "resume": "resumed", "cancel": "cancelled"}
 
@@ -108,10 +109,17 @@ def _run_humans(run) -> dict:
     return _humans([run], *urls)
 
 
+def _seeds_from(run) -> str:
+    """Where the seeds came from, in the form's words ("A topic tree's text samples")."""
+    source = (run.seeds_from or {}).get("from", "")
+    return dict(SEED_SOURCES).get(source, source)
+
+
 def _context(run) -> dict:
     return {
         "run": run,
         "label": spec(run.method).label,
+        "seeds_from": _seeds_from(run),
         "version": _version(run),
         "chains": chain_rows(run),
         "cost": cost_per_engine(run),
@@ -216,8 +224,13 @@ def run_export(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 @staff_member_required
 @require_POST
 def run_export_samples(request: HttpRequest, pk: int) -> HttpResponse:
-    count = save_selected_as_samples(run_for_user(request.user, pk))
-    messages.success(request, f"{count} selected text(s) are text samples (origin MT-breaker).")
+    run = run_for_user(request.user, pk)
+    count = save_selected_as_samples(run)
+    messages.success(
+        request,
+        f"{count} selected texts are text samples of the topic tree “{samples_tree_name(run)}” "
+        "(under Topics), ready for search runs and challenge sets.",
+    )
     return redirect("search:breaker_detail", pk=pk)
 
 
@@ -232,9 +245,25 @@ def _comparison(request: HttpRequest) -> tuple[str, list]:
 
 @staff_member_required
 @require_GET
-def comparison(request: HttpRequest) -> HttpResponse:
+def comparison(request: HtmxHttpRequest) -> HttpResponse:
     name, runs = _comparison(request)
-    return render(request, "search/breaker/comparison.html", _comparison_context(name, runs))
+    if request.htmx:
+        return _comparison_progress(request, name, runs)
+    return render(request, COMPARISON, _comparison_context(name, runs))
+
+
+def _comparison_progress(request: HttpRequest, name: str, runs: list) -> HttpResponse:
+    """The polled progress table; once every run has ended the whole page is reloaded, since
+    sending to annotation, the report and the charts below only make sense for finished runs."""
+    if all(run.is_finished for run in runs):
+        return HttpResponseClientRefresh()
+    rows = [(run, spec(run.method).label) for run in runs]
+    context = {"name": name, "rows": rows, "active": True, "steps_done": _steps_done(runs)}
+    return render(request, f"{COMPARISON}#progress", context)
+
+
+def _steps_done(runs: list) -> int:
+    return sum(run.steps_done for run in runs)
 
 
 def _comparison_context(name: str, runs: list) -> dict:
@@ -250,6 +279,8 @@ def _comparison_context(name: str, runs: list) -> dict:
     return {
         "name": name,
         "rows": rows,
+        "active": not all(run.is_finished for run in runs),
+        "steps_done": _steps_done(runs),
         "stats_rows": statistics_table(stats),
         "stats_headers": [label for _, label in rows],
         "signatures": sorted({s.chrf_signature for s in stats if s and s.chrf_signature}),
@@ -276,8 +307,8 @@ def _send(request: HttpRequest, runs: list) -> Campaign | SendError:
 def _sent(request: HttpRequest, campaign: Campaign) -> None:
     messages.success(
         request,
-        f"Campaign “{campaign.name}” has {campaign.items.count()} item(s); "
-        "open it to recruit annotators.",
+        f"Campaign “{campaign.name}” has {campaign.items.count()} items: open it under "
+        "Campaigns below and share its sign-up link with annotators.",
     )
 
 
