@@ -46,7 +46,9 @@ def _run(lines: Iterable[bytes], options: Mapping[str, Any], created_by, on_writ
             protocol=options["protocol"],
             file_format=options["format"],
             created_by=created_by,
-            on_written=on_written,
+            on_written=lambda campaign: on_written(
+                campaign, f"{campaign.items.count()} items in {campaign.name}"
+            ),
             **options["settings"],
         )
     except (ValidationError, ValueError, TypeError) as exc:

@@ -53,13 +53,20 @@ def _run(lines: Iterable[bytes], options: Mapping[str, Any], created_by, on_writ
             source_file_name=options["source_file_name"],
             perfect_score=options["perfect_score"],
             created_by=created_by,
-            on_written=on_written,
+            on_written=lambda dataset: on_written(dataset, _summary(dataset)),
         )
     except DatasetFormatError as exc:
         more = ["(more errors not shown)"] if exc.truncated else []
         raise imports.ImportRefused(exc.errors + more) from None
     except DifficultyDatasetError as exc:
         raise imports.ImportRefused([str(exc)]) from None
+
+
+def _summary(dataset) -> str:
+    return (
+        f"{dataset.n_segments} segments, {dataset.n_language_pairs} language pair(s), "
+        f"{dataset.n_systems} systems"
+    )
 
 
 def register() -> None:

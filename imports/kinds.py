@@ -1,9 +1,10 @@
 """The registry of import kinds: how each app imports its files, known to this app by name.
 
 An app registers one :class:`ImportKind` per kind of file in ``AppConfig.ready``. Its ``run``
-is the app's own all-or-nothing import service; it must call ``on_written(result)`` inside the
-transaction that writes the result, so the job is marked done in that same transaction (a worker
-killed before the commit leaves neither the result nor a finished job behind).
+is the app's own all-or-nothing import service, which must call ``on_written(result,
+summary="")`` inside the transaction that writes the result (``summary``: what was written, in
+words). The job is marked done in that same transaction, so a worker killed before the commit
+leaves neither the result nor a finished job behind.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class ImportRefused(Exception):
         self.errors = errors
 
 
-OnWritten = Callable[[Any], None]
+OnWritten = Callable[..., None]
 
 
 @dataclass(frozen=True)

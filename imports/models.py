@@ -28,6 +28,7 @@ class ImportJob(models.Model):
     lines_done = models.PositiveIntegerField(default=0)
     errors = models.JSONField(default=list, blank=True, help_text="'line N: reason' strings.")
     result_id = models.PositiveBigIntegerField(null=True, blank=True)
+    summary = models.CharField(max_length=500, blank=True, help_text="What the import wrote.")
     attempts = models.PositiveSmallIntegerField(default=0)
     # A lease, not a lock (rounds.leases): a worker killed mid-import leaves a lease that runs
     # out, and the sweep queues the job again.

@@ -32,6 +32,8 @@ RUN_TASK = "imports.run_import"
 # Progress is written every so many lines: often enough for a page polling each second, rarely
 # enough to cost nothing next to parsing.
 PROGRESS_EVERY = 2000
+# Refusals kept on a job (a file of bad lines would otherwise fill the row).
+MAX_ERRORS = 100
 # A job whose worker died this often is a file that kills workers (memory, say): stop trying.
 MAX_ATTEMPTS = 3
 
@@ -128,8 +130,8 @@ def _run_kind(job: ImportJob, worker: str, stream: IO[bytes]) -> None:
     kind = kinds.get(job.kind)
     finished = []
 
-    def on_written(result: Any) -> None:
-        _finish(job, worker, result.pk)
+    def on_written(result: Any, summary: str = "") -> None:
+        _finish(job, worker, result.pk, summary)
         finished.append(result.pk)
 
     kind.run(_counted(stream, job.pk, worker), job.options, job.created_by, on_written)
@@ -159,11 +161,12 @@ def _report(job_id: int, worker: str, **changes: Any) -> None:
             mine.update(updated_at=timezone.now(), **changes)
 
 
-def _finish(job: ImportJob, worker: str, result_id: int) -> None:
+def _finish(job: ImportJob, worker: str, result_id: int, summary: str) -> None:
     """Mark the job done inside the kind's writing transaction (so both commit or neither)."""
     now = timezone.now()
     marked = ImportJob.objects.filter(pk=job.pk, claimed_by=worker).update(
-        status=ImportJob.Status.DONE, result_id=result_id, lines_done=F("lines_total"),
+        status=ImportJob.Status.DONE, result_id=result_id, summary=summary[:500],
+        lines_done=F("lines_total"),
         errors=[], claimed_by="", lease_expires_at=None, finished_at=now, updated_at=now,
     )  # fmt: skip
     if not marked:
@@ -171,6 +174,8 @@ def _finish(job: ImportJob, worker: str, result_id: int) -> None:
 
 
 def _fail(job: ImportJob, worker: str, errors: list[str]) -> rounds.Outcome:
+    if len(errors) > MAX_ERRORS:
+        errors = [*errors[:MAX_ERRORS], f"(and {len(errors) - MAX_ERRORS} more)"]
     released = rounds.release(
         ImportJob.objects.filter(pk=job.pk),
         worker,

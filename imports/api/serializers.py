@@ -23,7 +23,7 @@ class ImportJobSerializer(serializers.ModelSerializer):
         model = ImportJob
         fields = [
             "id", "url", "page", "kind", "status", "file_name", "file_size", "lines_total",
-            "lines_done", "percent", "errors", "result_id", "result_url", "created_by",
+            "lines_done", "percent", "errors", "result_id", "result_url", "summary", "created_by",
             "created_at", "started_at", "finished_at",
         ]  # fmt: skip
         read_only_fields = fields
