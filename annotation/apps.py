@@ -22,3 +22,8 @@ class AnnotationConfig(AppConfig):
             order=5,
         ),
     )
+
+    def ready(self) -> None:
+        from annotation import import_kinds
+
+        import_kinds.register()

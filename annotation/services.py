@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import IO, Any
@@ -265,6 +265,7 @@ def import_campaign(
     protocol: str,
     file_format: str = "jsonl",
     offset_unit: str = "codepoint",
+    on_written: Callable[[Campaign], None] | None = None,
     **settings,
 ) -> Campaign:
     """Create a campaign from a file (text, bytes, a file or an iterable of lines); atomic.
@@ -274,18 +275,26 @@ def import_campaign(
     a JSONL file's span offsets count (the other formats convert their own). Raises
     :class:`CampaignImportError` with every bad line's (or item's) number and reason, or
     Django's ``ValidationError`` for bad settings (e.g. a name already taken); nothing is
-    written then.
+    written then. ``on_written(campaign)`` runs inside the writing transaction (a background
+    import marks its job done there).
     """
-    if not protocols.is_registered(protocol):
-        raise ValidationError({"protocol": f"unknown protocol {protocol!r}"})
-    if Campaign.objects.filter(name=name).exists():
-        raise ValidationError({"name": f"a campaign named {name!r} already exists"})
+    check_new_campaign(name, protocol)
     defaults = {k: settings[k] for k in ("src_lang", "tgt_lang") if settings.get(k)}
     items = _items_in_format(_whole_file(source), file_format, protocol, defaults, offset_unit)
     with transaction.atomic():
         campaign = _new_campaign(name, protocol, settings, items[0])
         _create_items(campaign, items)
+        if on_written is not None:
+            on_written(campaign)
     return campaign
+
+
+def check_new_campaign(name: str, protocol: str) -> None:
+    """Django's ``ValidationError`` for an unknown protocol or a name already taken."""
+    if not protocols.is_registered(protocol):
+        raise ValidationError({"protocol": f"unknown protocol {protocol!r}"})
+    if Campaign.objects.filter(name=name).exists():
+        raise ValidationError({"name": f"a campaign named {name!r} already exists"})
 
 
 def import_items(campaign: Campaign, source: str | bytes | IO | Iterable) -> list[Item]:

@@ -24,10 +24,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import access, formats, forms, qc, scoring, selectors, services, signup_limits
+from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from annotation.protocols import ESA_LOW_SCORE
 from config.http import HtmxHttpRequest
 from formats import strict_json
+from imports import ImportRefused
+from imports import services as import_services
 
 _AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -101,15 +104,29 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
             if name in forms.CampaignForm.Meta.fields and name not in ("name", "protocol")
         }
         settings["mqm_weights"] = form.instance.mqm_weights
+        upload = form.cleaned_data["items_file"]
+        file_format = form.cleaned_data["file_format"] or "auto"
         try:
+            if import_services.runs_in_background(upload):
+                options = campaign_options(
+                    name=form.cleaned_data["name"], protocol=form.cleaned_data["protocol"],
+                    file_format=file_format, settings=settings,
+                )  # fmt: skip
+                job = import_services.start_import(
+                    CAMPAIGN_KIND, upload, options, created_by=request.user
+                )
+                messages.info(request, f"{upload.name} is being imported by a worker.")
+                return redirect("imports:job_detail", pk=job.pk)
             campaign = services.import_campaign(
-                form.cleaned_data["items_file"],
+                upload,
                 name=form.cleaned_data["name"],
                 protocol=form.cleaned_data["protocol"],
-                file_format=form.cleaned_data["file_format"] or "auto",
+                file_format=file_format,
                 created_by=request.user,
                 **settings,
             )
+        except ImportRefused as exc:
+            import_errors = exc.errors
         except services.CampaignImportError as exc:
             import_errors = _import_error_context(exc)
         except ValidationError as exc:

@@ -19,6 +19,8 @@ class ChallengeSetsConfig(AppConfig):
 
     def ready(self) -> None:
         from annotation.signals import item_completed
+        from challenge_sets import import_kinds
         from challenge_sets.validation import on_item_completed
 
+        import_kinds.register()
         item_completed.connect(on_item_completed, dispatch_uid="challenge_sets.item_completed")

@@ -8,7 +8,7 @@ transaction, so the log is complete whatever path (page, bulk action, API) made 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,11 +92,13 @@ def add_items(
     *,
     user=None,
     threshold: float = similarity.DEFAULT_THRESHOLD,
+    on_written: Callable[[AddResult], None] | None = None,
 ) -> AddResult:
     """Save candidates not yet in the set, flagging near-duplicates of the set's texts.
 
     Near-duplicates are kept and marked (``duplicate_of``, ``similarity``) for the curator to
-    decide: a paraphrase can be a legitimate, different test item.
+    decide: a paraphrase can be a legitimate, different test item. ``on_written(result)`` runs
+    inside the writing transaction (a background import marks its job done there).
     """
     with transaction.atomic():
         locked = ChallengeSet.objects.select_for_update().get(pk=challenge_set.pk)
@@ -137,7 +139,10 @@ def add_items(
             reason=f"{len(created)} from {', '.join(origins) or '—'}; "
                    f"{len(candidates) - len(fresh)} already in the set; "
                    f"{len(flagged)} near-duplicates flagged")  # fmt: skip
-    return AddResult(len(created), len(candidates) - len(fresh), len(flagged))
+        result = AddResult(len(created), len(candidates) - len(fresh), len(flagged))
+        if on_written is not None:
+            on_written(result)
+    return result
 
 
 def _item(challenge_set: ChallengeSet, candidate: Candidate) -> ChallengeItem:

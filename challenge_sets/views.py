@@ -19,11 +19,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from challenge_sets import access, exports, plots, selectors, services, sources, validation
 from challenge_sets.forms import ChallengeSetForm, DecideForm, source_form
+from challenge_sets.import_kinds import JSONL_KIND, in_background, jsonl_options
 from challenge_sets.models import ChallengeItem
 from challenge_sets.services import ChallengeSetError
 from challenge_sets.sources import SourceError
 from challenge_sets.versions import freeze_version
 from config.http import HtmxHttpRequest
+from imports import ImportRefused
+from imports import services as import_services
 
 
 @login_required
@@ -125,11 +128,19 @@ def add_from_source(request: HttpRequest, pk: int, source: str) -> HttpResponse:
     form = source_form(item_source, request.POST, request.FILES)
     errors: list[str] = []
     if form.is_valid():
+        upload = form.cleaned_data.get("file")
         try:
+            if upload is not None and in_background(source, upload):
+                options = jsonl_options(challenge_set, upload.name)
+                job = import_services.start_import(
+                    JSONL_KIND, upload, options, created_by=request.user
+                )
+                messages.info(request, f"{upload.name} is being imported by a worker.")
+                return redirect("imports:job_detail", pk=job.pk)
             result = services.add_items_from_source(
                 challenge_set, source, form.cleaned_data, user=request.user
             )
-        except SourceError as exc:
+        except (SourceError, ImportRefused) as exc:
             errors = exc.errors
         else:
             messages.success(

@@ -16,5 +16,13 @@ class IdRouter(DefaultRouter):
 
 router = IdRouter()
 
-for app_name in ("engines", "annotation", "difficulty", "search", "lexical", "challenge_sets"):
+for app_name in (
+    "imports",
+    "engines",
+    "annotation",
+    "difficulty",
+    "search",
+    "lexical",
+    "challenge_sets",
+):
     import_module(f"{app_name}.api.routes").register(router)

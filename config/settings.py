@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "csp",
     "config.apps.PlatformConfig",
     "accounts",
+    "imports",
     "engines",
     "annotation",
     "difficulty",
@@ -278,6 +279,9 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # The largest file any form or API import accepts (config/uploads.py); bigger files go through
 # the management commands.
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_MB", 50, minimum=1) * 2**20
+# An upload above this size is imported by a worker as an ImportJob (imports/, ADR 0022); the
+# request only stores the file and answers with the job's page (or a 202 in the API).
+IMPORT_INLINE_MAX_BYTES = env_int("IMPORT_INLINE_MAX_MB", 2, minimum=0) * 2**20
 
 # --- REST API -------------------------------------------------------------------------------
 # Basic auth sends the account password with every request; scripts should use personal API

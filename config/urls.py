@@ -34,6 +34,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include(router.urls)),
+    path("imports/", include("imports.urls")),
     path("engines/", include("engines.urls")),
     path("annotation/", include("annotation.urls")),
     path("difficulty/", include("difficulty.urls")),

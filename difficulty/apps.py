@@ -18,6 +18,8 @@ class DifficultyConfig(AppConfig):
 
     def ready(self) -> None:
         import rounds
+        from difficulty import import_kinds
         from difficulty.services import recover_evaluations
 
         rounds.register(rounds.JobKind("DEC evaluation", recover_evaluations))
+        import_kinds.register()

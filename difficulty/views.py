@@ -18,6 +18,7 @@ from config.http import HtmxHttpRequest
 from difficulty import plots as difficulty_plots
 from difficulty import selectors as difficulty
 from difficulty.forms import CampaignDatasetForm, DatasetUploadForm, EvaluateForm
+from difficulty.import_kinds import DATASET_KIND, dataset_options
 from difficulty.services import (
     DatasetFormatError,
     DifficultyDatasetError,
@@ -26,6 +27,8 @@ from difficulty.services import (
     import_difficulty_dataset,
     start_difficulty_evaluation,
 )
+from imports import ImportRefused
+from imports import services as import_services
 
 # --- Difficulty datasets and DEC evaluations (seed 002) --------------------------------------
 
@@ -48,6 +51,8 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
+        if import_services.runs_in_background(upload):
+            return _import_in_background(request, form)
         try:
             dataset = import_difficulty_dataset(
                 upload,
@@ -72,6 +77,25 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
         {"form": form, "errors": errors},
         status=status,
     )
+
+
+def _import_in_background(request: HttpRequest, form: DatasetUploadForm) -> HttpResponse:
+    """A big file: store it, queue its import, and show the job's progress page."""
+    upload = form.cleaned_data["file"]
+    options = dataset_options(
+        name=form.cleaned_data["name"],
+        description=form.cleaned_data["description"],
+        reference_rule=form.reference_rule(),
+        perfect_score=form.cleaned_data["perfect_score"],
+        source_file_name=upload.name,
+    )
+    try:
+        job = import_services.start_import(DATASET_KIND, upload, options, created_by=request.user)
+    except ImportRefused as exc:
+        context = {"form": form, "errors": exc.errors}
+        return render(request, "difficulty/dataset_upload.html", context, status=400)
+    messages.info(request, f"{upload.name} is being imported by a worker.")
+    return redirect("imports:job_detail", pk=job.pk)
 
 
 @staff_member_required

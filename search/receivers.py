@@ -10,6 +10,7 @@ from search.breaker.services import recover_runs as recover_breaker_runs
 from search.breaker.transfer_services import recover_transfers
 from search.runs.human_loop import on_item_completed
 from search.runs.services import recover_runs
+from search.topics import import_kinds as topic_import_kinds
 from search.topics.generation import recover_tree_generations
 
 
@@ -21,3 +22,4 @@ def connect() -> None:
     rounds.register(rounds.JobKind("breaker run", recover_breaker_runs))
     rounds.register(rounds.JobKind("breaker transfer", recover_transfers))
     rounds.register(rounds.JobKind("breaker statistics", recover_statistics))
+    topic_import_kinds.register()

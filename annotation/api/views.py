@@ -35,7 +35,12 @@ from annotation.api.serializers import (
     NextItemSerializer,
     SubmitAnnotationSerializer,
 )
+from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Annotation, Campaign
+from imports import ImportRefused
+from imports import services as import_services
+from imports.api.serializers import ImportJobSerializer
+from imports.api.views import accepted
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -138,17 +143,20 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(
         request=ImportCampaignSerializer,
-        responses={201: CampaignSerializer, 400: ImportErrorSerializer},
+        responses={201: CampaignSerializer, 202: ImportJobSerializer, 400: ImportErrorSerializer},
     )
     @action(detail=False, methods=["post"], url_path="import")
     def import_campaign(self, request: Request) -> Response:
-        """Create a campaign with its items (staff only); a bad item writes nothing."""
+        """Create a campaign with its items (staff only); a bad item writes nothing. A ``file``
+        above ``IMPORT_INLINE_MAX_MB`` is imported by a worker: 202 with the import job."""
         if not _is_staff(request):
             raise PermissionDenied("Only staff can import campaigns.")
         body = ImportCampaignSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
         settings = data.get("settings") or {}
+        if data.get("file") and import_services.runs_in_background(data["file"]):
+            return self._import_in_background(request, data)
         try:
             if data.get("jsonl") or data.get("file"):
                 campaign = services.import_campaign(
@@ -178,6 +186,20 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         campaign.created_by = cast("User", request.user)
         campaign.save(update_fields=["created_by"])
         return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
+
+    def _import_in_background(self, request: Request, data: dict) -> Response:
+        """A file above ``IMPORT_INLINE_MAX_MB``: 202 with the import job a worker runs."""
+        options = campaign_options(
+            name=data["name"], protocol=data["protocol"], file_format=data["format"],
+            settings=data.get("settings") or {}, offset_unit=data["offset_unit"],
+        )  # fmt: skip
+        try:
+            job = import_services.start_import(
+                CAMPAIGN_KIND, data["file"], options, created_by=request.user
+            )
+        except ImportRefused as exc:
+            return Response({"detail": exc.errors[0], "errors": exc.errors}, status=400)
+        return accepted(job, request)
 
 
 class ItemViewSet(viewsets.ReadOnlyModelViewSet):

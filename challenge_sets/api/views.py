@@ -28,11 +28,16 @@ from challenge_sets.api.serializers import (
     DecideSerializer,
     FrozenVersionSerializer,
 )
+from challenge_sets.import_kinds import JSONL_KIND, in_background, jsonl_options
 from challenge_sets.models import ChallengeSet
 from challenge_sets.services import ChallengeSetError
 from challenge_sets.sources import SourceError
 from challenge_sets.versions import freeze_version
 from config.api_parsers import StrictJSONParser
+from imports import ImportRefused
+from imports import services as import_services
+from imports.api.serializers import ImportJobSerializer
+from imports.api.views import accepted
 
 
 class MayCurate(BasePermission):
@@ -77,13 +82,14 @@ class ChallengeSetViewSet(
 
     @extend_schema(
         request=AddItemsSerializer,
-        responses={200: ChallengeItemSerializer(many=True)},
+        responses={200: ChallengeItemSerializer(many=True), 202: ImportJobSerializer},
         parameters=[OpenApiParameter("status", str), OpenApiParameter("origin", str)],
     )
     @action(detail=True, methods=["get", "post"])
     def items(self, request: Request, pk=None) -> Response:
         """GET: the set's items (filters ``status``, ``origin``, ``lp``); POST: add items from a
-        source (``source`` + ``params``; ``file`` for jsonl)."""
+        source (``source`` + ``params``; ``file`` for jsonl). A jsonl ``file`` above
+        ``IMPORT_INLINE_MAX_MB`` is added by a worker: 202 with the import job."""
         challenge_set = self._set()
         if request.method == "GET":
             state = selectors.TableState.from_query(request.query_params)
@@ -92,8 +98,11 @@ class ChallengeSetViewSet(
         data = AddItemsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         params = dict(data.validated_data["params"])
-        if data.validated_data.get("file") is not None:
-            params["file"] = data.validated_data["file"]
+        upload = data.validated_data.get("file")
+        if upload is not None:
+            params["file"] = upload
+        if in_background(data.validated_data["source"], upload):
+            return self._in_background(request, challenge_set, upload)
         try:
             result = services.add_items_from_source(
                 challenge_set, data.validated_data["source"], params, user=request.user
@@ -102,6 +111,15 @@ class ChallengeSetViewSet(
             return _refused(exc)
         return Response({"added": result.added, "skipped": result.skipped,
                          "near_duplicates": result.near_duplicates})  # fmt: skip
+
+    def _in_background(self, request: Request, challenge_set, upload) -> Response:
+        """A JSONL file above ``IMPORT_INLINE_MAX_MB``: 202 with the import job."""
+        options = jsonl_options(challenge_set, upload.name)
+        try:
+            job = import_services.start_import(JSONL_KIND, upload, options, created_by=request.user)
+        except ImportRefused as exc:
+            return Response({"detail": exc.errors[0], "errors": exc.errors}, status=400)
+        return accepted(job, request)
 
     @extend_schema(request=None, responses={200: dict})
     @action(detail=True, methods=["post"])

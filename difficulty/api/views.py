@@ -33,6 +33,7 @@ from difficulty.api.serializers import (
     EvaluationResultsSerializer,
     EvaluationStateErrorSerializer,
 )
+from difficulty.import_kinds import DATASET_KIND, dataset_options
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
 from difficulty.services import (
     DatasetFormatError,
@@ -42,6 +43,10 @@ from difficulty.services import (
     import_difficulty_dataset,
     start_difficulty_evaluation,
 )
+from imports import ImportRefused
+from imports import services as import_services
+from imports.api.serializers import ImportJobSerializer
+from imports.api.views import accepted
 
 
 class JsonlNegotiation(DefaultContentNegotiation):
@@ -96,15 +101,23 @@ class DifficultyDatasetViewSet(
 
     @extend_schema(
         request={"multipart/form-data": DatasetImportSerializer},
-        responses={201: DifficultyDatasetDetailSerializer, 400: DifficultyErrorSerializer},
+        responses={
+            201: DifficultyDatasetDetailSerializer,
+            202: ImportJobSerializer,
+            400: DifficultyErrorSerializer,
+        },
     )
     @action(detail=False, methods=["post"], url_path="import", url_name="import")
     def import_file(self, request: Request) -> Response:
         """Import a WMT-style JSONL file (multipart ``file``); all or nothing: a refused file is
-        a 400 whose ``detail`` and ``errors`` name each bad line."""
+        a 400 whose ``detail`` and ``errors`` name each bad line. A file above
+        ``IMPORT_INLINE_MAX_MB`` is imported by a worker: 202 with the import job (poll its
+        ``url``; ``Location`` names it too)."""
         body = DatasetImportSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         upload = body.validated_data["file"]
+        if import_services.runs_in_background(upload):
+            return self._import_in_background(request, body)
         try:
             dataset = import_difficulty_dataset(
                 upload,
@@ -118,6 +131,25 @@ class DifficultyDatasetViewSet(
         except (DatasetFormatError, DifficultyDatasetError) as exc:
             return _refused(exc)
         return self._created(dataset)
+
+    def _import_in_background(self, request: Request, body: DatasetImportSerializer) -> Response:
+        upload = body.validated_data["file"]
+        options = dataset_options(
+            name=body.validated_data["name"],
+            description=body.validated_data["description"],
+            reference_rule=body.reference_rule(),
+            perfect_score=body.validated_data["perfect_score"],
+            source_file_name=upload.name,
+        )
+        try:
+            job = import_services.start_import(
+                DATASET_KIND, upload, options, created_by=request.user
+            )
+        except ImportRefused as exc:
+            return Response(
+                {"detail": exc.errors[0], "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
+            )
+        return accepted(job, request)
 
     @extend_schema(
         request=DatasetFromCampaignSerializer,

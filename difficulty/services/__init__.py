@@ -5,6 +5,7 @@ from difficulty.dataset_format import DatasetFormatError
 from difficulty.services.datasets import (
     DifficultyDatasetError,
     build_difficulty_dataset_from_campaign,
+    check_dataset_name,
     import_difficulty_dataset,
     import_mqm_tsv_dataset,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "advance_difficulty_evaluation",
     "build_difficulty_dataset_from_campaign",
     "cancel_difficulty_evaluation",
+    "check_dataset_name",
     "enqueue_evaluation_round",
     "evaluation_queue",
     "import_difficulty_dataset",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 from django.db import IntegrityError, transaction
@@ -44,7 +44,8 @@ class DifficultyDatasetError(Exception):
 # --- Datasets --------------------------------------------------------------------------------
 
 
-def _check_name(name: str) -> str:
+def check_dataset_name(name: str) -> str:
+    """The stripped name, or :class:`DifficultyDatasetError` when it is empty, long or taken."""
     name = name.strip()
     if not name:
         raise DifficultyDatasetError("a dataset needs a name")
@@ -64,13 +65,15 @@ def import_difficulty_dataset(
     source_file_name: str = "",
     perfect_score: float = 100.0,
     created_by=None,
+    on_written: Callable[[DifficultyDataset], None] | None = None,
 ) -> DifficultyDataset:
     """Import a WMT-style JSONL file (see ``difficulty.dataset_format``); all or nothing.
 
     Raises :class:`DatasetFormatError` (every bad line with its number) or
-    :class:`DifficultyDatasetError`; in both cases nothing is written.
+    :class:`DifficultyDatasetError`; in both cases nothing is written. ``on_written(dataset)``
+    runs inside the writing transaction (a background import marks its job done there).
     """
-    name = _check_name(name)
+    name = check_dataset_name(name)
     segments = parse_jsonl(lines)
     return _write_dataset(
         segments,
@@ -81,6 +84,7 @@ def import_difficulty_dataset(
         source_file_name=source_file_name,
         perfect_score=perfect_score,
         created_by=created_by,
+        on_written=on_written,
     )
 
 
@@ -100,7 +104,7 @@ def import_mqm_tsv_dataset(
     over its raters; the raw mean penalty and the number of raters are kept as extra fields.
     The file names no languages, so ``language_pair`` (e.g. ``en-de``) says them.
     """
-    name = _check_name(name)
+    name = check_dataset_name(name)
     try:
         src_lang, tgt_lang = split_language_pair(language_pair)
         mqm_segments = google_mqm.read_tsv(data)
@@ -153,6 +157,7 @@ def _write_dataset(
     created_by=None,
     campaign_id: int | None = None,
     campaign_name: str = "",
+    on_written: Callable[[DifficultyDataset], None] | None = None,
 ) -> DifficultyDataset:
     by_pair: dict[str, list[ParsedSegment]] = defaultdict(list)
     for segment in segments:
@@ -179,6 +184,8 @@ def _write_dataset(
                 all_systems |= _write_pair(dataset, code, by_pair[code], reference_rule)
             dataset.n_systems = len(all_systems)
             dataset.save(update_fields=["n_systems", "updated_at"])
+            if on_written is not None:
+                on_written(dataset)
     except IntegrityError as exc:
         # Two imports with one name at once: the unique name is the referee.
         if DifficultyDataset.objects.filter(name=name).exists():
@@ -263,7 +270,7 @@ def build_difficulty_dataset_from_campaign(
     skipped). An unfinished campaign can be used;
     the description says how complete it was.
     """
-    name = _check_name(name)
+    name = check_dataset_name(name)
     if campaign.protocol not in protocols.scored():
         raise DifficultyDatasetError(
             f"campaign {campaign.name!r} uses the {campaign.protocol} protocol, which has no "

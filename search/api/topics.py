@@ -19,12 +19,17 @@ from rest_framework.response import Response
 
 from config.api_parsers import StrictJSONParser
 from config.uploads import validate_upload_size
+from imports import ImportRefused
+from imports import services as import_services
+from imports.api.serializers import ImportJobSerializer
+from imports.api.views import accepted
 from search.models import Topic, TopicTree
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 from search.topics import selectors
 from search.topics.generation import BRANCHING_RANGE, DEPTH_RANGE, start_tree_generation
+from search.topics.import_kinds import CORPUS_KIND, TREE_KIND, corpus_options, tree_options
 from search.topics.services import (
     CorpusImportError,
     TopicTreeError,
@@ -152,13 +157,20 @@ class TopicTreeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         return selectors.tree_rows(self.request.user).order_by("-created_at", "-id")
 
     @extend_schema(
-        request=CreateTreeSerializer, responses={201: TopicTreeSerializer, 400: ErrorSerializer}
+        request=CreateTreeSerializer,
+        responses={201: TopicTreeSerializer, 202: ImportJobSerializer, 400: ErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         body = CreateTreeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
         upload = data.get("file")
+        if upload and import_services.runs_in_background(upload):
+            options = tree_options(
+                name=data["name"], language=data["language"], description=data["description"],
+                file_name=upload.name,
+            )  # fmt: skip
+            return self._in_background(request, TREE_KIND, upload, options)
         try:
             tree = import_topic_tree(
                 upload.read() if upload else data["tree"],
@@ -172,15 +184,25 @@ class TopicTreeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(self._fresh(tree), status=status.HTTP_201_CREATED)
 
+    def _in_background(self, request: Request, kind: str, upload, options: dict) -> Response:
+        """A file above ``IMPORT_INLINE_MAX_MB``: 202 with the import job a worker runs."""
+        try:
+            job = import_services.start_import(kind, upload, options, created_by=request.user)
+        except ImportRefused as exc:
+            return Response({"detail": exc.errors[0]}, status=status.HTTP_400_BAD_REQUEST)
+        return accepted(job, request)
+
     def _fresh(self, tree: TopicTree) -> dict:
         return TopicTreeSerializer(self.get_queryset().get(pk=tree.pk)).data
 
     @extend_schema(
-        request=CorpusSerializer, responses={200: CorpusReportSerializer, 400: ErrorSerializer}
+        request=CorpusSerializer,
+        responses={200: CorpusReportSerializer, 202: ImportJobSerializer, 400: ErrorSerializer},
     )
     @action(detail=True, methods=["post"])
     def corpus(self, request: Request, pk=None) -> Response:
-        """Add samples from JSONL (``{"topic", "text", "source_url"}`` per line)."""
+        """Add samples from JSONL (``{"topic", "text", "source_url"}`` per line). A ``file``
+        above ``IMPORT_INLINE_MAX_MB`` is imported by a worker: 202 with the import job."""
         tree = self.get_object()
         body = CorpusSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -188,6 +210,10 @@ class TopicTreeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
             detail = f"the tree is {tree.status}: it has no topics yet"
             return Response({"detail": detail}, status=status.HTTP_400_BAD_REQUEST)
         upload = body.validated_data.get("file")
+        if upload and import_services.runs_in_background(upload):
+            return self._in_background(
+                request, CORPUS_KIND, upload, corpus_options(tree, upload.name)
+            )
         source = upload.read() if upload else body.validated_data["jsonl"]
         try:
             report = import_corpus(tree, source, file_name=upload.name if upload else "")

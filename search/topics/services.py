@@ -29,6 +29,7 @@ __all__ = [
     "CorpusReport",
     "TopicTreeError",
     "add_samples",
+    "check_tree_name",
     "import_corpus",
     "import_topic_tree",
     "save_generated_tree",
@@ -86,20 +87,15 @@ def import_topic_tree(
     description: str = "",
     source_file_name: str = "",
     created_by=None,
+    on_written: Callable[[TopicTree], None] | None = None,
 ) -> TopicTree:
     """Create a tree from nested JSON (``{"Root": {"Child": {...}}}``) or a flat list of names.
 
     Raises :class:`TopicTreeError` with a precise reason; nothing is written then.
+    ``on_written(tree)`` runs inside the writing transaction (a background import marks its
+    job done there).
     """
-    name = name.strip()
-    if not name:
-        raise TopicTreeError("the tree needs a name")
-    limit = TopicTree._meta.get_field("name").max_length
-    assert limit is not None  # a CharField always has one
-    if len(name) > limit:
-        raise TopicTreeError(f"the tree name is longer than {limit} characters")
-    if TopicTree.objects.filter(name=name).exists():
-        raise TopicTreeError(f"a topic tree named {name!r} already exists")
+    name = check_tree_name(name)
     specs = parse_tree(_read_json(source), language)
     with transaction.atomic():
         tree = TopicTree.objects.create(
@@ -110,7 +106,23 @@ def import_topic_tree(
             created_by=created_by,
         )
         _write_topics(tree, specs)
+        if on_written is not None:
+            on_written(tree)
     return tree
+
+
+def check_tree_name(name: str) -> str:
+    """The stripped name, or :class:`TopicTreeError` when it is empty, long or taken."""
+    name = name.strip()
+    if not name:
+        raise TopicTreeError("the tree needs a name")
+    limit = TopicTree._meta.get_field("name").max_length
+    assert limit is not None  # a CharField always has one
+    if len(name) > limit:
+        raise TopicTreeError(f"the tree name is longer than {limit} characters")
+    if TopicTree.objects.filter(name=name).exists():
+        raise TopicTreeError(f"a topic tree named {name!r} already exists")
+    return name
 
 
 def save_generated_tree(tree: TopicTree, specs: Sequence[TopicSpec]) -> TopicTree:
@@ -201,12 +213,17 @@ def _parse_corpus_line(data: Any, topics: dict[str, Topic]) -> tuple[Topic, str,
 
 
 def import_corpus(
-    tree: TopicTree, source: str | bytes | IO | Iterable, *, file_name: str = ""
+    tree: TopicTree,
+    source: str | bytes | IO | Iterable,
+    *,
+    file_name: str = "",
+    on_written: Callable[[CorpusReport], None] | None = None,
 ) -> CorpusReport:
     """Add samples to the leaves of ``tree``; a topic is named by its name or its full path.
 
     Atomic: any bad line raises :class:`CorpusImportError` listing every bad line; duplicates
     (within the file or of stored samples of the same topic) are skipped and counted.
+    ``on_written(report)`` runs inside the writing transaction.
     """
     leaves = Topic.objects.filter(tree=tree, arm__isnull=False)
     topics: dict[str, Topic] = {}
@@ -245,7 +262,10 @@ def import_corpus(
         )
         fresh = [row for key, row in rows.items() if key not in existing]
         TextSample.objects.bulk_create(fresh, batch_size=_BATCH)
-    return CorpusReport(lines=lines, created=len(fresh), duplicates=lines - len(fresh))
+        report = CorpusReport(lines=lines, created=len(fresh), duplicates=lines - len(fresh))
+        if on_written is not None:
+            on_written(report)
+    return report
 
 
 def add_samples(topic: Topic, snippets: Sequence[Snippet], detail: dict[str, Any]) -> int:

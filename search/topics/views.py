@@ -7,6 +7,9 @@ matches as the user types.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Page, Paginator
@@ -19,10 +22,19 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 from config.http import HtmxHttpRequest
+from imports import ImportRefused
+from imports import services as import_services
 from search.models import TopicTree
 from search.topics import selectors as topics
 from search.topics.forms import CorpusUploadForm, TreeGenerateForm, TreeImportForm
 from search.topics.generation import retry_tree_generation, start_tree_generation
+from search.topics.import_kinds import (
+    CORPUS_KIND,
+    TREE_KIND,
+    corpus_options,
+    corpus_refusals,
+    tree_options,
+)
 from search.topics.services import (
     CorpusImportError,
     TopicTreeError,
@@ -79,6 +91,15 @@ def tree_import(request: HttpRequest) -> HttpResponse:
     errors: list[str] = []
     if form.is_valid():
         upload = form.cleaned_data["file"]
+        if import_services.runs_in_background(upload):
+            options = tree_options(
+                name=form.cleaned_data["name"],
+                language=form.cleaned_data["language"].strip() or "en",
+                description=form.cleaned_data["description"],
+                file_name=upload.name,
+            )
+            refused = partial(_tree_import_refused, import_form=form)
+            return _import_in_background(request, TREE_KIND, upload, options, refused)
         try:
             tree = import_topic_tree(
                 upload.read(),
@@ -95,8 +116,24 @@ def tree_import(request: HttpRequest) -> HttpResponse:
                 request, f"Imported {tree.name}: {tree.n_topics} topics, {tree.n_leaves} leaves."
             )
             return redirect("search:topic_tree", pk=tree.pk)
-    context = _list_context(request, import_form=form, errors=errors, error_form="import")
+    return _tree_import_refused(request, errors, import_form=form)
+
+
+def _tree_import_refused(request: HttpRequest, errors: list[str], **forms) -> HttpResponse:
+    context = _list_context(request, errors=errors, error_form="import", **forms)
     return render(request, LIST_TEMPLATE, context, status=400)
+
+
+def _import_in_background(
+    request: HttpRequest, kind: str, upload, options: dict, refused: Callable[..., HttpResponse]
+) -> HttpResponse:
+    """A big file: store it, queue its import, and show the job's progress page."""
+    try:
+        job = import_services.start_import(kind, upload, options, created_by=request.user)
+    except ImportRefused as exc:
+        return refused(request, exc.errors)
+    messages.info(request, f"{upload.name} is being imported by a worker.")
+    return redirect("imports:job_detail", pk=job.pk)
 
 
 @staff_member_required
@@ -144,10 +181,14 @@ def corpus_upload(request: HttpRequest, pk: int) -> HttpResponse:
         errors = [f"{tree.name} is {tree.get_status_display().lower()}: it has no topics yet."]
     elif form.is_valid():
         upload = form.cleaned_data["file"]
+        if import_services.runs_in_background(upload):
+            refused = partial(_corpus_refused, tree=tree, form=form)
+            options = corpus_options(tree, upload.name)
+            return _import_in_background(request, CORPUS_KIND, upload, options, refused)
         try:
             report = import_corpus(tree, upload.read(), file_name=upload.name)
         except CorpusImportError as exc:
-            errors = [f"line {n}: {reason}" if n else reason for n, reason in exc.errors[:50]]
+            errors = corpus_refusals(exc)[:50]
         else:
             messages.success(
                 request,
@@ -155,6 +196,10 @@ def corpus_upload(request: HttpRequest, pk: int) -> HttpResponse:
                 f"({report.duplicates} duplicates skipped).",
             )
             return redirect("search:topic_tree", pk=tree.pk)
+    return _corpus_refused(request, errors, tree=tree, form=form)
+
+
+def _corpus_refused(request: HttpRequest, errors: list[str], *, tree, form) -> HttpResponse:
     context = _tree_context(request, tree) | {"corpus_form": form, "errors": errors}
     return render(request, TREE_TEMPLATE, context, status=400)
 

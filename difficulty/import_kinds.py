@@ -1,0 +1,81 @@
+"""Difficulty datasets as a kind of background import (ADR 0022): big uploads from the page or
+the API are imported by a worker with the same service as small ones."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.urls import reverse
+
+import imports
+from difficulty.dataset_format import DatasetFormatError, ReferenceRule
+from difficulty.services import (
+    DifficultyDatasetError,
+    check_dataset_name,
+    import_difficulty_dataset,
+)
+
+DATASET_KIND = "difficulty-dataset"
+
+
+def dataset_options(
+    *, name: str, description: str, reference_rule: ReferenceRule, perfect_score: float,
+    source_file_name: str,
+) -> dict[str, Any]:  # fmt: skip
+    """What the upload form or API call said, as the job stores it (JSON)."""
+    return {
+        "name": name,
+        "description": description,
+        "reference_rule": reference_rule.as_dict(),
+        "perfect_score": perfect_score,
+        "source_file_name": source_file_name,
+    }
+
+
+def _check(options: Mapping[str, Any]) -> None:
+    try:
+        check_dataset_name(options["name"])
+    except DifficultyDatasetError as exc:
+        raise imports.ImportRefused([str(exc)]) from None
+
+
+def _run(lines: Iterable[bytes], options: Mapping[str, Any], created_by, on_written):
+    rule = options["reference_rule"]
+    try:
+        return import_difficulty_dataset(
+            lines,
+            name=options["name"],
+            description=options["description"],
+            reference_rule=ReferenceRule(
+                names=tuple(rule["names"]), prefixes=tuple(rule["prefixes"])
+            ),
+            source_file_name=options["source_file_name"],
+            perfect_score=options["perfect_score"],
+            created_by=created_by,
+            on_written=lambda dataset: on_written(dataset, _summary(dataset)),
+        )
+    except DatasetFormatError as exc:
+        more = ["(more errors not shown)"] if exc.truncated else []
+        raise imports.ImportRefused(exc.errors + more) from None
+    except DifficultyDatasetError as exc:
+        raise imports.ImportRefused([str(exc)]) from None
+
+
+def _summary(dataset) -> str:
+    return (
+        f"{dataset.n_segments} segments, {dataset.n_language_pairs} language pair(s), "
+        f"{dataset.n_systems} systems"
+    )
+
+
+def register() -> None:
+    imports.register(
+        imports.ImportKind(
+            name=DATASET_KIND,
+            label="Difficulty dataset (WMT-style JSONL)",
+            run=_run,
+            result_url=lambda pk: reverse("difficulty:dataset_detail", args=[pk]),
+            check=_check,
+        )
+    )
