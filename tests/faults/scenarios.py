@@ -17,7 +17,8 @@ from engines.models import CachedResponse, EngineCall
 from search.breaker.config import create_run as create_breaker_run
 from search.models import BreakerRun, BreakerStep, Pull, SearchRun
 from search.runs.services import restore_policy
-from tests.search.breaker_helpers import breaker_reply, remote_config, remote_engines
+from tests.engines.fake_openai import breaker_reply
+from tests.search.breaker_helpers import remote_config, remote_engines
 from tests.search.test_run_worker import crowd_run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery_worker]
