@@ -270,14 +270,12 @@ class CallPath:
                 return self._attempts(client, slots, job)
 
             results: dict[str, _Outcome] = {}
-            try:
-                if workers == 1:
-                    for job in jobs:
-                        self._settle(operation, [(job, run(job))], results)
-                else:
-                    self._concurrently(operation, jobs, run, workers, results)
-            finally:
-                slots.close_idle()
+            # The limiter's connections stay open for the next batch (engines.limiter).
+            if workers == 1:
+                for job in jobs:
+                    self._settle(operation, [(job, run(job))], results)
+            else:
+                self._concurrently(operation, jobs, run, workers, results)
         return results
 
     def _concurrently(

@@ -8,6 +8,12 @@ request (not while it sleeps between retries). Two backends, chosen by the
   slot), taken with ``pg_try_advisory_lock`` on a small pool of dedicated autocommit
   connections. Locks are scoped to the database, so every worker on every machine that shares
   the database shares the limit, and a crashed worker's locks vanish with its connection.
+  The pool belongs to one process (keyed by ``os.getpid()``: a forked child opens its own and
+  never touches its parent's sessions) and outlives a batch, since opening a connection per
+  request thread per batch was most of the platform's per-step cost. Idle connections are
+  closed at the next acquire once the pool has been idle ``idle_s`` seconds, and by
+  :func:`close_all` (end of a web request, at process exit, after each test) so no idle
+  session lingers on the database (it would block e.g. dropping a test database).
 * ``file`` (auto elsewhere, i.e. the embedded SQLite default): ``flock`` on one file per slot
   under ``ENGINE_LOCK_DIR`` (default ``VAR_DIR/locks``). ``flock`` locks belong to an open file
   description, so threads of one process exclude each other as well as separate processes do,
@@ -19,14 +25,15 @@ Redis is deliberately not required: the embedded default has none.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import hashlib
 import os
-import queue
 import random
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +42,15 @@ from django.db import connection
 
 from engines.interfaces import EngineError
 
-__all__ = ["FileSlots", "PostgresSlots", "SlotTimeout", "limiter"]
+__all__ = ["FileSlots", "PostgresSlots", "SlotTimeout", "close_all", "limiter"]
 
 # First key of the two-int advisory lock id: "HS" for Hardset, so our locks never collide with
 # another application's advisory locks in the same database.
 _PG_NAMESPACE = 0x4853
 _SLOTS_PER_ENGINE = 1024
+# Longer than the gap between two batches of a run, short enough that a quiet process gives
+# its sessions back soon.
+IDLE_S = 5.0
 
 
 class SlotTimeout(EngineError):
@@ -58,7 +68,7 @@ class FileSlots:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def close_idle(self) -> None:
+    def close_all(self) -> None:
         """Nothing to close: a file lock lives only while its slot is held."""
 
     def _path(self, engine_id: int, index: int) -> Path:
@@ -92,28 +102,73 @@ class FileSlots:
             _pause(waited)
 
 
-class PostgresSlots:
-    def __init__(self, conninfo: dict[str, Any]) -> None:
-        self.conninfo = conninfo
-        self._pool: queue.SimpleQueue[Any] = queue.SimpleQueue()
+class _Pool:
+    """One process's idle connections, and when one was last given back."""
 
-    def close_idle(self) -> None:
-        """Close the pooled connections not in use (after a batch), so that no idle session
-        lingers on the database (it would block e.g. dropping a test database)."""
-        while True:
-            try:
-                conn = self._pool.get_nowait()
-            except queue.Empty:
-                return
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle: list[Any] = []
+        self.last_used = 0.0
+        self.opened = 0
+
+
+class PostgresSlots:
+    def __init__(
+        self,
+        conninfo: dict[str, Any],
+        *,
+        idle_s: float = IDLE_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.conninfo = conninfo
+        self.idle_s = idle_s
+        self.clock = clock
+        # A forked child inherits its parent's sockets: using or even closing them (libpq
+        # sends a terminate message) would end the parent's sessions, so each process gets its
+        # own pool and leaves the inherited one alone.
+        self._pools: dict[int, _Pool] = {}
+
+    def _pool(self) -> _Pool:
+        pid = os.getpid()
+        pool = self._pools.get(pid)
+        if pool is None:
+            pool = self._pools.setdefault(pid, _Pool())
+        return pool
+
+    def opened(self) -> int:
+        """Connections this process has opened so far."""
+        return self._pool().opened
+
+    def close_all(self) -> None:
+        """Close this process's idle connections (one in use is pooled again when released)."""
+        pool = self._pool()
+        with pool.lock:
+            idle, pool.idle = pool.idle, []
+        for conn in idle:
             conn.close()
 
     def _connection(self) -> Any:
         import psycopg
 
-        try:
-            return self._pool.get_nowait()
-        except queue.Empty:
-            return psycopg.connect(**self.conninfo, autocommit=True)
+        pool = self._pool()
+        with pool.lock:
+            stale = pool.idle if self.clock() - pool.last_used > self.idle_s else []
+            if stale:
+                pool.idle = []
+            conn = pool.idle.pop() if pool.idle else None
+            if conn is None:
+                pool.opened += 1
+        for old in stale:
+            old.close()
+        if conn is None:
+            conn = psycopg.connect(**self.conninfo, autocommit=True)
+        return conn
+
+    def _release(self, conn: Any) -> None:
+        pool = self._pool()
+        with pool.lock:
+            pool.idle.append(conn)
+            pool.last_used = self.clock()
 
     def _acquire(self, engine_id: int, limit: int, wait_s: float) -> tuple[Any, int, int]:
         conn = self._connection()
@@ -131,7 +186,7 @@ class PostgresSlots:
                         return conn, key, index
                 waited = time.monotonic() - start
                 if waited > wait_s:
-                    self._pool.put(conn)
+                    self._release(conn)
                     raise SlotTimeout(
                         f"no free slot of engine {engine_id} (limit {limit}) within {wait_s:.0f}s"
                     )
@@ -155,10 +210,20 @@ class PostgresSlots:
                 # Closing the session releases its advisory locks too.
                 conn.close()
             else:
-                self._pool.put(conn)
+                self._release(conn)
 
 
 _limiters: dict[tuple, FileSlots | PostgresSlots] = {}
+
+
+def close_all(**_signal_kwargs: Any) -> None:
+    """Close every limiter's idle database connections in this process (also a receiver of
+    Django's ``request_finished``)."""
+    for slots in list(_limiters.values()):
+        slots.close_all()
+
+
+atexit.register(close_all)
 
 
 def _pg_conninfo() -> dict[str, Any]:

@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.db import connection
 
 import rounds.queue
+from engines import limiter
 from tests.factories import UserFactory
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +31,14 @@ def _fresh_throttles():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _limiter_sessions_closed():
+    """The engine limiter keeps its PostgreSQL sessions open across batches; none may be left
+    idle when the test database is dropped (an open session blocks DROP DATABASE)."""
+    yield
+    limiter.close_all()
 
 
 @pytest.fixture

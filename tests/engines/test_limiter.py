@@ -46,7 +46,7 @@ def test_limit_holds_across_processes_and_threads(fake_openai):
     for process in processes:
         process.join(30)
         assert process.exitcode == 0
-    slots.close_idle()
+    slots.close_all()
 
     assert len(fake_openai.requests) == 15
     assert fake_openai.max_in_flight == 2
@@ -68,7 +68,7 @@ def test_waiting_for_a_slot_times_out_transiently():
     assert not info.value.permanent
     with slots.slot(777, 1, wait_s=1):  # released again
         pass
-    slots.close_idle()
+    slots.close_all()
 
 
 def test_file_slots_are_released_when_a_process_dies(tmp_path):
@@ -88,3 +88,70 @@ def test_file_slots_are_released_when_a_process_dies(tmp_path):
 
     with slots.slot(1, 1, wait_s=2):
         pass
+
+
+postgres_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="advisory-lock slots need PostgreSQL"
+)
+
+
+def _batch(slots: PostgresSlots, width: int = 3) -> None:
+    """One batch as the call path runs it: ``width`` request threads, all holding a slot at
+    once (so the batch needs exactly ``width`` connections)."""
+    together = threading.Barrier(width, timeout=10)
+
+    def hold() -> None:
+        with slots.slot(31, width, wait_s=5):
+            together.wait()
+
+    threads = [threading.Thread(target=hold) for _ in range(width)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+
+
+@postgres_only
+def test_consecutive_batches_reuse_the_connection():
+    slots = PostgresSlots(limiter().conninfo)
+    _batch(slots)
+    _batch(slots)
+    assert slots.opened() == 3
+    slots.close_all()
+    _batch(slots)
+    assert slots.opened() == 6
+    slots.close_all()
+
+
+@postgres_only
+def test_a_forked_child_opens_its_own_connection():
+    slots = PostgresSlots(limiter().conninfo)
+    _batch(slots)
+    pid = os.fork()
+    if pid == 0:  # the child: any failure is its exit status
+        try:
+            fresh = slots.opened() == 0
+            _batch(slots)
+            os._exit(0 if fresh and slots.opened() == 3 else 1)
+        finally:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    _batch(slots)  # the parent's sessions survived the child and serve this batch
+    assert slots.opened() == 3
+    slots.close_all()
+
+
+@postgres_only
+def test_idle_connections_are_closed_after_the_idle_timeout():
+    now = [100.0]
+    slots = PostgresSlots(limiter().conninfo, idle_s=5, clock=lambda: now[0])
+    _batch(slots)
+    first = slots._pool().idle[0]
+    now[0] += 4
+    _batch(slots)
+    assert slots.opened() == 3 and not first.closed
+    now[0] += 6
+    _batch(slots)
+    assert slots.opened() == 6 and first.closed
+    slots.close_all()
