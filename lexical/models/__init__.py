@@ -1,0 +1,27 @@
+"""Models of the lexical app (seed 004), one module per stage: parallel corpora (``corpora``),
+mined or imported concepts with their variations and study examples (``concepts``). Everything
+is re-exported here, so ``from lexical.models import X`` keeps working wherever X lives."""
+
+from lexical.models.concepts import (
+    Concept,
+    ConceptExample,
+    ExampleSelection,
+    MiningJob,
+    SelectedExample,
+    Variation,
+)
+from lexical.models.corpora import ParallelCorpus, SentencePair
+from lexical.models.jobs import JobStatus, LexicalJob
+
+__all__ = [
+    "Concept",
+    "ConceptExample",
+    "ExampleSelection",
+    "JobStatus",
+    "LexicalJob",
+    "MiningJob",
+    "ParallelCorpus",
+    "SelectedExample",
+    "SentencePair",
+    "Variation",
+]
