@@ -120,11 +120,11 @@ class ConceptExample(models.Model):
 
     @property
     def source_text(self) -> str:
-        return self.pair.src if self.pair_id else self.src
+        return self.pair.src if self.pair is not None else self.src
 
     @property
     def target_text(self) -> str:
-        return self.pair.tgt if self.pair_id else self.tgt
+        return self.pair.tgt if self.pair is not None else self.tgt
 
 
 class ExampleSelection(models.Model):
