@@ -37,7 +37,7 @@ def extract_answer(text: str) -> str | None:
     """The last non-empty ```...``` block, trimmed of whitespace, quotes and a trailing period;
     None when the model did not use the template."""
     for block in reversed(_BLOCK.findall(text or "")):
-        answer = block.strip().strip("\"'“”«»`").strip().rstrip(".").strip()
+        answer = block.strip().rstrip(".").strip().strip("\"'“”«»`").strip()
         if answer and answer.lower() != "answer":
             return answer[:MAX_ANSWER_CHARS]
     return None
