@@ -120,10 +120,6 @@ class BiasChart:
     size: int
     series: list[tuple[str, list[int]]]
 
-    @property
-    def svg(self) -> str:
-        return charts.position_bias_svg(self.size, self.series).decode()
-
 
 @dataclass(frozen=True)
 class Results:
@@ -231,6 +227,26 @@ def chart_svg(evaluations: Iterable[LexicalEvaluation]) -> bytes:
     return charts.accuracy_chart_svg(panels(evaluations))
 
 
+def summary_record(line: SummaryLine) -> dict:
+    """One line of the accuracy table as the API and the command's --json give it."""
+    row, entry = line.row, line.entry
+    return {
+        "entry": entry.key if entry else "baseline",
+        "engine": entry.engine if entry else None,
+        "kind": entry.kind if entry else "baseline",
+        "setting": entry.setting if entry else "baseline",
+        "generator": entry.generator if entry else "",
+        "language": row.language,
+        "runs": row.runs,
+        "examples": row.examples,
+        "micro": {"mean": row.micro_mean, "sd": row.micro_sd, "by_run": list(row.micro_by_run)},
+        "macro": {"mean": row.macro_mean, "sd": row.macro_sd, "by_run": list(row.macro_by_run)},
+        "reasked": line.reasked,
+        "unparsed": line.unparsed,
+        "errors": line.errors,
+    }
+
+
 # --- CSV ---------------------------------------------------------------------------------------
 
 ANSWER_HEADER = [
@@ -336,3 +352,18 @@ def summary_csv_response(evaluation: LexicalEvaluation) -> HttpResponse:
         f'attachment; filename="lexical-evaluation-{evaluation.pk}-summary.csv"'
     )
     return response
+
+
+def latest_finished(user) -> list[LexicalEvaluation]:
+    """The latest finished evaluation of each selection, for the cross-language Fig. 2."""
+    latest: dict[int, LexicalEvaluation] = {}
+    for evaluation in (
+        evaluations_for_user(user).filter(status="finished").order_by("-finished_at", "-id")[:200]
+    ):
+        latest.setdefault(evaluation.selection_id, evaluation)
+    return list(latest.values())
+
+
+def bias_svg(evaluation: LexicalEvaluation, size: int) -> bytes:
+    found = [b for b in results(evaluation).bias if b.size == size]
+    return charts.position_bias_svg(size, found[0].series if found else [])
