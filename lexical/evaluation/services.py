@@ -68,7 +68,7 @@ def _lease() -> timedelta:
 
 
 def _round_items() -> int:
-    return int(getattr(settings, "LEXICAL_EVAL_ROUND_ITEMS", 200))
+    return int(settings.LEXICAL_EVAL_ROUND_ITEMS)
 
 
 def enqueue_round(evaluation_id: int, round_index: int, *, countdown: float | None = None) -> None:
