@@ -70,7 +70,8 @@ class EvaluationConfigSerializer(serializers.Serializer):
 
 class ConfigErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
-    errors = serializers.DictField(child=serializers.CharField())
+    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
+    errors = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
 
 
 def results_record(evaluation: LexicalEvaluation) -> dict:

@@ -54,13 +54,19 @@ class EvaluationForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.chat_engines = _engines("chat")
-        self.fields["chat"].choices = [
+        chat = self.fields["chat"]
+        generator = self.fields["generator"]
+        translate = self.fields["translate"]
+        assert isinstance(chat, forms.MultipleChoiceField)
+        assert isinstance(generator, forms.ChoiceField)
+        assert isinstance(translate, forms.MultipleChoiceField)
+        chat.choices = [
             (f"{name}:{setting}", f"{name}: {label}")
             for name in self.chat_engines
             for setting, label in CHAT_SETTINGS
         ]
-        self.fields["generator"].choices = [("", "—"), *[(n, n) for n in self.chat_engines]]
-        self.fields["translate"].choices = [(f"{n}:translate", n) for n in _engines("translate")]
+        generator.choices = [("", "—"), *[(n, n) for n in self.chat_engines]]
+        translate.choices = [(f"{n}:translate", n) for n in _engines("translate")]
 
     def grid(self) -> list[tuple[str, list[tuple[str, str, bool]]]]:
         """Rows of the engines × settings table: (engine, [(value, label, checked)])."""
@@ -71,7 +77,7 @@ class EvaluationForm(forms.Form):
         ]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         chat = data.get("chat") or []
         if any(v.endswith(":other") for v in chat) and not data.get("generator"):
             self.add_error("generator", "name the generator whose rules “rules from …” shows")

@@ -36,7 +36,8 @@ _UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Kh
 def extract_answer(text: str) -> str | None:
     """The last non-empty ```...``` block, trimmed of whitespace, quotes and a trailing period;
     None when the model did not use the template."""
-    for block in reversed(_BLOCK.findall(text or "")):
+    blocks: list[str] = _BLOCK.findall(text or "")
+    for block in reversed(blocks):
         answer = block.strip().rstrip(".").strip().strip("\"'“”«»`").strip()
         if answer and answer.lower() != "answer":
             return answer[:MAX_ANSWER_CHARS]
@@ -55,7 +56,7 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def _exact_pattern(form: str) -> regex.Pattern:
+def _exact_pattern(form: str) -> regex.Pattern[str]:
     body = regex.escape(form)
     left = "" if _UNSPACED.match(form[0]) else rf"(?<!{_WORD_CHAR})"
     right = "" if _UNSPACED.match(form[-1]) else rf"(?!{_WORD_CHAR})"

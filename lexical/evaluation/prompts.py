@@ -67,7 +67,9 @@ def reminder(labels: Sequence[str]) -> str:
     )
 
 
-def reask_messages(messages: Sequence[dict[str, str]], labels: Sequence[str]) -> list[dict]:
+def reask_messages(
+    messages: Sequence[dict[str, str]], labels: Sequence[str]
+) -> list[dict[str, str]]:
     """The same conversation with the reminder appended to the last user prompt (the paper
     appends it to the prompt and resamples once, rather than adding a turn)."""
     out = [dict(m) for m in messages]

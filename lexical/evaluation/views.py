@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -127,7 +127,7 @@ def evaluation_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 
 @staff_member_required
 @require_GET
-def answers_csv(request: HttpRequest, pk: int) -> HttpResponse:
+def answers_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     return selectors.answers_csv_response(selectors.evaluation_for_user(request.user, pk))
 
 
