@@ -68,7 +68,7 @@ class EvaluationConfigSerializer(serializers.Serializer):
     seed = serializers.IntegerField(required=False, help_text="Drawn and stored when absent.")
 
 
-class ConfigErrorSerializer(serializers.Serializer):
+class EvaluationConfigErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
     # A field named "errors": the metaclass pops declared fields, .errors stays the property.
     errors = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
@@ -122,7 +122,7 @@ class LexicalEvaluationViewSet(
 
     @extend_schema(
         request=EvaluationConfigSerializer,
-        responses={201: LexicalEvaluationSerializer, 400: ConfigErrorSerializer},
+        responses={201: LexicalEvaluationSerializer, 400: EvaluationConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start an evaluation of engines × settings on an example selection."""
