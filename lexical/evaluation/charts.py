@@ -82,19 +82,19 @@ def accuracy_chart_svg(panels: Sequence[Panel]) -> bytes:
         order = [label for _, label in labels]
         for axes, panel in zip(axes_list, panels, strict=False):
             models = list(dict.fromkeys(b.model for b in panel.bars))
-            width = 0.8 / max(1, len(order))
-            for slot, label in enumerate(order):
-                bars = {b.model: b for b in panel.bars if b.label == label}
-                xs = [
-                    i + (slot - (len(order) - 1) / 2) * width
-                    for i, m in enumerate(models)
-                    if m in bars
-                ]
-                means = [100 * bars[m].mean for m in models if m in bars]
-                sds = [100 * bars[m].sd for m in models if m in bars]
-                if xs:
-                    axes.bar(xs, means, width * 0.95, yerr=sds, capsize=2, color=colours[label],
-                             label=label, error_kw={"elinewidth": 0.8})  # fmt: skip
+            width = 0.8 / max(1, max(sum(b.model == m for b in panel.bars) for m in models))
+            drawn: set[str] = set()
+            for i, model in enumerate(models):
+                # Each model's bars centred on its tick, in the legend's order of settings.
+                own = sorted(
+                    (b for b in panel.bars if b.model == model), key=lambda b: order.index(b.label)
+                )
+                for slot, bar in enumerate(own):
+                    x = i + (slot - (len(own) - 1) / 2) * width
+                    axes.bar(x, 100 * bar.mean, width * 0.95, yerr=100 * bar.sd, capsize=2,
+                             color=colours[bar.label], error_kw={"elinewidth": 0.8},
+                             label=None if bar.label in drawn else bar.label)  # fmt: skip
+                    drawn.add(bar.label)
             if panel.baseline is not None:
                 axes.axhline(100 * panel.baseline, color="#555753", linestyle="--", linewidth=1,
                              label="frequency baseline")  # fmt: skip
@@ -114,10 +114,18 @@ def accuracy_chart_svg(panels: Sequence[Panel]) -> bytes:
                 if name not in names:
                     handles.append(handle)
                     names.append(name)
+        figure.subplots_adjust(hspace=0.6, wspace=0.3)
         if handles:
-            figure.legend(handles, names, frameon=False, loc="lower center",
-                          ncol=min(5, len(names)), fontsize=9)  # fmt: skip
-            figure.subplots_adjust(bottom=0.3 / rows + 0.1, hspace=0.6)
+            # Below the panels; the tight bounding box of the saved figure takes it in.
+            figure.legend(
+                handles,
+                names,
+                frameon=False,
+                loc="upper center",
+                bbox_to_anchor=(0.5, 0.0),
+                ncol=min(5, len(names)),
+                fontsize=9,
+            )
         return _svg(figure)
 
 
