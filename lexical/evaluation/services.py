@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
+from itertools import islice
 from typing import Any
 
 from django.conf import settings
@@ -98,16 +99,19 @@ class Item:
     error: str = ""
 
 
-def pending_items(evaluation: LexicalEvaluation) -> list[Item]:
-    """Every answer the evaluation still lacks, entry by entry, run by run, in selection order
-    (so a round finishes one engine's run before starting the next)."""
+def pending_items(evaluation: LexicalEvaluation, limit: int | None = None) -> list[Item]:
+    """The answers the evaluation still lacks (the first ``limit`` of them), entry by entry, run
+    by run, in selection order (so a round finishes one engine's run before the next)."""
+    return list(islice(_pending(evaluation), limit))
+
+
+def _pending(evaluation: LexicalEvaluation) -> Iterator[Item]:
     done = set(
         LexicalAnswer.objects.filter(evaluation=evaluation).values_list(
             "entry_key", "run", "example_id"
         )
     )
     concepts = evaluation.snapshot["concepts"]
-    items = []
     for data in evaluation.entries:
         entry = Entry.from_dict(data)
         runs = 1 if entry.kind == TRANSLATE else evaluation.runs
@@ -116,13 +120,13 @@ def pending_items(evaluation: LexicalEvaluation) -> list[Item]:
                 if (entry.key, run, example["id"]) in done:
                     continue
                 ids = [v["id"] for v in concepts[str(example["concept"])]["variations"]]
+                # Drawn only for what is asked: the order depends on (seed, run, example) alone.
                 order = (
                     []
                     if entry.kind == TRANSLATE
                     else option_order(evaluation.seed, run, example["id"], ids)
                 )
-                items.append(Item(entry, run, example, order))
-    return items
+                yield Item(entry, run, example, order)
 
 
 def _variations(evaluation: LexicalEvaluation, item: Item) -> list[dict[str, Any]]:
@@ -290,7 +294,7 @@ def advance_evaluation(
     evaluation = LexicalEvaluation.objects.get(pk=evaluation_id)
     rows = LexicalEvaluation.objects.filter(pk=evaluation_id)
     try:
-        items = pending_items(evaluation)[: _round_items()]
+        items = pending_items(evaluation, _round_items())
         _ask(evaluation, items)
     except interrupts:
         rounds.release(rows, worker)

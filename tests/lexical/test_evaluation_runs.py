@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+import rounds
 from lexical.evaluation import rule_source, selectors, services
 from lexical.evaluation.config import EvaluationConfigError, create_evaluation
 from lexical.evaluation.services import (
@@ -199,6 +200,7 @@ def test_a_dead_workers_round_is_recovered_and_finished_without_duplicates(
     LexicalEvaluation.objects.filter(pk=evaluation.pk).update(claimed_by="dead@host:1")
     with django_capture_on_commit_callbacks(execute=True):
         assert recover_evaluations(dead_worker_prefix="dead@host:") == [evaluation.pk]
+    assert "lexical evaluation" in rounds.registered()  # the shared sweep calls it too
     assert sent_tasks == [
         ("lexical.advance_evaluation", (evaluation.pk, 0), {"queue": "slow", "countdown": None})
     ]
