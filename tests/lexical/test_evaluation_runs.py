@@ -220,3 +220,27 @@ def test_a_transient_engine_error_retries_the_round(server, selection):
     assert outcome.status == "retry"
     evaluation.refresh_from_db()
     assert (evaluation.status, evaluation.claimed_by, evaluation.items_done) == ("running", "", 0)
+
+
+def test_an_input_the_engine_refuses_fails_alone_and_long_answers_are_bounded(server, selection):
+    from tests.engines.fake_openai import Reply
+
+    def picky(body):
+        prompt = body["messages"][-1]["content"]
+        if "Our trip abroad" in prompt:
+            return Reply.error(400, "content filter")
+        if "The plane landed" in prompt:
+            return Reply("x" * 10_000 + " ```avión```")
+        return scripted(body)
+
+    server.responder = picky
+    evaluation = evaluate(selection, "oracle:none", runs=1)
+    assert evaluation.status == "finished", evaluation.error
+    answers = {a.example.src: a for a in LexicalAnswer.objects.filter(evaluation=evaluation)}
+    refused = answers["Our trip abroad was fun."]
+    assert (refused.correct, refused.chosen_id, refused.reasked) == (False, None, False)
+    assert "content filter" in refused.error
+    long = answers["The plane landed at the airport."]
+    assert long.correct and len(long.raw_answer) == 4000  # parsed first, stored cut
+    assert sum(a.correct for a in answers.values()) == 4
+    assert summary(evaluation)["oracle:none"].errors == 1
