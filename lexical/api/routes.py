@@ -2,6 +2,8 @@
 
 from rest_framework.routers import DefaultRouter
 
+from lexical.api.evaluation import LexicalEvaluationViewSet
+
 
 def register(router: DefaultRouter) -> None:
-    """Register this app's viewsets (none yet)."""
+    router.register("lexical-evaluations", LexicalEvaluationViewSet, basename="lexical-evaluation")

@@ -11,6 +11,7 @@ from lexical.models.concepts import (
     Variation,
 )
 from lexical.models.corpora import ParallelCorpus, SentencePair
+from lexical.models.evaluation import LexicalAnswer, LexicalEvaluation
 from lexical.models.jobs import JobStatus, LexicalJob
 
 __all__ = [
@@ -18,6 +19,8 @@ __all__ = [
     "ConceptExample",
     "ExampleSelection",
     "JobStatus",
+    "LexicalAnswer",
+    "LexicalEvaluation",
     "LexicalJob",
     "MiningJob",
     "ParallelCorpus",

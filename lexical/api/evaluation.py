@@ -1,0 +1,167 @@
+"""REST API for model evaluations (seed 004 §4): create, list, retrieve, results, cancel and the
+CSV exports. Staff only; a refused configuration is a 400 with ``errors`` keyed by field, and
+nothing is written."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse, StreamingHttpResponse
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from config.api_errors import field_errors
+from lexical.evaluation import selectors
+from lexical.evaluation.config import EvaluationConfigError, create_evaluation
+from lexical.evaluation.services import EvaluationStateError, cancel_evaluation
+from lexical.models import LexicalEvaluation
+
+
+class LexicalEvaluationSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(
+        read_only=True, help_text=f"One of: {', '.join(LexicalEvaluation.Status.values)}."
+    )
+    progress = serializers.FloatField(read_only=True)
+    cost = serializers.FloatField(read_only=True)
+    links = serializers.SerializerMethodField()
+
+    class Meta:
+        model = LexicalEvaluation
+        fields = [
+            "id", "name", "status", "error", "selection", "entries", "runs", "seed",
+            "temperature", "round_index", "items_done", "items_total", "progress", "cost",
+            "created_at", "started_at", "finished_at", "links",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_links(self, evaluation: LexicalEvaluation) -> dict[str, str]:
+        request = self.context["request"]
+        names = {
+            "page": "lexical:evaluation:detail",
+            "results": "lexical-evaluation-results",
+            "chart": "lexical:evaluation:chart",
+            "answers_csv": "lexical:evaluation:answers_csv",
+            "summary_csv": "lexical:evaluation:summary_csv",
+        }
+        return {
+            key: request.build_absolute_uri(reverse(name, args=[evaluation.pk]))
+            for key, name in names.items()
+        }
+
+
+class EvaluationConfigSerializer(serializers.Serializer):
+    """An evaluation's configuration (documented here; validated by
+    ``lexical.evaluation.config``)."""
+
+    name = serializers.CharField(required=False)
+    selection = serializers.IntegerField(help_text="An example selection's id.")
+    entries = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="NAME:none, NAME:self, NAME:other:GENERATOR (chat) or NAME:translate.",
+    )
+    runs = serializers.IntegerField(required=False, help_text="1–10, default 3.")
+    seed = serializers.IntegerField(required=False, help_text="Drawn and stored when absent.")
+
+
+class EvaluationConfigErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
+    errors = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
+
+
+def results_record(evaluation: LexicalEvaluation) -> dict:
+    results = selectors.results(evaluation)
+    keys = [e.key for e in results.entries] + ["baseline"]
+    return {
+        "evaluation": evaluation.pk,
+        "status": evaluation.status,
+        "summary": [selectors.summary_record(line) for line in results.summary],
+        "concepts": [
+            {
+                "concept": c.concept,
+                "lemma": c.lemma,
+                "variations": c.variations,
+                "examples": c.examples,
+                "accuracy": dict(zip(keys, c.accuracies, strict=True)),
+            }
+            for c in results.concepts
+        ],
+        "position_bias": [
+            {"options": b.size, "entry": key, "counts": counts}
+            for b in results.bias
+            for key, counts in b.series
+        ],
+    }
+
+
+class LexicalEvaluationViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """Model evaluations on lexical selection (staff only)."""
+
+    permission_classes = [IsAdminUser]
+    serializer_class = LexicalEvaluationSerializer
+    queryset = LexicalEvaluation.objects.none()  # for the schema; requests use get_queryset
+
+    def get_queryset(self):
+        return selectors.evaluations_for_user(self.request.user)
+
+    def get_object(self) -> LexicalEvaluation:
+        return selectors.evaluation_for_user(self.request.user, self.kwargs["pk"])
+
+    def get_parsers(self):
+        return [JSONParser()]
+
+    def _data(self, evaluation: LexicalEvaluation) -> dict:
+        return LexicalEvaluationSerializer(evaluation, context=self.get_serializer_context()).data
+
+    @extend_schema(
+        request=EvaluationConfigSerializer,
+        responses={201: LexicalEvaluationSerializer, 400: EvaluationConfigErrorSerializer},
+    )
+    def create(self, request: Request) -> Response:
+        """Start an evaluation of engines × settings on an example selection."""
+        try:
+            evaluation = create_evaluation(request.data, created_by=request.user)
+        except EvaluationConfigError as exc:
+            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
+        return Response(self._data(evaluation), status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: LexicalEvaluationSerializer,
+            409: OpenApiResponse(description="the evaluation is over"),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk=None) -> Response:
+        try:
+            evaluation = cancel_evaluation(self.get_object())
+        except EvaluationStateError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(self._data(evaluation))
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"])
+    def results(self, request: Request, pk=None) -> Response:
+        """Micro/macro accuracy (mean ± sd over runs) per entry and language with the frequency
+        baseline, accuracy per concept, and position-bias counts."""
+        return Response(results_record(self.get_object()))
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"], url_path="answers-csv", url_name="answers-csv")
+    def answers_csv(self, request: Request, pk=None) -> StreamingHttpResponse:
+        """Every answer, one CSV line each."""
+        return selectors.answers_csv_response(self.get_object())
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"], url_path="summary-csv", url_name="summary-csv")
+    def summary_csv(self, request: Request, pk=None) -> HttpResponse:
+        """The accuracy table, one CSV line per entry and language (and the baseline)."""
+        return selectors.summary_csv_response(self.get_object())

@@ -1,0 +1,398 @@
+"""An evaluation's lifecycle on the round kernel (like the breaker transfers): rounds, cancel,
+recovery and the foreground loop.
+
+A round (:func:`advance_evaluation`):
+
+1. claim the evaluation with a lease (a conditional UPDATE on status, round index and lease);
+2. take the next ``LEXICAL_EVAL_ROUND_ITEMS`` missing (entry, run, example) answers and ask for
+   them, outside any transaction, through the engines call path (cached, booked in the ledger
+   under the evaluation's scope): chat engines get the Fig. 7/8 prompt at the evaluation's
+   temperature (0) with the options in the order drawn for (run, example); an answer outside the
+   ```answer``` template is asked once more with the reminder of App. B.3; translate engines
+   translate the source and their output is matched to a variation (App. B.2);
+3. in one transaction guarded by the claim: write the answers, the counters and the cost,
+   advance the round index, release the claim, and finish when nothing is missing.
+
+A worker killed in 1–2 leaves nothing written; the round is re-run (redelivery or the shared
+sweep once the lease expired), asks the same questions and is answered from the cache; the claim
+and ``lexical_answer_unique_cell`` keep any answer from being written twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
+from itertools import islice
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+import rounds
+from engines.interfaces import EngineError
+from engines.registry import chat_model_for, translator_for
+from engines.selectors import cost_by_scope
+from lexical.evaluation import matching, prompts
+from lexical.evaluation.entries import TRANSLATE, Entry
+from lexical.evaluation.options import option_order
+from lexical.models import LexicalAnswer, LexicalEvaluation
+from lexical.models.evaluation import RAW_ANSWER_CHARS
+
+__all__ = [
+    "ADVANCE_TASK",
+    "EvaluationStateError",
+    "advance_evaluation",
+    "cancel_evaluation",
+    "enqueue_round",
+    "pending_items",
+    "recover_evaluations",
+    "run_in_foreground",
+]
+
+logger = logging.getLogger(__name__)
+ADVANCE_TASK = "lexical.advance_evaluation"
+Status = rounds.Status
+
+
+class EvaluationStateError(RuntimeError):
+    """A control that does not apply in the evaluation's state (cancel a finished one)."""
+
+
+def _lease() -> timedelta:
+    seconds = getattr(settings, "LEXICAL_ROUND_LEASE_S", settings.SEARCH_ROUND_LEASE_S)
+    return timedelta(seconds=seconds)
+
+
+def _round_items() -> int:
+    return int(settings.LEXICAL_EVAL_ROUND_ITEMS)
+
+
+def enqueue_round(evaluation_id: int, round_index: int, *, countdown: float | None = None) -> None:
+    """Queue round ``round_index`` of an evaluation once the current transaction commits."""
+    rounds.enqueue(
+        ADVANCE_TASK,
+        (evaluation_id, round_index),
+        queue=settings.CELERY_SLOW_QUEUE,
+        countdown=countdown,
+    )
+
+
+# --- What to ask -----------------------------------------------------------------------------
+
+
+@dataclass
+class Item:
+    """One answer to get: an entry, a run and an example (as frozen in the snapshot)."""
+
+    entry: Entry
+    run: int
+    example: dict[str, Any]
+    options: list[int]  # variation ids in the order shown; empty for a translate engine
+    raw: str = ""
+    reasked: bool = False
+    chosen: int | None = None
+    error: str = ""
+
+
+def pending_items(evaluation: LexicalEvaluation, limit: int | None = None) -> list[Item]:
+    """The answers the evaluation still lacks (the first ``limit`` of them), entry by entry, run
+    by run, in selection order (so a round finishes one engine's run before the next)."""
+    return list(islice(_pending(evaluation), limit))
+
+
+def _pending(evaluation: LexicalEvaluation) -> Iterator[Item]:
+    done = set(
+        LexicalAnswer.objects.filter(evaluation=evaluation).values_list(
+            "entry_key", "run", "example_id"
+        )
+    )
+    concepts = evaluation.snapshot["concepts"]
+    for data in evaluation.entries:
+        entry = Entry.from_dict(data)
+        runs = 1 if entry.kind == TRANSLATE else evaluation.runs
+        for run in range(runs):
+            for example in evaluation.snapshot["examples"]:
+                if (entry.key, run, example["id"]) in done:
+                    continue
+                ids = [v["id"] for v in concepts[str(example["concept"])]["variations"]]
+                # Drawn only for what is asked: the order depends on (seed, run, example) alone.
+                order = (
+                    []
+                    if entry.kind == TRANSLATE
+                    else option_order(evaluation.seed, run, example["id"], ids)
+                )
+                yield Item(entry, run, example, order)
+
+
+def _variations(evaluation: LexicalEvaluation, item: Item) -> list[dict[str, Any]]:
+    return evaluation.snapshot["concepts"][str(item.example["concept"])]["variations"]
+
+
+def _messages(evaluation: LexicalEvaluation, item: Item) -> list[dict[str, str]]:
+    concept = evaluation.snapshot["concepts"][str(item.example["concept"])]
+    by_id = {v["id"]: v for v in concept["variations"]}
+    labels = [by_id[v]["label"] for v in item.options]
+    rules = None
+    if item.entry.uses_rules:
+        written = evaluation.snapshot["rules"][item.entry.generator][str(item.example["concept"])]
+        rules = {by_id[v]["label"]: written[str(v)] for v in item.options}
+    return prompts.selection_messages(concept["lemma"], item.example["source"], labels, rules)
+
+
+def _labels(evaluation: LexicalEvaluation, item: Item) -> list[str]:
+    by_id = {v["id"]: v for v in _variations(evaluation, item)}
+    return [by_id[v]["label"] for v in item.options]
+
+
+def _choose(evaluation: LexicalEvaluation, item: Item, text: str, *, whole: bool) -> int | None:
+    variations = _variations(evaluation, item)
+    found = matching.match_variation(text, [v["forms"] for v in variations], whole=whole)
+    return None if found is None else variations[found.index]["id"]
+
+
+# --- Asking ------------------------------------------------------------------------------------
+
+
+def isolated(call: Callable[[list[Any]], list[Any]], inputs: list[Any]) -> list[Any]:
+    """``call`` on the batch; after a permanent error, one by one (answers already received are
+    cache hits), so one refused input fails alone. Transient errors propagate."""
+    if not inputs:
+        return []
+    try:
+        return call(inputs)
+    except EngineError as exc:
+        if not exc.permanent:
+            raise
+        if len(inputs) == 1:
+            return [exc]
+    out: list[Any] = []
+    for one in inputs:
+        try:
+            out.append(call([one])[0])
+        except EngineError as exc:
+            if not exc.permanent:
+                raise
+            out.append(exc)
+    return out
+
+
+def _complete(chat: Any, temperature: float) -> Callable[[list], list[str]]:
+    def call(conversations: list[Sequence[dict[str, str]]]) -> list[str]:
+        many = getattr(chat, "complete_many", None)
+        if many is not None:
+            return [c.text for c in many(conversations, temperature=temperature)]
+        return [chat.complete(m, temperature=temperature).text for m in conversations]
+
+    return call
+
+
+def _ask_chat(evaluation: LexicalEvaluation, entry: Entry, items: list[Item]) -> None:
+    call = _complete(chat_model_for(entry.engine, scope=evaluation.scope), evaluation.temperature)
+    conversations = [_messages(evaluation, item) for item in items]
+    for item, answer in zip(items, isolated(call, conversations), strict=True):
+        _record_chat(item, answer)
+    again = [
+        (item, prompts.reask_messages(messages, _labels(evaluation, item)))
+        for item, messages in zip(items, conversations, strict=True)
+        if not item.error and matching.extract_answer(item.raw) is None
+    ]
+    for (item, _), answer in zip(again, isolated(call, [m for _, m in again]), strict=True):
+        item.reasked = True
+        _record_chat(item, answer)
+    for item in items:
+        answer = matching.extract_answer(item.raw)
+        if answer is not None:
+            item.chosen = _choose(evaluation, item, answer, whole=True)
+
+
+def _record_chat(item: Item, answer: Any) -> None:
+    if isinstance(answer, EngineError):
+        item.error = f"{item.entry.engine} failed: {answer.message}"
+    else:
+        item.raw = str(answer)
+
+
+def _ask_translator(evaluation: LexicalEvaluation, entry: Entry, items: list[Item]) -> None:
+    snapshot = evaluation.snapshot
+    translator = translator_for(entry.engine, scope=evaluation.scope)
+    call = partial(
+        translator.translate, src_lang=snapshot["src_lang"], tgt_lang=snapshot["tgt_lang"]
+    )
+    for item, output in zip(
+        items, isolated(call, [i.example["source"] for i in items]), strict=True
+    ):
+        if isinstance(output, EngineError):
+            item.error = f"{entry.engine} failed: {output.message}"
+            continue
+        item.raw = str(output)
+        item.chosen = _choose(evaluation, item, item.raw, whole=False)
+
+
+def _ask(evaluation: LexicalEvaluation, items: list[Item]) -> None:
+    by_entry: dict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        by_entry[item.entry.key].append(item)
+    for batch in by_entry.values():
+        entry = batch[0].entry
+        if entry.kind == TRANSLATE:
+            _ask_translator(evaluation, entry, batch)
+        else:
+            _ask_chat(evaluation, entry, batch)
+
+
+def _answer(evaluation: LexicalEvaluation, item: Item) -> LexicalAnswer:
+    return LexicalAnswer(
+        evaluation=evaluation,
+        entry_key=item.entry.key,
+        run=item.run,
+        example_id=item.example["id"],
+        option_order=item.options,
+        raw_answer=item.raw[:RAW_ANSWER_CHARS],
+        chosen_id=item.chosen,
+        correct=item.chosen is not None and item.chosen == item.example["variation"],
+        reasked=item.reasked,
+        error=item.error[:2000],
+    )
+
+
+# --- Rounds ------------------------------------------------------------------------------------
+
+
+def _claim(evaluation_id: int, round_index: int, worker: str) -> bool:
+    rows = LexicalEvaluation.objects.filter(
+        pk=evaluation_id, round_index=round_index, status__in=LexicalEvaluation.ACTIVE
+    )
+    return rounds.claim(rows, worker, _lease(), status=LexicalEvaluation.Status.RUNNING)
+
+
+def _unclaimed_outcome(evaluation_id: int, round_index: int) -> rounds.Outcome:
+    evaluation = LexicalEvaluation.objects.filter(pk=evaluation_id).first()
+    if evaluation is None or evaluation.round_index != round_index:
+        return rounds.Outcome(Status.STALE)
+    if evaluation.status in LexicalEvaluation.ACTIVE and evaluation.claimed_by:
+        return rounds.Outcome(
+            Status.BUSY, retry_in=rounds.retry_after_lease(evaluation.lease_expires_at)
+        )
+    return rounds.Outcome(Status.STOPPED)
+
+
+def advance_evaluation(
+    evaluation_id: int,
+    round_index: int,
+    *,
+    worker: str,
+    interrupts: tuple[type[BaseException], ...] = (),
+) -> rounds.Outcome:
+    """Run round ``round_index`` of an evaluation (see the module docstring)."""
+    if not _claim(evaluation_id, round_index, worker):
+        return _unclaimed_outcome(evaluation_id, round_index)
+    evaluation = LexicalEvaluation.objects.get(pk=evaluation_id)
+    rows = LexicalEvaluation.objects.filter(pk=evaluation_id)
+    try:
+        items = pending_items(evaluation, _round_items())
+        _ask(evaluation, items)
+    except interrupts:
+        rounds.release(rows, worker)
+        raise
+    except EngineError as exc:
+        if not exc.permanent:
+            rounds.release(rows, worker)
+            logger.warning(
+                "evaluation %s: transient engine error, retrying: %s", evaluation_id, exc
+            )
+            return rounds.Outcome(Status.RETRY, retry_in=30.0)
+        _fail(evaluation_id, worker, str(exc))
+        return rounds.Outcome(Status.STOPPED)
+    except Exception as exc:
+        logger.exception("evaluation %s failed", evaluation_id)
+        _fail(evaluation_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        return rounds.Outcome(Status.STOPPED)
+    return _commit(evaluation_id, round_index, worker, items)
+
+
+def _commit(evaluation_id: int, round_index: int, worker: str, items: list[Item]) -> rounds.Outcome:
+    with transaction.atomic():
+        evaluation = LexicalEvaluation.objects.select_for_update().get(pk=evaluation_id)
+        if evaluation.claimed_by != worker or evaluation.round_index != round_index:
+            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
+        LexicalAnswer.objects.bulk_create([_answer(evaluation, item) for item in items])
+        evaluation.items_done = LexicalAnswer.objects.filter(evaluation=evaluation).count()
+        evaluation.round_index += 1
+        evaluation.cost = cost_by_scope(evaluation.scope)["cost"]
+        outcome = _next(evaluation)
+        evaluation.claimed_by, evaluation.lease_expires_at = "", None
+        evaluation.save()
+    return rounds.Outcome(outcome)
+
+
+def _next(evaluation: LexicalEvaluation) -> rounds.Status:
+    """What follows the round; sets the evaluation's status accordingly."""
+    if evaluation.status != LexicalEvaluation.Status.RUNNING:
+        return Status.STOPPED  # cancelled during the round: stops at this boundary
+    if evaluation.items_done < evaluation.items_total:
+        return Status.MORE
+    evaluation.status = LexicalEvaluation.Status.FINISHED
+    evaluation.finished_at = timezone.now()
+    return Status.DONE
+
+
+def _fail(evaluation_id: int, worker: str, message: str) -> None:
+    rounds.release(
+        LexicalEvaluation.objects.filter(pk=evaluation_id),
+        worker,
+        status=LexicalEvaluation.Status.FAILED,
+        error=message[:5000],
+        finished_at=timezone.now(),
+    )
+
+
+def cancel_evaluation(evaluation: LexicalEvaluation) -> LexicalEvaluation:
+    """End the evaluation for good; the round in flight still records what it paid for."""
+    now = timezone.now()
+    updated = LexicalEvaluation.objects.filter(
+        pk=evaluation.pk, status__in=LexicalEvaluation.ACTIVE
+    ).update(status=LexicalEvaluation.Status.CANCELLED, finished_at=now, updated_at=now)
+    if not updated:
+        state = evaluation.get_status_display().lower()
+        raise EvaluationStateError(f"a {state} evaluation cannot be cancelled")
+    evaluation.refresh_from_db()
+    return evaluation
+
+
+def recover_evaluations(dead_worker_prefix: str | None = None) -> list[int]:
+    """Queue the current round of evaluations nobody works on (the sweep's part for them)."""
+    return rounds.requeue_stalled(
+        LexicalEvaluation.objects.filter(status__in=LexicalEvaluation.ACTIVE),
+        _lease(),
+        enqueue_round,
+        dead_worker_prefix=dead_worker_prefix,
+        fields=("pk", "round_index"),
+    )
+
+
+def register_recovery() -> None:
+    """Called from ``LexicalConfig.ready``: the shared sweep recovers evaluations too."""
+    rounds.register(rounds.JobKind("lexical evaluation", recover_evaluations))
+
+
+def run_in_foreground(evaluation_id: int, *, worker: str | None = None) -> LexicalEvaluation:
+    """Every round of an evaluation in this process until it finishes or stops."""
+    worker = worker or rounds.foreground_worker()
+
+    def advance() -> rounds.Outcome:
+        index = LexicalEvaluation.objects.values_list("round_index", flat=True).get(
+            pk=evaluation_id
+        )
+        return advance_evaluation(evaluation_id, index, worker=worker)
+
+    try:
+        rounds.run_in_foreground(advance)
+    except rounds.Busy:
+        message = f"evaluation {evaluation_id} is being run by a worker; try again later"
+        raise EvaluationStateError(message) from None
+    return LexicalEvaluation.objects.get(pk=evaluation_id)

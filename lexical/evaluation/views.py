@@ -1,0 +1,137 @@
+"""Pages of model evaluations (seed 004 §4). Staff only; thin: parse, call one service or
+selector, render. The evaluation page polls its status every 2 s and reloads the results when
+the evaluation moved."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from config.http import HtmxHttpRequest
+from lexical.evaluation import selectors
+from lexical.evaluation.config import EvaluationConfigError, create_evaluation
+from lexical.evaluation.forms import EvaluationForm
+from lexical.evaluation.services import EvaluationStateError, cancel_evaluation
+
+DETAIL = "lexical/evaluation/detail.html"
+SVG = "image/svg+xml"
+
+
+@staff_member_required
+@require_GET
+def evaluation_list(request: HttpRequest) -> HttpResponse:
+    rows = selectors.evaluations_for_user(request.user)
+    page = Paginator(rows, 50).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "lexical/evaluation/list.html",
+        {"page": page, "has_finished": rows.filter(status="finished").exists()},
+    )
+
+
+@staff_member_required
+@require_GET
+def overview_chart(request: HttpRequest) -> HttpResponse:
+    """Fig. 2 over languages: the latest finished evaluation of each selection."""
+    return HttpResponse(
+        selectors.chart_svg(selectors.latest_finished(request.user)), content_type=SVG
+    )
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def evaluation_create(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        form = EvaluationForm(initial={"selection": request.GET.get("selection")})
+        return render(request, "lexical/evaluation/form.html", {"form": form})
+    form = EvaluationForm(request.POST)
+    if form.is_valid():
+        try:
+            evaluation = create_evaluation(form.to_config(), created_by=request.user)
+        except EvaluationConfigError as exc:
+            form.add_config_errors(exc.errors)
+        else:
+            messages.success(request, f"Evaluation #{evaluation.pk} is queued.")
+            return redirect("lexical:evaluation:detail", pk=evaluation.pk)
+    return render(request, "lexical/evaluation/form.html", {"form": form}, status=400)
+
+
+def _version(evaluation) -> str:
+    return str(int(evaluation.updated_at.timestamp() * 1_000_000))
+
+
+def _context(evaluation) -> dict:
+    return {
+        "evaluation": evaluation,
+        "version": _version(evaluation),
+        "results": selectors.results(evaluation),
+    }
+
+
+@staff_member_required
+@require_GET
+def evaluation_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    evaluation = selectors.evaluation_for_user(request.user, pk)
+    if not request.htmx:
+        return render(request, DETAIL, _context(evaluation))
+    context = {"evaluation": evaluation, "version": _version(evaluation)}
+    html = render_to_string(f"{DETAIL}#status", context, request=request)
+    response = HttpResponseStopPolling(html) if evaluation.is_finished else HttpResponse(html)
+    if request.GET.get("seen") != context["version"]:
+        response["HX-Trigger"] = "evaluation-changed"
+    return response
+
+
+@staff_member_required
+@require_GET
+def evaluation_results(request: HttpRequest, pk: int) -> HttpResponse:
+    context = _context(selectors.evaluation_for_user(request.user, pk))
+    return render(request, f"{DETAIL}#results", context)
+
+
+@staff_member_required
+@require_GET
+def evaluation_chart(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation = selectors.evaluation_for_user(request.user, pk)
+    return HttpResponse(selectors.chart_svg([evaluation]), content_type=SVG)
+
+
+@staff_member_required
+@require_GET
+def bias_chart(request: HttpRequest, pk: int, size: int) -> HttpResponse:
+    """App. Fig. 5 (two variations) or Fig. 6 (three)."""
+    evaluation = selectors.evaluation_for_user(request.user, pk)
+    if size not in (2, 3):
+        raise Http404("Position bias is drawn for 2 and 3 options.")
+    return HttpResponse(selectors.bias_svg(evaluation, size), content_type=SVG)
+
+
+@staff_member_required
+@require_POST
+def evaluation_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation = selectors.evaluation_for_user(request.user, pk)
+    try:
+        cancel_evaluation(evaluation)
+    except EvaluationStateError as exc:
+        messages.error(request, f"Nothing changed: {exc}.")
+    else:
+        messages.success(request, "Evaluation cancelled.")
+    return redirect("lexical:evaluation:detail", pk=evaluation.pk)
+
+
+@staff_member_required
+@require_GET
+def answers_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    return selectors.answers_csv_response(selectors.evaluation_for_user(request.user, pk))
+
+
+@staff_member_required
+@require_GET
+def summary_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    return selectors.summary_csv_response(selectors.evaluation_for_user(request.user, pk))
