@@ -75,7 +75,7 @@ _CONCEPT = re.compile(r'^Concept: "(.*?)"', re.MULTILINE)
 _VARIATION = re.compile(r"^Variation: (.+?)\s*$", re.MULTILINE)
 _SENTENCE = re.compile(r"^\s*\d+\.\s+(.*?)\s*$")
 _SELECT = re.compile(
-    r'Please select the best translation of "(?P<concept>.*?)" in "(?P<source>.*)" '
+    r'[Pp]lease select the best translation of "(?P<concept>.*?)" in "(?P<source>.*)" '
     r"from the following list: (?P<options>\[.*?\])\.",
     re.DOTALL,
 )
