@@ -1,3 +1,7 @@
+from django.urls import include, path
+
 app_name = "lexical"
 
-urlpatterns: list = []
+urlpatterns: list = [
+    path("rules/", include("lexical.rules.urls")),
+]

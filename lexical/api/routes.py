@@ -2,6 +2,9 @@
 
 from rest_framework.routers import DefaultRouter
 
+from lexical.api.rules import RuleJobViewSet, RuleViewSet
+
 
 def register(router: DefaultRouter) -> None:
-    """Register this app's viewsets (none yet)."""
+    router.register("lexical-rule-jobs", RuleJobViewSet, basename="lexical-rule-job")
+    router.register("lexical-rules", RuleViewSet, basename="lexical-rule")

@@ -120,6 +120,10 @@ class ConceptRules:
     failures: dict[str, str]
     rows: list[RuleRow]
 
+    @property
+    def columns(self) -> list[tuple[str, RuleJob]]:
+        return [(name, self.jobs[name]) for name in self.generators]
+
 
 def concept_rules(concept: Concept) -> ConceptRules:
     outcomes = (
