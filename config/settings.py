@@ -267,6 +267,8 @@ WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
 # A search round's claim on its run; past it another worker may take the round over. Past the
 # hard time limit the round's worker is certainly gone.
 SEARCH_ROUND_LEASE_S = env_int("SEARCH_ROUND_LEASE_S", CELERY_TASK_TIME_LIMIT + 30, minimum=2)
+# Concepts per round of a lexical rule job (one engine call each, plus re-asks).
+LEXICAL_RULES_ROUND_CONCEPTS = env_int("LEXICAL_RULES_ROUND_CONCEPTS", 4, minimum=1)
 # Beat (``celery -A config beat``, embedded in ``make run``'s worker) sweeps every kind of long
 # job for rounds nobody works on (a lost message, a worker gone for good) and for human
 # deadlines (``rounds.sweep``).

@@ -88,7 +88,7 @@ def _lease() -> timedelta:
 
 
 def _round_concepts() -> int:
-    return int(getattr(settings, "LEXICAL_RULES_ROUND_CONCEPTS", 4))
+    return int(settings.LEXICAL_RULES_ROUND_CONCEPTS)
 
 
 def enqueue_round(job_id: int, round_index: int, *, countdown: float | None = None) -> None:
