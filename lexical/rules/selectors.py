@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.db.models import QuerySet
 from django.http import Http404
 
+from engines.models import Engine
 from lexical.models import Concept, ConceptExample, Rule, RuleJob, RuleJobConcept, Variation
 from lexical.rules.prompts import RulePrompt, VariationSentences
 
@@ -21,6 +22,12 @@ __all__ = [
     "rule_prompt",
     "rules_for_user",
 ]
+
+
+def simulated_engines(names: list[str]) -> set[str]:
+    """Which of these engines are offline simulations (their pages say so)."""
+    kinds = Engine.objects.filter(name__in=names).values_list("name", "kind")
+    return {name for name, kind in kinds if kind == Engine.Kind.LEXICAL_WORLD}
 
 
 def jobs_for_user(user) -> QuerySet[RuleJob]:
@@ -120,9 +127,11 @@ class ConceptRules:
     failures: dict[str, str]
     rows: list[RuleRow]
 
+    simulated: set[str] = field(default_factory=set)
+
     @property
-    def columns(self) -> list[tuple[str, RuleJob]]:
-        return [(name, self.jobs[name]) for name in self.generators]
+    def columns(self) -> list[tuple[str, RuleJob, bool]]:
+        return [(name, self.jobs[name], name in self.simulated) for name in self.generators]
 
 
 def concept_rules(concept: Concept) -> ConceptRules:
@@ -168,4 +177,4 @@ def concept_rules(concept: Concept) -> ConceptRules:
         if row.variation.dropped and not any(c.text for c in row.cells):
             continue
         rows.append(row)
-    return ConceptRules(concept, generators, jobs, failures, rows)
+    return ConceptRules(concept, generators, jobs, failures, rows, simulated_engines(generators))

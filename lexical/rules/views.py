@@ -21,6 +21,7 @@ from lexical.rules.selectors import (
     job_concepts,
     job_for_user,
     jobs_for_user,
+    simulated_engines,
 )
 from lexical.rules.services import JobStateError, RuleConfigError, cancel_job, create_rule_jobs
 
@@ -70,6 +71,7 @@ def job_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     context = {"job": job, "version": _version(job)}
     if not request.htmx:
         context["outcomes"] = job_concepts(job)
+        context["simulated"] = job.engine in simulated_engines([job.engine])
         return render(request, DETAIL, context)
     html = render_to_string(f"{DETAIL}#status", context, request=request)
     response = HttpResponseStopPolling(html) if job.is_finished else HttpResponse(html)

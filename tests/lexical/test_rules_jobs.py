@@ -334,3 +334,9 @@ def test_a_concept_whose_variations_were_all_dropped_fails_without_an_engine_cal
     outcome = _outcome(job)
     assert outcome.status == "failed" and "all were dropped" in outcome.error
     assert outcome.attempts == 0 and not fake_openai.requests
+
+
+def test_rule_jobs_are_registered_with_the_recovery_sweep():
+    import rounds
+
+    assert "lexical rule job" in rounds.registered()

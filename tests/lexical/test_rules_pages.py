@@ -83,7 +83,7 @@ def test_the_job_page_shows_progress_cost_and_per_concept_errors(
     assert "2 / 2" in html and "1 failed" in html
     assert "no usable rules after 3 answer(s); the last: it contains no JSON object" in html
     assert "$0.6200" in html  # 3 × (100 × 1 + 50 × 2) / 1000 + (10 × 1 + 5 × 2) / 1000
-    assert 'hx-trigger="every 2s"' not in html
+    assert 'hx-trigger="every 2s"' not in html and "SIMULATION" not in html
     partial = admin_client.get(f"/lexical/rules/jobs/{job.pk}/", headers={"HX-Request": "true"})
     assert partial.status_code == 286  # stop polling: the job is over
     assert partial["HX-Trigger"] == "rules-changed"
@@ -106,6 +106,7 @@ def test_the_concept_page_shows_generators_side_by_side_with_validation(admin_cl
     assert header.index(">remote ") < header.index(">world ")
     assert "Use «khorma» when the sentence is about: palm, sweet, fruit." in html
     assert "No rule: no usable rules after 3 answer(s)" in html
+    assert header.count(">simulation</span>") == 1  # the world engine's column only
     assert ">correct</span>" in html and ">not validated</span>" in html
     # A newer job of the same generator replaces its column.
     (job,) = create_rule_jobs({"engines": ["world"], "concepts": [date.pk]}, enqueue=False)
@@ -273,11 +274,15 @@ def test_generate_rules_refusals_are_one_line_command_errors(sent_tasks):
     assert RuleJob.objects.get().status == "queued"
 
 
-def test_the_demo_writes_rules_with_two_world_engines_once():
+def test_the_demo_writes_rules_with_two_world_engines_once(admin_client):
+    def client_page(pk: int) -> str:
+        return admin_client.get(f"/lexical/rules/jobs/{pk}/").content.decode()
+
     mining = make_mining_job()
     out = StringIO()
     jobs = load_rules_demo(out, mining)
     assert [j.engine for j in jobs] == ["sim-lexical-strong", "sim-lexical-weak"]
+    assert ">SIMULATION</span>" in client_page(jobs[0].pk)
     assert all(j.status == "finished" and j.concepts_failed == 0 for j in jobs)
     weak = Rule.objects.get(generator="sim-lexical-weak", variation__lemma="khorma")
     assert weak.text == "Use «khorma» when the sentence is about: palm, sweet."
