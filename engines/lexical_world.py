@@ -239,7 +239,7 @@ def selection_reply(text: str, engine: str, skill: float = DEFAULT_SKILL) -> str
 
 
 def world_reply(
-    messages: Sequence[dict],
+    messages: Sequence[dict[str, str]],
     engine: str,
     *,
     skill: float = DEFAULT_SKILL,

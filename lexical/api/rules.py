@@ -59,7 +59,7 @@ class RuleJobDetailSerializer(RuleJobSerializer):
         read_only_fields = fields
 
     def get_concepts(self, job: RuleJob) -> list[dict]:
-        return RuleJobConceptSerializer(job_concepts(job), many=True).data
+        return list(RuleJobConceptSerializer(job_concepts(job), many=True).data)
 
 
 class RuleConfigSerializer(serializers.Serializer):

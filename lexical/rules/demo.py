@@ -40,6 +40,7 @@ def load_rules_demo(
 ) -> list[RuleJob]:
     """Rules from both world engines for ``mining_job``'s active concepts (the latest finished
     mining job when none is given) or for explicit ``concepts``; returns the jobs run."""
+    source: dict[str, Any] = {"concepts": concepts}
     if concepts is None:
         mining_job = (
             mining_job or MiningJob.objects.filter(status="finished").order_by("-pk").first()
@@ -47,15 +48,12 @@ def load_rules_demo(
         if mining_job is None:
             stdout.write("rules demo: no mining job to write rules for; skipped")
             return []
-    engines = world_generators()
+        source = {"mining_job": mining_job.pk}
     done = []
-    for engine in engines:
+    for engine in world_generators():
         earlier = RuleJob.objects.filter(engine=engine.name, status="finished")
         if concepts is None and earlier.filter(mining_job=mining_job).exists():
             continue
-        source: dict[str, Any] = (
-            {"concepts": concepts} if concepts is not None else {"mining_job": mining_job.pk}
-        )
         (job,) = create_rule_jobs({"engines": [engine.name], **source}, enqueue=False)
         job = run_in_foreground(job.pk)
         stdout.write(

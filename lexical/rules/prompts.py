@@ -117,7 +117,9 @@ def _user_text(prompt: RulePrompt) -> str:
     return "\n\n".join(parts)
 
 
-def rule_messages(prompt: RulePrompt, *, system_prompt_in_user: bool = False) -> list[dict]:
+def rule_messages(
+    prompt: RulePrompt, *, system_prompt_in_user: bool = False
+) -> list[dict[str, str]]:
     """The conversation that asks for the rules; without a system prompt (Gemma, App. B.3)
     its text goes first in the user message."""
     system, user = _system_text(prompt), _user_text(prompt)
@@ -126,7 +128,7 @@ def rule_messages(prompt: RulePrompt, *, system_prompt_in_user: bool = False) ->
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def reask_message(prompt: RulePrompt, problem: str) -> dict:
+def reask_message(prompt: RulePrompt, problem: str) -> dict[str, str]:
     """The follow-up after a refused answer, saying what was wrong."""
     keys = json.dumps(list(prompt.labels), ensure_ascii=False)
     return {

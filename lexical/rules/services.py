@@ -183,9 +183,9 @@ def _concepts(config: dict, errors: dict[str, str]) -> tuple[str, Any, list[Conc
         return key, None, []
     active = Concept.objects.filter(status=Concept.Status.ACTIVE).order_by("lemma", "pos", "id")
     if key == "mining_job":
-        concepts = list(active.filter(mining_job=row))
+        concepts = list(active.filter(mining_job_id=row.pk))
     else:
-        concepts = list(active.filter(selections=row))
+        concepts = list(active.filter(selections__id=row.pk))
     if not concepts:
         errors[key] = f"{row} has no active concepts"
     return key, row, concepts
