@@ -27,9 +27,9 @@ seed 004 that the lexical app sends to chat engines:
      first listed);
    * without rules: with probability ``skill`` (a stable hash of engine name and source decides)
      the same overlap cue, here between the source's words and the option labels' forms by
-     character trigrams (a cognate cue; ties: the first listed); otherwise an option picked by
-     a stable hash of (engine name, source) among the sorted labels, so the pick does not
-     depend on the order the options were shown in.
+     character trigrams (a cognate cue; ties: the first listed); otherwise, or when nothing
+     overlaps, an option picked by a stable hash of (engine name, source) among the sorted
+     labels, so the pick does not depend on the order the options were shown in.
 
 Nothing here models real lexical knowledge; it exists so that rule generation, evaluation with
 and without rules, and their pages run end to end without a network, with accuracies that
@@ -212,8 +212,9 @@ def choose(
         ], f"The source mentions {shared}; the rule for {options[best]} fits best."
     if _hash(engine, source, "skill") / 2**64 < skill:
         scores = [_cognate_score(words, option) for option in options]
-        best = _first_best(options, scores)
-        return options[best], f"The source's wording is closest to {options[best]}."
+        if max(scores) > 0:  # no overlap at all is no cue: guess as below
+            best = _first_best(options, scores)
+            return options[best], f"The source's wording is closest to {options[best]}."
     ranked = sorted(options)
     pick = ranked[_hash(engine, source) % len(ranked)]
     return pick, f"From what I know of these words, {pick} is the usual choice here."

@@ -176,8 +176,11 @@ def test_without_rules_skill_one_uses_the_cognate_cue():
     options = ["excursión", "viaje"]
     reply = selection_reply(_select("The school excursion left early.", options), "w", skill=1.0)
     assert _choice(reply) == "excursión"
-    reply = selection_reply(_select("The trip to the coast was long.", options), "w", skill=1.0)
-    assert _choice(reply) == "excursión"  # no cue at all: the first listed
+    # No overlap at all is no cue: the order-free hash guess, as with skill 0.
+    source = "The trip to the coast was long."
+    for shown in (options, list(reversed(options))):
+        reply = selection_reply(_select(source, shown), "w", skill=1.0)
+        assert _choice(reply) == _choice(selection_reply(_select(source, options), "w", 0.0))
 
 
 def test_skill_sets_how_often_the_cue_is_used():
@@ -240,7 +243,8 @@ def test_the_engine_answers_through_the_call_path_with_a_local_ledger_row():
         "khorma": "Use «khorma» when the sentence is about: sweet.",
         "tarikh/tarikhha": "Use «tarikh/tarikhha» when the sentence is about: calendar.",
     }
-    assert _choice(two.text) == "a"
+    # "palm" overlaps neither option: the engine's hash guess.
+    assert _choice(two.text) == _choice(selection_reply(_select("palm", ["a", "b"]), "world", 0))
     (call,) = EngineCall.objects.filter(scope="lexical_rules:test")
     assert (call.operation, call.items, call.cost) == ("complete", 2, 0)
     assert lexical_world.DEFAULT_SKILL == 0.5
