@@ -248,3 +248,41 @@ def test_the_engine_answers_through_the_call_path_with_a_local_ledger_row():
     (call,) = EngineCall.objects.filter(scope="lexical_rules:test")
     assert (call.operation, call.items, call.cost) == ("complete", 2, 0)
     assert lexical_world.DEFAULT_SKILL == 0.5
+
+
+@pytest.mark.django_db
+def test_with_its_own_rules_the_world_selects_the_attested_variation_better_than_without():
+    """End to end through the DB: world rules for the fixture concepts, then Fig. 8 prompts
+    with them for fresh sentences of each variation, against Fig. 7 prompts without."""
+    from lexical.models import Rule
+    from lexical.rules.services import create_rule_jobs, run_in_foreground
+    from tests.lexical.rule_helpers import CONCEPTS, make_mining_job, sentence, world_engine
+
+    mining = make_mining_job()
+    world_engine("world", skill=0.5)
+    (job,) = create_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
+    run_in_foreground(job.pk)
+    with_rules = without = total = 0
+    for lemma, variations in CONCEPTS.items():
+        rules = dict(
+            Rule.objects.filter(job=job, concept__lemma=lemma).values_list(
+                "variation__lemma", "text"
+            )
+        )
+        labels = {v: "/".join(forms) for v, (forms, _) in variations.items()}
+        options = sorted(labels.values())
+        for var_lemma, (_, words) in variations.items():
+            for n in range(10, 16):  # sentences the rules were not written from
+                source = sentence(lemma, words, n)
+                shown = {labels[v]: text for v, text in rules.items()}
+                with_rules += (
+                    _choice(selection_reply(_select(source, options, shown), "world"))
+                    == (labels[var_lemma])
+                )
+                without += (
+                    _choice(selection_reply(_select(source, options), "world"))
+                    == (labels[var_lemma])
+                )
+                total += 1
+    assert with_rules == total == 30
+    assert without < total * 0.8
