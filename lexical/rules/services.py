@@ -105,6 +105,11 @@ def _int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _id(value: Any) -> bool:
+    """A value a primary-key lookup can take (a bigger one overflows the database's integer)."""
+    return _int(value) and 0 < value < 2**63
+
+
 def _params(raw: Any, errors: dict[str, str]) -> dict:
     if raw is None:
         raw = {}
@@ -161,7 +166,7 @@ def _concepts(config: dict, errors: dict[str, str]) -> tuple[str, Any, list[Conc
     value = config[key]
     if key == "concepts":
         if (
-            not (isinstance(value, list) and value and all(_int(v) and v > 0 for v in value))
+            not (isinstance(value, list) and value and all(_id(v) for v in value))
             or len(value) > MAX_CONCEPTS
         ):
             errors["concepts"] = f"a list of 1 to {MAX_CONCEPTS} concept ids"
@@ -173,7 +178,7 @@ def _concepts(config: dict, errors: dict[str, str]) -> tuple[str, Any, list[Conc
             errors["concepts"] = f"no concept with id {', '.join(map(str, missing[:10]))}"
             return key, None, []
         return key, None, [found[i] for i in ids]
-    if not (_int(value) and value > 0):
+    if not _id(value):
         errors[key] = "must be an id"
         return key, None, []
     model = MiningJob if key == "mining_job" else ExampleSelection

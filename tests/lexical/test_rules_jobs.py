@@ -249,6 +249,8 @@ def test_one_job_per_engine_from_a_mining_job_or_a_selection():
         ({"engines": ["world"], "concepts": [999999]}, "concepts"),
         ({"engines": ["world"], "concepts": ["1"]}, "concepts"),
         ({"engines": ["world"], "mining_job": 999999}, "mining_job"),
+        ({"engines": ["world"], "mining_job": 10**30}, "mining_job"),
+        ({"engines": ["world"], "concepts": [2**63]}, "concepts"),
         ({"engines": ["world"], "concepts": [1], "params": {"max_reasks": 9}}, "max_reasks"),
         ({"engines": ["world"], "concepts": [1], "params": {"bogus": 1}}, "params"),
         ({"engines": ["world"], "concepts": [1], "params": {"max_reasks": True}}, "max_reasks"),

@@ -288,3 +288,17 @@ def test_the_demo_writes_rules_with_two_world_engines_once(admin_client):
     assert weak.text == "Use «khorma» when the sentence is about: palm, sweet."
     assert load_rules_demo(out, mining) == []  # idempotent
     assert "wrote rules for 2 of 2 concepts" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["/api/lexical-rule-jobs/99999999999999999999999/",
+     "/lexical/rules/jobs/99999999999999999999999/",
+     "/lexical/rules/concepts/99999999999999999999999/",
+     "/api/lexical-rules/?concept=99999999999"],
+)  # fmt: skip
+def test_huge_ids_are_404_or_empty_never_500(admin_client, url):
+    response = admin_client.get(url)
+    assert response.status_code in (200, 404)
+    if response.status_code == 200:
+        assert response.json()["count"] == 0
