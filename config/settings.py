@@ -270,6 +270,8 @@ SEARCH_ROUND_LEASE_S = env_int("SEARCH_ROUND_LEASE_S", CELERY_TASK_TIME_LIMIT + 
 # Answers a lexical model-evaluation round asks for (seed 004 §4); smaller rounds report
 # progress more often.
 LEXICAL_EVAL_ROUND_ITEMS = env_int("LEXICAL_EVAL_ROUND_ITEMS", 200, minimum=1)
+# Concepts per round of a lexical rule job (one engine call each, plus re-asks).
+LEXICAL_RULES_ROUND_CONCEPTS = env_int("LEXICAL_RULES_ROUND_CONCEPTS", 4, minimum=1)
 # Beat (``celery -A config beat``, embedded in ``make run``'s worker) sweeps every kind of long
 # job for rounds nobody works on (a lost message, a worker gone for good) and for human
 # deadlines (``rounds.sweep``).

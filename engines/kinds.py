@@ -38,6 +38,7 @@ KIND_LABELS = {
     "fragile_qe": "Offline fragile QE (simulation)",
     "openai_embeddings": "OpenAI-compatible embeddings API",
     "hashed_embeddings": "Offline hashed character n-gram embeddings",
+    "lexical_world": "Offline lexical-selection world (simulation)",
 }
 
 KIND_CAPABILITIES: dict[str, tuple[str, ...]] = {
@@ -51,6 +52,7 @@ KIND_CAPABILITIES: dict[str, tuple[str, ...]] = {
     "fragile_qe": ("quality",),
     "openai_embeddings": ("embed",),
     "hashed_embeddings": ("embed",),
+    "lexical_world": ("chat",),
 }
 
 # Kinds whose calls leave the process: they get the response cache and the concurrency limit.
@@ -185,6 +187,15 @@ def _check_hashed_embeddings(params: Mapping[str, Any], errors: list[str]) -> No
         errors.append("ngram must be [min, max] with 1 <= min <= max <= 8")
 
 
+def _check_lexical_world(params: Mapping[str, Any], errors: list[str]) -> None:
+    if "skill" in params and not (_number(params["skill"]) and 0 <= params["skill"] <= 1):
+        errors.append("skill must be a number from 0 to 1")
+    if "rule_words" in params and not (
+        _int(params["rule_words"]) and 1 <= params["rule_words"] <= 10
+    ):
+        errors.append("rule_words must be an integer from 1 to 10")
+
+
 def _check_nothing(params: Mapping[str, Any], errors: list[str]) -> None:
     return
 
@@ -209,6 +220,7 @@ _ALLOWED = {
     "fragile_qe": set(),
     "openai_embeddings": {"batch_size", "dimensions", "max_parse_attempts"},
     "hashed_embeddings": {"dim", "ngram"},
+    "lexical_world": {"skill", "rule_words"},
 }
 _CHECKS = {
     "openai_chat": _check_openai,
@@ -221,6 +233,7 @@ _CHECKS = {
     "fragile_qe": _check_nothing,
     "openai_embeddings": _check_openai_embeddings,
     "hashed_embeddings": _check_hashed_embeddings,
+    "lexical_world": _check_lexical_world,
 }
 
 

@@ -42,6 +42,7 @@ class Engine(models.Model):
         FRAGILE_QE = "fragile_qe", KIND_LABELS["fragile_qe"]
         OPENAI_EMBEDDINGS = "openai_embeddings", KIND_LABELS["openai_embeddings"]
         HASHED_EMBEDDINGS = "hashed_embeddings", KIND_LABELS["hashed_embeddings"]
+        LEXICAL_WORLD = "lexical_world", KIND_LABELS["lexical_world"]
 
     name = models.CharField(max_length=100, unique=True, validators=[NAME_VALIDATOR])
     kind = models.CharField(max_length=32, choices=Kind.choices)

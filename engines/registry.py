@@ -63,6 +63,7 @@ ADAPTERS = {
     "fragile_qe": "engines.breaker_adapters.FragileQEEngine",
     "openai_embeddings": "engines.embedding_adapters.OpenAIEmbeddingsEngine",
     "hashed_embeddings": "engines.embedding_adapters.HashedEmbeddingsEngine",
+    "lexical_world": "engines.lexical_adapters.LexicalWorldEngine",
 }
 
 _ROLE_OF = {

@@ -27,6 +27,8 @@ PARAM_HELP = {
     "openai_embeddings": "batch_size (inputs per request, default 64), dimensions, "
     "max_parse_attempts (default 3)",
     "hashed_embeddings": "dim (default 256), ngram ([min, max] characters, default [3, 5])",
+    "lexical_world": "SIMULATION: skill (0–1, default 0.5: how often it uses the overlap cue "
+    "without rules), rule_words (words per written rule, default 3)",
 }
 
 

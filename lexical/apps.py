@@ -7,6 +7,8 @@ class LexicalConfig(AppConfig):
     areas: tuple = ()
 
     def ready(self) -> None:
-        from lexical.evaluation.services import register_recovery
+        from lexical.evaluation import services as evaluation_services
+        from lexical.rules import services as rule_services
 
-        register_recovery()
+        rule_services.register_recovery()
+        evaluation_services.register_recovery()

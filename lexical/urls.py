@@ -4,4 +4,5 @@ app_name = "lexical"
 
 urlpatterns: list = [
     path("evaluation/", include("lexical.evaluation.urls")),
+    path("rules/", include("lexical.rules.urls")),
 ]

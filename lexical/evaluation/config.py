@@ -158,11 +158,7 @@ def _rules(entries: list[Entry], snapshot: dict, errors: dict) -> None:
     concepts = snapshot["concepts"]
     problems = []
     for generator in generators:
-        try:
-            found = rule_source.rules_for([int(c) for c in concepts], generator)
-        except rule_source.RulesUnavailable as exc:
-            problems.append(f"no rules from {generator}: {exc}")
-            continue
+        found = rule_source.rules_for([int(c) for c in concepts], generator)
         missing = [
             concepts[c]["lemma"]
             for c in concepts

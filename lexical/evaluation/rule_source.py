@@ -1,24 +1,13 @@
-"""Where an evaluation reads the rules it shows (seed 004 §3–4).
-
-INTEGRATION POINT: the ``Rule`` model belongs to the rules sub-package
-(``lexical/models/rules.py``: ``Rule(job, concept, variation, text, generator,
-validation_status)``), built on another branch. It is imported inside :func:`rules_for`, so
-this module (and the whole evaluation) imports cleanly without it; until the rules land,
-asking for rules raises :class:`RulesUnavailable`, which the evaluation reports as a field
-error ("no rules from ..."). The integrator checks the field names used below (``generator``,
-``job_id``, ``text``) against the real model.
-Tests inject rules by monkeypatching :func:`rules_for`.
-"""
+"""Where an evaluation reads the rules it uses (seed 004 §3–4): the newest rule set each
+generator wrote per concept. Tests inject rules by monkeypatching :func:`rules_for`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["RulesUnavailable", "rules_for"]
+from lexical.models import Rule
 
-
-class RulesUnavailable(RuntimeError):
-    """The rules model is not installed in this build."""
+__all__ = ["rules_for"]
 
 
 def rules_for(concept_ids: Iterable[int], generator: str) -> dict[int, dict[int, str]]:
@@ -28,10 +17,6 @@ def rules_for(concept_ids: Iterable[int], generator: str) -> dict[int, dict[int,
     When a concept has several rule sets from the same generator (it was regenerated), the
     newest one wins (the highest job id, then rule id).
     """
-    try:
-        from lexical.models import Rule  # type: ignore[attr-defined]  # the rules branch
-    except ImportError:
-        raise RulesUnavailable("rule generation is not installed in this build") from None
     rows = (
         Rule.objects.filter(concept_id__in=list(concept_ids), generator=generator)
         .exclude(text="")

@@ -13,6 +13,7 @@ from lexical.models.concepts import (
 from lexical.models.corpora import ParallelCorpus, SentencePair
 from lexical.models.evaluation import LexicalAnswer, LexicalEvaluation
 from lexical.models.jobs import JobStatus, LexicalJob
+from lexical.models.rules import Rule, RuleJob, RuleJobConcept
 
 __all__ = [
     "Concept",
@@ -24,6 +25,9 @@ __all__ = [
     "LexicalJob",
     "MiningJob",
     "ParallelCorpus",
+    "Rule",
+    "RuleJob",
+    "RuleJobConcept",
     "SelectedExample",
     "SentencePair",
     "Variation",

@@ -92,7 +92,7 @@ def test_a_refused_form_says_why_and_creates_nothing(admin_client, server, selec
     )
     assert response.status_code == 400
     assert "Nothing was created" in response.content.decode()
-    assert "no rules from oracle" in response.content.decode()
+    assert "oracle has no rules for every variation" in response.content.decode()
     response = admin_client.post(
         "/lexical/evaluation/new/", {"selection": selection.pk, "chat": ["oracle:other"], "runs": 3}
     )

@@ -1,0 +1,462 @@
+"""Rule jobs (seed 004 §3): create them, run them in rounds on the round kernel, cancel them.
+
+One job per generator engine. A round (:func:`advance_job`):
+
+1. claim the job with a lease (a conditional UPDATE on status, round index and lease);
+2. take the next ``LEXICAL_RULES_ROUND_CONCEPTS`` pending concepts, ask the engine for each
+   one's rules (all concepts of the round at once, concurrent within the engine's limit), read
+   every answer strictly (``lexical.rules.prompts``) and re-ask those that do not fit, saying
+   what was wrong, at most ``max_reasks`` times; a concept still without usable rules gets its
+   error and the job goes on — engine calls outside any transaction, through the engines call
+   path (cached, booked in the ledger under the job's scope);
+3. in one transaction guarded by the claim: write the rules and each concept's outcome, the
+   counters and the cost, advance the round index, release the claim, finish when no concept
+   is pending.
+
+A worker killed in 1–2 leaves nothing written; the round is re-run (redelivery, or the shared
+sweep once the lease expired) and answered from the cache, and ``lexical_rule_per_job`` keeps
+any rule from being written twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+import rounds
+from engines.interfaces import EngineError
+from engines.models import Engine
+from engines.registry import chat_model_for
+from engines.selectors import cost_by_scope
+from lexical.models import Concept, ExampleSelection, MiningJob, Rule, RuleJob, RuleJobConcept
+from lexical.models.rules import DEFAULT_RULE_PARAMS
+from lexical.rules.prompts import (
+    RuleAnswerError,
+    RulePrompt,
+    parse_rules,
+    reask_message,
+    rule_messages,
+)
+from lexical.rules.selectors import rule_prompt
+
+__all__ = [
+    "ADVANCE_TASK",
+    "JobStateError",
+    "RuleConfigError",
+    "advance_job",
+    "cancel_job",
+    "create_rule_jobs",
+    "enqueue_round",
+    "recover_jobs",
+    "register_recovery",
+    "run_in_foreground",
+]
+
+logger = logging.getLogger(__name__)
+ADVANCE_TASK = "lexical.advance_rule_job"
+Status = rounds.Status
+MAX_CONCEPTS = 10_000
+# How much of a refused answer is kept (on the outcome row, and echoed back in a re-ask).
+ANSWER_KEPT_CHARS = 4000
+PARAM_BOUNDS = {
+    "sentences_per_variation": (1, 500),
+    "max_sentence_tokens": (2, 1000),
+    "max_reasks": (0, 5),
+}
+
+
+class RuleConfigError(ValueError):
+    """The job's settings are refused; ``errors`` maps each field to what is wrong."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+        self.errors = errors
+
+
+class JobStateError(RuntimeError):
+    """The job is not in a state that allows the action."""
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
+
+
+def _round_concepts() -> int:
+    return int(settings.LEXICAL_RULES_ROUND_CONCEPTS)
+
+
+def enqueue_round(job_id: int, round_index: int, *, countdown: float | None = None) -> None:
+    """Queue round ``round_index`` of a job once the current transaction commits."""
+    rounds.enqueue(
+        ADVANCE_TASK, (job_id, round_index), queue=settings.CELERY_SLOW_QUEUE, countdown=countdown
+    )
+
+
+# --- configuration ----------------------------------------------------------------------------
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _id(value: Any) -> bool:
+    """A value a primary-key lookup can take (a bigger one overflows the database's integer)."""
+    return _int(value) and 0 < value < 2**63
+
+
+def _params(raw: Any, errors: dict[str, str]) -> dict:
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        errors["params"] = "must be an object"
+        return {}
+    params = dict(DEFAULT_RULE_PARAMS)
+    unknown = sorted(set(raw) - set(DEFAULT_RULE_PARAMS))
+    if unknown:
+        errors["params"] = f"unknown parameter(s) {', '.join(map(repr, unknown))}"
+    for key, (low, high) in PARAM_BOUNDS.items():
+        if key in raw:
+            if not (_int(raw[key]) and low <= raw[key] <= high):
+                errors[key] = f"must be an integer from {low} to {high}"
+            else:
+                params[key] = raw[key]
+    if "system_prompt_in_user" in raw:
+        if not isinstance(raw["system_prompt_in_user"], bool):
+            errors["system_prompt_in_user"] = "must be true or false"
+        else:
+            params["system_prompt_in_user"] = raw["system_prompt_in_user"]
+    return params
+
+
+def _engines(raw: Any, errors: dict[str, str]) -> list[str]:
+    if not (isinstance(raw, list) and raw and all(isinstance(n, str) and n for n in raw)):
+        errors["engines"] = "a non-empty list of chat engine names"
+        return []
+    if len(set(raw)) != len(raw):
+        errors["engines"] = "an engine is named twice"
+        return []
+    found = {e.name: e for e in Engine.objects.filter(name__in=raw)}
+    problems = []
+    for name in raw:
+        engine = found.get(name)
+        if engine is None:
+            problems.append(f"{name[:100]!r}: there is no engine with that name")
+        elif not engine.enabled:
+            problems.append(f"{name}: the engine is disabled")
+        elif not engine.has_capability("chat"):
+            problems.append(f"{name}: the engine is not configured as a chat model")
+    if problems:
+        errors["engines"] = "; ".join(problems)
+    return list(raw)
+
+
+def _concepts(config: dict, errors: dict[str, str]) -> tuple[str, Any, list[Concept]]:
+    """(source, source row, concepts) from exactly one of mining_job / selection / concepts."""
+    given = [key for key in ("mining_job", "selection", "concepts") if config.get(key) is not None]
+    if len(given) != 1:
+        errors["source"] = "give exactly one of mining_job, selection or concepts"
+        return "", None, []
+    key = given[0]
+    value = config[key]
+    if key == "concepts":
+        if (
+            not (isinstance(value, list) and value and all(_id(v) for v in value))
+            or len(value) > MAX_CONCEPTS
+        ):
+            errors["concepts"] = f"a list of 1 to {MAX_CONCEPTS} concept ids"
+            return key, None, []
+        ids = list(dict.fromkeys(value))
+        found = {c.pk: c for c in Concept.objects.filter(pk__in=ids)}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            errors["concepts"] = f"no concept with id {', '.join(map(str, missing[:10]))}"
+            return key, None, []
+        return key, None, [found[i] for i in ids]
+    if not _id(value):
+        errors[key] = "must be an id"
+        return key, None, []
+    model = MiningJob if key == "mining_job" else ExampleSelection
+    row = model.objects.filter(pk=value).first()
+    if row is None:
+        errors[key] = f"there is no {'mining job' if key == 'mining_job' else 'selection'} {value}"
+        return key, None, []
+    active = Concept.objects.filter(status=Concept.Status.ACTIVE).order_by("lemma", "pos", "id")
+    if key == "mining_job":
+        concepts = list(active.filter(mining_job_id=row.pk))
+    else:
+        concepts = list(active.filter(selections__id=row.pk))
+    if not concepts:
+        errors[key] = f"{row} has no active concepts"
+    return key, row, concepts
+
+
+def create_rule_jobs(config: Any, *, created_by=None, enqueue: bool = True) -> list[RuleJob]:
+    """One queued job per engine of ``config``; nothing is written if anything is refused.
+
+    ``config``: ``{"engines": [names], one of "mining_job": id | "selection": id |
+    "concepts": [ids], "params": {sentences_per_variation, max_sentence_tokens, max_reasks,
+    system_prompt_in_user}}``.
+    """
+    if not isinstance(config, dict):
+        raise RuleConfigError({"config": "must be a JSON object"})
+    errors: dict[str, str] = {}
+    unknown = sorted(set(config) - {"engines", "mining_job", "selection", "concepts", "params"})
+    if unknown:
+        errors["config"] = f"unknown field(s) {', '.join(map(repr, unknown))}"
+    engines = _engines(config.get("engines"), errors)
+    params = _params(config.get("params"), errors)
+    source, row, concepts = _concepts(config, errors)
+    if errors:
+        raise RuleConfigError(errors)
+    jobs = []
+    with transaction.atomic():
+        for name in engines:
+            job = RuleJob.objects.create(
+                source=source,
+                mining_job=row if source == "mining_job" else None,
+                selection=row if source == "selection" else None,
+                engine=name,
+                params=params,
+                items_total=len(concepts),
+                created_by=created_by if getattr(created_by, "pk", None) else None,
+            )
+            RuleJobConcept.objects.bulk_create(
+                RuleJobConcept(job=job, concept=c, position=i) for i, c in enumerate(concepts)
+            )
+            if enqueue:
+                enqueue_round(job.pk, 0)
+            jobs.append(job)
+    return jobs
+
+
+# --- rounds -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Work:
+    """One concept of the round: its conversation and what came of it."""
+
+    outcome_id: int
+    concept_id: int
+    prompt: RulePrompt
+    variation_ids: dict[str, int]
+    messages: list[dict] = field(default_factory=list)
+    attempts: int = 0
+    last_answer: str = ""
+    rules: dict[str, str] | None = None
+    error: str = ""
+
+
+def _prepare(job: RuleJob, outcomes: list[RuleJobConcept]) -> list[Work]:
+    work = []
+    for outcome in outcomes:
+        prompt, ids = rule_prompt(outcome.concept, job.params)
+        item = Work(outcome.pk, outcome.concept_id, prompt, ids)
+        if not prompt.variations:
+            item.error = "the concept has no variations left to describe (all were dropped)"
+        else:
+            item.messages = rule_messages(
+                prompt, system_prompt_in_user=bool(job.params.get("system_prompt_in_user"))
+            )
+        work.append(item)
+    return work
+
+
+def _ask(job: RuleJob, work: list[Work]) -> None:
+    """Ask, read, re-ask what did not fit (bounded); sets each item's rules or error."""
+    chat = chat_model_for(job.engine, scope=job.scope)
+    max_reasks = int(job.params.get("max_reasks", DEFAULT_RULE_PARAMS["max_reasks"]))
+    asking = [item for item in work if item.messages]
+    for attempt in range(max_reasks + 1):
+        if not asking:
+            return
+        completions = chat.complete_many([item.messages for item in asking])
+        again = []
+        for item, completion in zip(asking, completions, strict=True):
+            item.attempts += 1
+            item.last_answer = completion.text[:ANSWER_KEPT_CHARS]
+            try:
+                item.rules = parse_rules(completion.text, item.prompt)
+                item.error = ""
+            except RuleAnswerError as exc:
+                item.error = str(exc)
+                if attempt < max_reasks:
+                    item.messages = [
+                        *item.messages,
+                        {"role": "assistant", "content": item.last_answer},
+                        reask_message(item.prompt, item.error),
+                    ]
+                    again.append(item)
+        asking = again
+    for item in work:
+        if item.rules is None and item.attempts:
+            item.error = f"no usable rules after {item.attempts} answer(s); the last: {item.error}"
+
+
+def _claim(job_id: int, round_index: int, worker: str) -> bool:
+    rows = RuleJob.objects.filter(pk=job_id, round_index=round_index, status__in=RuleJob.ACTIVE)
+    return rounds.claim(rows, worker, _lease(), status=RuleJob.Status.RUNNING)
+
+
+def _unclaimed_outcome(job_id: int, round_index: int) -> rounds.Outcome:
+    job = RuleJob.objects.filter(pk=job_id).first()
+    if job is None or job.round_index != round_index:
+        return rounds.Outcome(Status.STALE)
+    if job.status in RuleJob.ACTIVE and job.claimed_by:
+        return rounds.Outcome(Status.BUSY, retry_in=rounds.retry_after_lease(job.lease_expires_at))
+    return rounds.Outcome(Status.STOPPED)
+
+
+def advance_job(
+    job_id: int,
+    round_index: int,
+    *,
+    worker: str,
+    interrupts: tuple[type[BaseException], ...] = (),
+) -> rounds.Outcome:
+    """Run round ``round_index`` of a rule job (see the module docstring)."""
+    if not _claim(job_id, round_index, worker):
+        return _unclaimed_outcome(job_id, round_index)
+    job = RuleJob.objects.get(pk=job_id)
+    work: list[Work] = []
+    try:
+        pending = list(
+            job.job_concepts.filter(status=RuleJobConcept.Status.PENDING)
+            .select_related("concept")
+            .order_by("position")[: _round_concepts()]
+        )
+        work = _prepare(job, pending)
+        _ask(job, work)
+    except interrupts:
+        rounds.release(RuleJob.objects.filter(pk=job_id), worker)
+        raise
+    except EngineError as exc:
+        if not exc.permanent:
+            rounds.release(RuleJob.objects.filter(pk=job_id), worker)
+            logger.warning("rule job %s: transient engine error, retrying: %s", job_id, exc)
+            return rounds.Outcome(Status.RETRY, retry_in=30.0)
+        _fail(job_id, worker, str(exc))
+        return rounds.Outcome(Status.STOPPED)
+    except Exception as exc:
+        logger.exception("rule job %s failed", job_id)
+        _fail(job_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        return rounds.Outcome(Status.STOPPED)
+    return _commit(job_id, round_index, worker, work)
+
+
+def _write(job: RuleJob, work: list[Work]) -> None:
+    now = timezone.now()
+    rules = []
+    for item in work:
+        ok = item.rules is not None
+        updated = RuleJobConcept.objects.filter(
+            pk=item.outcome_id, status=RuleJobConcept.Status.PENDING
+        ).update(
+            status=RuleJobConcept.Status.OK if ok else RuleJobConcept.Status.FAILED,
+            error="" if ok else item.error[:5000],
+            attempts=item.attempts,
+            last_answer=item.last_answer,
+            finished_at=now,
+        )
+        if not (ok and updated):
+            continue
+        assert item.rules is not None
+        rules += [
+            Rule(
+                job=job,
+                concept_id=item.concept_id,
+                variation_id=item.variation_ids[label],
+                text=text,
+                generator=job.engine,
+            )
+            for label, text in item.rules.items()
+        ]
+    Rule.objects.bulk_create(rules)
+
+
+def _commit(job_id: int, round_index: int, worker: str, work: list[Work]) -> rounds.Outcome:
+    with transaction.atomic():
+        job = RuleJob.objects.select_for_update().get(pk=job_id)
+        if job.claimed_by != worker or job.round_index != round_index:
+            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
+        _write(job, work)
+        outcomes = job.job_concepts
+        job.items_done = outcomes.exclude(status=RuleJobConcept.Status.PENDING).count()
+        job.round_index += 1
+        job.cost = cost_by_scope(job.scope)["cost"]
+        status = _next(job, outcomes.filter(status=RuleJobConcept.Status.PENDING).exists())
+        job.claimed_by, job.lease_expires_at = "", None
+        job.save()
+    return rounds.Outcome(status)
+
+
+def _next(job: RuleJob, pending: bool) -> rounds.Status:
+    if job.status != RuleJob.Status.RUNNING:
+        return Status.STOPPED  # cancelled during the round: stops at this boundary
+    if pending:
+        return Status.MORE
+    job.status = RuleJob.Status.FINISHED
+    job.finished_at = timezone.now()
+    return Status.DONE
+
+
+def _fail(job_id: int, worker: str, message: str) -> None:
+    rounds.release(
+        RuleJob.objects.filter(pk=job_id),
+        worker,
+        status=RuleJob.Status.FAILED,
+        error=message[:5000],
+        finished_at=timezone.now(),
+        cost=cost_by_scope(f"lexical_rules:{job_id}")["cost"],
+    )
+
+
+def cancel_job(job: RuleJob) -> RuleJob:
+    """End the job for good; the round in flight still records what it paid for."""
+    now = timezone.now()
+    updated = RuleJob.objects.filter(pk=job.pk, status__in=RuleJob.ACTIVE).update(
+        status=RuleJob.Status.CANCELLED, finished_at=now, updated_at=now
+    )
+    if not updated:
+        raise JobStateError(f"a {job.get_status_display().lower()} rule job cannot be cancelled")
+    job.refresh_from_db()
+    return job
+
+
+def recover_jobs(dead_worker_prefix: str | None = None) -> list[int]:
+    """Queue the current round of rule jobs nobody works on (the sweep's part for them)."""
+    return rounds.requeue_stalled(
+        RuleJob.objects.filter(status__in=RuleJob.ACTIVE),
+        _lease(),
+        enqueue_round,
+        dead_worker_prefix=dead_worker_prefix,
+        fields=("pk", "round_index"),
+    )
+
+
+def register_recovery() -> None:
+    """Called from ``LexicalConfig.ready``."""
+    rounds.register(rounds.JobKind("lexical rule job", recover_jobs))
+
+
+def run_in_foreground(job_id: int, *, worker: str | None = None) -> RuleJob:
+    """Every round of a job in this process until it finishes or stops."""
+    worker = worker or rounds.foreground_worker()
+
+    def advance() -> rounds.Outcome:
+        index = RuleJob.objects.values_list("round_index", flat=True).get(pk=job_id)
+        return advance_job(job_id, index, worker=worker)
+
+    try:
+        rounds.run_in_foreground(advance)
+    except rounds.Busy:
+        raise JobStateError(
+            f"rule job {job_id} is being run by a worker; try again later"
+        ) from None
+    return RuleJob.objects.get(pk=job_id)

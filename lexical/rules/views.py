@@ -1,0 +1,107 @@
+"""Pages of rule generation (seed 004 §3). Staff only; thin: parse, call one service or selector,
+render. A job page polls its status every 2 s and reloads its concept table when the job moved;
+a concept page shows the rules of every generator side by side."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from config.http import HtmxHttpRequest
+from lexical.rules.forms import RuleJobForm
+from lexical.rules.selectors import (
+    concept_for_user,
+    concept_rules,
+    job_concepts,
+    job_for_user,
+    jobs_for_user,
+    simulated_engines,
+)
+from lexical.rules.services import JobStateError, RuleConfigError, cancel_job, create_rule_jobs
+
+DETAIL = "lexical/rules/job_detail.html"
+
+
+@staff_member_required
+@require_GET
+def job_list(request: HttpRequest) -> HttpResponse:
+    page = Paginator(jobs_for_user(request.user), 50).get_page(request.GET.get("page"))
+    return render(request, "lexical/rules/job_list.html", {"page": page})
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def job_create(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        initial = {"source": "mining_job"}
+        for key in ("mining_job", "selection"):
+            if request.GET.get(key, "").isdigit():
+                initial = {"source": key, key: request.GET[key]}
+        form = RuleJobForm(initial=initial)
+        return render(request, "lexical/rules/job_form.html", {"form": form})
+    form = RuleJobForm(request.POST)
+    if form.is_valid():
+        try:
+            jobs = create_rule_jobs(form.to_config(), created_by=request.user)
+        except RuleConfigError as exc:
+            form.add_config_errors(exc.errors)
+        else:
+            numbers = ", ".join(f"#{job.pk}" for job in jobs)
+            messages.success(request, f"Rule job(s) {numbers} queued, one per engine.")
+            if len(jobs) == 1:
+                return redirect("lexical:rule_job", pk=jobs[0].pk)
+            return redirect("lexical:rule_job_list")
+    return render(request, "lexical/rules/job_form.html", {"form": form}, status=400)
+
+
+def _version(job) -> str:
+    return str(int(job.updated_at.timestamp() * 1_000_000))
+
+
+@staff_member_required
+@require_GET
+def job_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    job = job_for_user(request.user, pk)
+    context = {"job": job, "version": _version(job)}
+    if not request.htmx:
+        context["outcomes"] = job_concepts(job)
+        context["simulated"] = job.engine in simulated_engines([job.engine])
+        return render(request, DETAIL, context)
+    html = render_to_string(f"{DETAIL}#status", context, request=request)
+    response = HttpResponseStopPolling(html) if job.is_finished else HttpResponse(html)
+    if request.GET.get("seen") != context["version"]:
+        response["HX-Trigger"] = "rules-changed"
+    return response
+
+
+@staff_member_required
+@require_GET
+def job_concept_table(request: HttpRequest, pk: int) -> HttpResponse:
+    job = job_for_user(request.user, pk)
+    return render(request, f"{DETAIL}#concepts", {"job": job, "outcomes": job_concepts(job)})
+
+
+@staff_member_required
+@require_POST
+def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    job = job_for_user(request.user, pk)
+    try:
+        cancel_job(job)
+    except JobStateError as exc:
+        messages.error(request, f"Nothing changed: {exc}.")
+    else:
+        messages.success(request, "Rule job cancelled.")
+    return redirect("lexical:rule_job", pk=job.pk)
+
+
+@staff_member_required
+@require_GET
+def concept_rule_table(request: HttpRequest, concept_id: int) -> HttpResponse:
+    table = concept_rules(concept_for_user(request.user, concept_id))
+    return render(request, "lexical/rules/concept_rules.html", {"table": table})

@@ -1,0 +1,3 @@
+"""Fixtures of the lexical tests: the fake OpenAI server (scripted chat engines)."""
+
+from tests.engines.conftest import fake_openai  # noqa: F401  (re-exported fixture)
