@@ -2,6 +2,11 @@
 
 from rest_framework.routers import DefaultRouter
 
+from lexical.api.concepts import ConceptViewSet, ExampleSelectionViewSet
+from lexical.api.corpora import ParallelCorpusViewSet
+
 
 def register(router: DefaultRouter) -> None:
-    """Register this app's viewsets (none yet)."""
+    router.register("lexical/corpora", ParallelCorpusViewSet, basename="lexical-corpus")
+    router.register("lexical/concepts", ConceptViewSet, basename="lexical-concept")
+    router.register("lexical/selections", ExampleSelectionViewSet, basename="lexical-selection")
