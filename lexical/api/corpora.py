@@ -77,7 +77,7 @@ class CorpusImportSerializer(serializers.Serializer):
             raise serializers.ValidationError({"file": f"the {data['format']} format needs a file"})
         return data
 
-    def source(self) -> CorpusSource:
+    def corpus_source(self) -> CorpusSource:
         data = self.validated_data
         if data["format"] == "moses":
             return CorpusSource(
@@ -115,7 +115,7 @@ class ParallelCorpusViewSet(
         body = CorpusImportSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        source = body.source()
+        source = body.corpus_source()
         try:
             corpus = import_corpus_pairs(
                 source,

@@ -56,7 +56,7 @@ class CorpusImportForm(forms.Form):
             self.add_error("file", f"Choose the {data['format'].upper()} file.")
         return data
 
-    def source(self) -> CorpusSource:
+    def corpus_source(self) -> CorpusSource:
         data = self.cleaned_data
         if data["format"] == "moses":
             return CorpusSource(

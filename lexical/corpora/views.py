@@ -34,7 +34,7 @@ def corpus_import(request: HtmxHttpRequest) -> HttpResponse:
         data = form.cleaned_data
         try:
             corpus = import_corpus_pairs(
-                form.source(),
+                form.corpus_source(),
                 name=data["name"],
                 src_lang=data["src_lang"],
                 tgt_lang=data["tgt_lang"],
