@@ -5,6 +5,8 @@ Edits go through ``lexical.concepts.services``, like the pages; a refused edit i
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
@@ -34,7 +36,8 @@ EXAMPLES_PER_VARIATION = 5
 
 
 class VariationSerializer(serializers.ModelSerializer):
-    label = serializers.CharField(read_only=True)
+    # A field named "label": the metaclass pops declared fields, Field.label stays the attribute.
+    label = serializers.CharField(read_only=True)  # type: ignore[assignment]
 
     class Meta:
         model = Variation
@@ -68,7 +71,7 @@ class ConceptSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
         read_only_fields = fields
 
-    def get_variations(self, concept: Concept) -> list[dict]:
+    def get_variations(self, concept: Concept) -> Any:
         return VariationSerializer(concept.variations.all(), many=True).data
 
     def get_page(self, concept: Concept) -> str:
@@ -85,8 +88,8 @@ class ConceptDetailSerializer(ConceptSerializer):
         fields = [*ConceptSerializer.Meta.fields, "examples"]
         read_only_fields = fields
 
-    def get_examples(self, concept: Concept) -> list[dict]:
-        rows = []
+    def get_examples(self, concept: Concept) -> Any:
+        rows: list[ConceptExample] = []
         for variation in concept.variations.all():
             examples = variation.examples.select_related("pair").order_by("-src_tokens", "id")
             rows.extend(examples[:EXAMPLES_PER_VARIATION])
@@ -252,7 +255,7 @@ class ExampleSelectionDetailSerializer(ExampleSelectionSerializer):
         fields = [*ExampleSelectionSerializer.Meta.fields, "examples"]
         read_only_fields = fields
 
-    def get_examples(self, selection: ExampleSelection) -> list[dict]:
+    def get_examples(self, selection: ExampleSelection) -> Any:
         selected = selection.selected.select_related(
             "example__pair", "example__variation"
         ).order_by("position")

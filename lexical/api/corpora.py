@@ -25,7 +25,9 @@ from lexical.models import ParallelCorpus, SentencePair
 
 
 class ParallelCorpusSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     links = serializers.SerializerMethodField()
 
     class Meta:

@@ -43,7 +43,10 @@ def concept_for_user(user, pk: int) -> Concept:
 def selections_for_user(user) -> QuerySet[ExampleSelection]:
     if not may_use_lexical(user):
         return ExampleSelection.objects.none()
-    return ExampleSelection.objects.annotate(n_examples=Count("selected", distinct=True))
+    # Meta.ordering does not survive the GROUP BY of the annotation: order explicitly.
+    return ExampleSelection.objects.annotate(n_examples=Count("selected")).order_by(
+        "-created_at", "-id"
+    )
 
 
 def selection_for_user(user, pk: int) -> ExampleSelection:
@@ -136,7 +139,7 @@ def variation_examples(
             "dropped", "-count", "lemma", "id"
         )
     )
-    rows = []
+    rows: list[tuple[Variation, int, list[ExampleView]]] = []
     for variation in variations:
         examples = (
             ConceptExample.objects.filter(variation=variation)

@@ -18,7 +18,7 @@ from lexical.models import ParallelCorpus, SentencePair
 pytestmark = pytest.mark.django_db
 
 EN = b"The trip was long.\nWe took a short trip.\nA journey by train.\n"
-ES = "El viaje fue largo.\nHicimos un recorrido corto.\nUn viaje en tren.\n".encode()
+ES = "El viaje fue largo.\nHicimos un recorrido corto.\nUn viaje en tren a León.\n".encode()
 
 
 def _tsv(*rows: str) -> bytes:
@@ -52,7 +52,7 @@ def test_moses_pair_of_files_imports_line_by_line():
     assert pairs == [
         (1, "The trip was long.", "El viaje fue largo."),
         (2, "We took a short trip.", "Hicimos un recorrido corto."),
-        (3, "A journey by train.", "Un viaje en tren."),
+        (3, "A journey by train.", "Un viaje en tren a León."),
     ]
 
 
