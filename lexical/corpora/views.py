@@ -55,7 +55,10 @@ def corpus_import(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 def corpus_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     corpus = corpus_for_user(request.user, pk)
-    page = Paginator(corpus_pairs(corpus), PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    paginator = Paginator(corpus_pairs(corpus), PAIRS_PER_PAGE)
+    # The import stored the size: no COUNT(*) over millions of pairs on every page view.
+    paginator.count = corpus.size
+    page = paginator.get_page(request.GET.get("page"))
     context = {"corpus": corpus, "page": page}
     template = f"{DETAIL}#pairs" if request.htmx else DETAIL
     return render(request, template, context)
