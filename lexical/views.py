@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 
 from lexical.concepts.selectors import concepts_for_user, selections_for_user
 from lexical.corpora.selectors import corpora_for_user
+from lexical.models import Concept
 
 SHOWN = 10
 
@@ -20,7 +21,7 @@ def home(request: HttpRequest) -> HttpResponse:
     concepts = concepts_for_user(request.user).order_by()
     by_language = (
         concepts.values("src_lang", "tgt_lang")
-        .annotate(total=Count("id"), active=Count("id", filter=Q(status="active")))
+        .annotate(total=Count("id"), active=Count("id", filter=Q(status=Concept.Status.ACTIVE)))
         .order_by("src_lang", "tgt_lang")
     )
     context = {

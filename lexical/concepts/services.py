@@ -249,6 +249,8 @@ def concepts_to_select(
 ) -> tuple[list[Concept], dict]:
     """The concepts a selection is made from (``queryset``: those the user may see) — all of a
     mining job's, or the listed ids, each of which must exist — and how they were chosen."""
+    if mining_job and concept_ids:
+        raise SelectionError("choose a mining job or concept ids, not both", field="concepts")
     if mining_job:
         concepts = list(queryset.filter(mining_job_id=mining_job).order_by("id"))
         if not concepts:

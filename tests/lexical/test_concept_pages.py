@@ -201,3 +201,10 @@ def test_api_is_staff_only(annotator_client, trip):
     response = annotator_client.post(reverse("lexical-concept-reject", args=[trip.pk]))
     assert response.status_code == 403
     assert Concept.objects.get(pk=trip.pk).status == "active"
+
+
+def test_home_counts_concepts_per_language_pair(admin_client, trip):
+    ConceptFactory(lemma="gone", status="rejected")
+    page = admin_client.get(reverse("lexical:home")).content.decode()
+    row = re.search(r"en→es</a></td><td class=\"num\">(\d+)</td><td class=\"num\">(\d+)</td>", page)
+    assert row is not None and row.groups() == ("1", "2")

@@ -107,6 +107,10 @@ def test_command(job):
     assert selection.params["uniformity_filter_applied"] is True
     with pytest.raises(CommandError, match="nothing was written: there is no concept #999"):
         call_command("select_lexical_examples", "--name", "x", "--concepts", "999")
+    with pytest.raises(CommandError, match="not both"):
+        call_command(
+            "select_lexical_examples", "--name", "x", "--mining-job", job.pk, "--concepts", "1"
+        )
     with pytest.raises(CommandError, match="comma-separated ids"):
         call_command("select_lexical_examples", "--name", "x", "--concepts", "1,a")
     with pytest.raises(CommandError, match="tolerance"):
