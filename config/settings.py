@@ -330,7 +330,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # Run methods appear as a field and as a list; one name for the one choice set.
-    "ENUM_NAME_OVERRIDES": {"BreakerMethodEnum": "search.models.breaker.BreakerRun.Method"},
+    "ENUM_NAME_OVERRIDES": {
+        "BreakerMethodEnum": "search.models.breaker.BreakerRun.Method",
+        "ParallelCorpusStatusEnum": "lexical.models.corpora.ParallelCorpus.Status",
+        "ConceptStatusEnum": "lexical.models.concepts.Concept.Status",
+        "ConceptOriginEnum": "lexical.models.concepts.Concept.Origin",
+    },
 }
 
 # --- Engines --------------------------------------------------------------------------------

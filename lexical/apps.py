@@ -1,10 +1,21 @@
 from django.apps import AppConfig
 
+from config.navigation import Area
+
 
 class LexicalConfig(AppConfig):
     name = "lexical"
     verbose_name = "Lexical selection"
-    areas: tuple = ()
+    areas: tuple = (
+        Area(
+            "Lexical",
+            "lexical:home",
+            "Lexical selection (seed 004): parallel corpora, concepts with variations, example "
+            "selections, LLM-generated rules and model evaluations.",
+            staff_only=True,
+            order=45,
+        ),
+    )
 
     def ready(self) -> None:
         from lexical.evaluation import services as evaluation_services

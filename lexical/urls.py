@@ -1,8 +1,15 @@
 from django.urls import include, path
 
+from lexical import views
+from lexical.concepts.urls import concept_patterns, selection_patterns
+
 app_name = "lexical"
 
 urlpatterns: list = [
-    path("evaluation/", include("lexical.evaluation.urls")),
+    path("", views.home, name="home"),
+    path("corpora/", include("lexical.corpora.urls")),
+    path("concepts/", include(concept_patterns)),
+    path("selections/", include(selection_patterns)),
     path("rules/", include("lexical.rules.urls")),
+    path("evaluation/", include("lexical.evaluation.urls")),
 ]

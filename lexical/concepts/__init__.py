@@ -1,0 +1,1 @@
+"""Concepts with variations: browsing, admin edits and example selection for studies."""
