@@ -225,7 +225,7 @@ _ANNOTATION_FIELDS = (
     "annotator__pseudonym",
     "item__doc_id", "item__seg_id", "item__src_lang", "item__tgt_lang", "item__source",
     "item__target", "item__system", "item__kind", "item__expected", "item__question",
-    "item__choices", "item__origin", "item__origin_ref", "item__meta",
+    "item__choices", "item__questions", "item__origin", "item__origin_ref", "item__meta",
 )  # fmt: skip
 
 
@@ -356,7 +356,7 @@ def item_rows(campaign: Campaign, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Itera
 
 _ITEM_FIELDS = (
     "source", "doc_id", "seg_id", "src_lang", "tgt_lang", "target", "system", "kind", "question",
-    "choices", "expected", "prefill_spans", "origin", "origin_ref", "meta",
+    "choices", "questions", "expected", "prefill_spans", "origin", "origin_ref", "meta",
 )  # fmt: skip
 
 
