@@ -127,6 +127,14 @@ def normalize_questions(raw: Any) -> list[dict[str, Any]]:
     repeated = [qid for qid, n in Counter(q["id"] for q in questions).items() if n > 1]
     if repeated:
         raise ItemError(f"questions: duplicate id {repeated[0]!r}")
+    types: dict[str, str] = {}
+    for question in questions:
+        first = types.setdefault(question["family"], question["type"])
+        if first != question["type"]:
+            raise ItemError(
+                f"questions: family {question['family']!r} mixes types {first} and "
+                f"{question['type']} (agreement is computed per family)"
+            )
     return questions
 
 
