@@ -233,9 +233,10 @@ def pabak(counts: np.ndarray, n_categories: int) -> float | None:
     takes P_o to be the total agreement (Table 4: total agreement 0.975 → PABAK 0.950), so we do
     too; with two raters this is exactly Byrt's 2 · P_o − 1.
     """
-    p_o = total_agreement(counts)
-    if p_o is None:
+    if counts.shape[0] == 0:
         return None
+    # Unrounded: total_agreement() rounds to 6 places, which would leak into PABAK (−1e-06).
+    p_o = float((counts.max(axis=1) == counts.sum(axis=1)).mean())
     q = max(2, n_categories)
     return _clean((q * p_o - 1) / (q - 1))
 
