@@ -197,12 +197,16 @@ class Choice(Protocol):
                 tie_rule=getattr(campaign, "tie_rule", agreement.NO_MAJORITY),
                 attested=(item.meta or {}).get(ATTESTED_KEY),
             )
-        return {
+        columns = {
             "majority": vote.display() if vote.n else None,
             "majority_votes": vote.votes,
             "tie": vote.tie,
             "item_agreement": agreement.item_agreement(keys),
         }
+        if getattr(campaign, "tie_rule", agreement.NO_MAJORITY) == agreement.ATTESTED_WINS:
+            # Which majorities the tie rule decided, so a reader can leave them out again.
+            columns["tie_broken"] = vote.tie_broken
+        return columns
 
     def flatten(self, row: dict[str, Any]) -> None:
         if "selected" in row:
