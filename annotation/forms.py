@@ -90,7 +90,7 @@ class CampaignForm(forms.ModelForm):
             "annotator fails quality control.",
             "claim_ttl_seconds": "An item an annotator opened but left idle this long goes back "
             "to the pool (at least 60).",
-            "tie_rule": "Attested: the option in the item's meta \"attested\" wins a tie it is in.",
+            "tie_rule": 'Attested: the option in the item\'s meta "attested" wins a tie it is in.',
             "shuffle_items": "Each annotator sees the items in their own seeded order "
             "(recorded in the exports); off: by position.",
         }

@@ -183,9 +183,7 @@ class Campaign(models.Model):
 
     # How a choice item's majority vote treats a tie (annotation.agreement.majority_vote);
     # the attested option is the item's meta["attested"].
-    tie_rule = models.CharField(
-        max_length=16, choices=TieRule.choices, default=TieRule.NO_MAJORITY
-    )
+    tie_rule = models.CharField(max_length=16, choices=TieRule.choices, default=TieRule.NO_MAJORITY)
 
     # Per-annotator item order: off, every annotator sees items by position; on, each sees
     # them in a permutation drawn from (item_order_seed, annotator), see annotation/ordering.py.

@@ -314,7 +314,9 @@ def question_family_answers(
     families: dict[tuple[str, str], tuple[dict, dict]] = {}
     for item_id, item_questions in questions.items():
         for question in item_questions or []:
-            answers, n_options = families.setdefault((question["family"], question["type"]), ({}, {}))
+            answers, n_options = families.setdefault(
+                (question["family"], question["type"]), ({}, {})
+            )
             answers[(item_id, question["id"])] = []
             n_options[(item_id, question["id"])] = len(question.get("options", []))
     rows = _submitted_regular(campaign).values_list("item_id", "answer").order_by("id")

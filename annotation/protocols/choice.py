@@ -4,8 +4,9 @@ Answer: ``{"selected": [indices into item.choices], "confidence": 1..k | null, "
 indices refer to the item's original option order, whatever order the annotator saw (kept in
 ``Annotation.option_order``). The confidence scale is 1–5 by default; a campaign may label it
 (``Campaign.confidence_labels``, least to most confident, e.g. seed 004 Fig. 4's "No idea" …
-"Likely but uncertain" …), the answer then being the chosen label's 1-based rank. Expected answers of checks and tutorials: an option string, a list
-of them, or ``{"selected": [...], "explanation"?}``, stored as ``{"selected": [option strings]}``.
+"Likely but uncertain" …), the answer then being the chosen label's 1-based rank. Expected
+answers of checks and tutorials: an option string, a list of them, or
+``{"selected": [...], "explanation"?}``, stored as ``{"selected": [option strings]}``.
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ def clean_value(question: Mapping[str, Any], value: Any) -> tuple[Any, str | Non
     if value == NONE_OF_THESE or value == [NONE_OF_THESE]:
         return NONE_OF_THESE, None
     if not isinstance(value, list):
-        return None, "give a list of option indices, or \"none\""
+        return None, 'give a list of option indices, or "none"'
     if NONE_OF_THESE in value:
         return None, f"choose options or “{question['none_label']}”, not both"
     chosen: list[int] = []
@@ -289,9 +289,7 @@ class Questionnaire(Protocol):
         stored = answer.get("answers", {})
         return {
             "questions": item.questions,
-            "answers": {
-                q["id"]: answer_labels(q, stored.get(q["id"])) for q in item.questions
-            },
+            "answers": {q["id"]: answer_labels(q, stored.get(q["id"])) for q in item.questions},
             "answer_values": {q["id"]: stored.get(q["id"]) for q in item.questions},
             "comment": answer.get("comment", ""),
             "score": None,

@@ -101,7 +101,9 @@ def test_campaign_confidence_labels_are_validated_on_the_model_and_the_form():
     assert not Campaign.objects.exists()
     campaign = services.create_campaign("Scale", "choice", _lexical_items())
     form = CampaignForm(instance=campaign)
-    data = {name: form.initial.get(name) for name in form.fields if form.initial.get(name) is not None}
+    data = {
+        name: form.initial.get(name) for name in form.fields if form.initial.get(name) is not None
+    }
     data.update(confidence_labels="No idea\n\nCertain\n", tie_rule="attested_wins",
                 shuffle_items="on", protocol="choice")  # fmt: skip
     form = CampaignForm(data, instance=campaign)
@@ -131,7 +133,7 @@ def test_labelled_scale_on_the_page_and_in_the_export(client):
     # Options are shown in the annotator's shuffled order, which is recorded per annotation.
     annotation = Annotation.objects.get()
     assert sorted(annotation.option_order) == [0, 1, 2]
-    shown = [html.index(f"<span dir=\"auto\">{label}</span>") for label in ["美術", "芸術", "アート"]]
+    shown = [html.index(f'<span dir="auto">{label}</span>') for label in ["美術", "芸術", "アート"]]
     assert sorted(range(3), key=lambda i: shown[i]) == annotation.option_order
     response = client.post(
         f"{item_url}submit/",
@@ -164,9 +166,16 @@ def test_majority_counts_qc_passing_annotators_and_applies_the_tie_rule():
 
     for name, chosen in picks.items():
         work(make_annotator(name), campaign, answer(chosen))
-    rows = {r["seg_id"]: r for r in map(json.loads, exports.stream_export(campaign, "jsonl", aggregate=True))}
+    rows = {
+        r["seg_id"]: r
+        for r in map(json.loads, exports.stream_export(campaign, "jsonl", aggregate=True))
+    }
     assert rows["1"]["excluded"] == {"ann-w": "fail"}
-    assert (rows["1"]["majority"], rows["1"]["tie"], rows["1"]["majority_votes"]) == ("芸術", False, 1)
+    assert (rows["1"]["majority"], rows["1"]["tie"], rows["1"]["majority_votes"]) == (
+        "芸術",
+        False,
+        1,
+    )
     assert (rows["1"]["tie_broken"], rows["2"]["tie_broken"]) == (True, False)
     assert rows["2"]["majority"] == "美術" and rows["2"]["majority_votes"] == 2
     per_annotation = [json.loads(line) for line in exports.stream_export(campaign, "jsonl")]
@@ -174,6 +183,9 @@ def test_majority_counts_qc_passing_annotators_and_applies_the_tie_rule():
 
     campaign.tie_rule = "no_majority"
     campaign.save()
-    rows = {r["seg_id"]: r for r in map(json.loads, exports.stream_export(campaign, "jsonl", aggregate=True))}
+    rows = {
+        r["seg_id"]: r
+        for r in map(json.loads, exports.stream_export(campaign, "jsonl", aggregate=True))
+    }
     assert (rows["1"]["majority"], rows["1"]["tie"]) == ("tie", True)
     assert "tie_broken" not in rows["1"]

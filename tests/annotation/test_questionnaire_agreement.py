@@ -101,4 +101,4 @@ def test_dashboard_shows_agreement_per_family(admin_client):
     assert families["rule_correct"].pabak == 0.0
     html = admin_client.get(f"/annotation/dashboard/{campaign.pk}/").content.decode()
     assert 'id="family-agreement"' in html
-    assert "<td>rule_correct</td><td>yes_no</td><td class=\"num\">4</td>" in html
+    assert '<td>rule_correct</td><td>yes_no</td><td class="num">4</td>' in html

@@ -60,25 +60,56 @@ def _questions(*edits):
         ([], "questions must be a non-empty list"),
         ({"id": "x"}, "questions must be a non-empty list"),
         (_questions((1, None)), "questions[2]: each question must be a JSON object"),
-        (_questions((0, {"type": "slider"})),
-         "questions[1] (id 'missing'): type must be one of yes_no, single, multiple, got 'slider'"),
+        (
+            _questions((0, {"type": "slider"})),
+            "questions[1] (id 'missing'): type must be one of yes_no, single, multiple, "
+            "got 'slider'",
+        ),
         (_questions((2, {"id": "missing"})), "questions: duplicate id 'missing'"),
-        (_questions((1, {"options": ["美術", ""]})), "questions[2] (id 'wrong'): options must not be empty"),
-        (_questions((1, {"options": []})), "questions[2] (id 'wrong'): give 2 to 20 options, got 0"),
-        (_questions((3, {"options": ["a", "a"]})), "questions[4] (id 'best'): options must be distinct"),
+        (
+            _questions((1, {"options": ["美術", ""]})),
+            "questions[2] (id 'wrong'): options must not be empty",
+        ),
+        (
+            _questions((1, {"options": []})),
+            "questions[2] (id 'wrong'): give 2 to 20 options, got 0",
+        ),
+        (
+            _questions((3, {"options": ["a", "a"]})),
+            "questions[4] (id 'best'): options must be distinct",
+        ),
         (_questions((0, {"id": "bad id!"})), "questions[1]: id must be 1–64 letters"),
-        (_questions((0, {"prompt": "  "})), "questions[1] (id 'missing'): prompt must be a non-empty string"),
-        (_questions((0, {"options": ["a", "b"]})), "questions[1] (id 'missing'): a yes_no question has no options"),
-        (_questions((3, {"none_label": "none"})), "questions[4] (id 'best'): only multiple questions have a none_label"),
-        (_questions((1, {"none_label": "美術"})), "questions[2] (id 'wrong'): none_label repeats an option"),
+        (
+            _questions((0, {"prompt": "  "})),
+            "questions[1] (id 'missing'): prompt must be a non-empty string",
+        ),
+        (
+            _questions((0, {"options": ["a", "b"]})),
+            "questions[1] (id 'missing'): a yes_no question has no options",
+        ),
+        (
+            _questions((3, {"none_label": "none"})),
+            "questions[4] (id 'best'): only multiple questions have a none_label",
+        ),
+        (
+            _questions((1, {"none_label": "美術"})),
+            "questions[2] (id 'wrong'): none_label repeats an option",
+        ),
         (_questions((0, {"colour": "red"})), "questions[1] (id 'missing'): unknown key(s): colour"),
-        (_questions((0, {"lang": "<script>"})), "questions[1] (id 'missing'): lang must be a language tag"),
-        (_questions((3, {"family": "missing_variation"})),
-         "questions: family 'missing_variation' mixes types yes_no and single"),
-        ([{"id": f"q{n}", "type": "yes_no", "prompt": "?"} for n in range(51)],
-         "questions: at most 50 per item, got 51"),
+        (
+            _questions((0, {"lang": "<script>"})),
+            "questions[1] (id 'missing'): lang must be a language tag",
+        ),
+        (
+            _questions((3, {"family": "missing_variation"})),
+            "questions: family 'missing_variation' mixes types yes_no and single",
+        ),
+        (
+            [{"id": f"q{n}", "type": "yes_no", "prompt": "?"} for n in range(51)],
+            "questions: at most 50 per item, got 51",
+        ),
     ],
-)  # fmt: skip
+)
 def test_hostile_questions_are_refused_with_the_question_named(questions, message):
     with pytest.raises(protocols.ItemError) as caught:
         protocols.normalize_item("questionnaire", _item(questions=questions))
@@ -124,7 +155,9 @@ def test_expected_answers_of_checks_are_validated():
         ({"answers": {}}, "expected.answers needs at least one answer"),
         ("yes", "expected must be {'answers'"),
     ]:
-        with pytest.raises(protocols.ItemError, match=message.replace("[", r"\[").replace("(", r"\(")):
+        with pytest.raises(
+            protocols.ItemError, match=message.replace("[", r"\[").replace("(", r"\(")
+        ):
             protocols.normalize_item("questionnaire", _item(kind="tutorial", expected=expected))
 
 
@@ -147,7 +180,7 @@ def test_a_complete_answer_is_normalized():
 
 
 def test_every_question_must_be_answered():
-    cleaned, errors, missing = _clean({"answers": {"missing": "no", "wrong": []}})
+    _cleaned, errors, missing = _clean({"answers": {"missing": "no", "wrong": []}})
     assert errors == []
     assert missing == [
         "answer question 2: Which listed variations do NOT mean “art”?",
@@ -164,7 +197,7 @@ def test_every_question_must_be_answered():
         ({"best": 3}, "question 4 (best): option 3 does not exist"),
         ({"best": True}, "question 4 (best): option True does not exist"),
         ({"wrong": [5]}, "question 2 (wrong): option 5 does not exist"),
-        ({"wrong": "all"}, "question 2 (wrong): give a list of option indices, or \"none\""),
+        ({"wrong": "all"}, 'question 2 (wrong): give a list of option indices, or "none"'),
         ({"ghost": "yes"}, "no question with id 'ghost'"),
     ],
 )
@@ -204,7 +237,10 @@ def test_submit_names_the_bad_question_and_saves_nothing(client):
         f"{item_url}submit/", {"answer": json.dumps(incomplete)}, HTTP_ACCEPT="application/json"
     )
     assert response.status_code == 422
-    assert response.json()["missing"][0] == "answer question 2: Which listed variations do NOT mean “art”?"
+    assert (
+        response.json()["missing"][0]
+        == "answer question 2: Which listed variations do NOT mean “art”?"
+    )
     assert Annotation.objects.get().status == "draft"
 
 
@@ -224,7 +260,10 @@ def test_page_renders_rtl_and_cjk_with_direction_and_language(client):
     client.force_login(annotator.user)
     page = client.get(client.get(f"/annotation/campaigns/{campaign.pk}/next/")["Location"])
     html = page.content.decode()
-    assert '<legend dir="auto" lang="fa"><span class="muted">1.</span> کدام واژه درست است؟</legend>' in html
+    assert (
+        '<legend dir="auto" lang="fa"><span class="muted">1.</span> کدام واژه درست است؟</legend>'
+        in html
+    )
     assert '<span dir="auto" lang="fa">هنر</span>' in html
     assert '<span dir="auto" lang="ja">芸術</span>' in html
     assert 'name="qm.ja" value="none" data-key="0" data-none="1"' in html
@@ -271,7 +310,9 @@ def test_exports_carry_answers_in_words_and_per_question_majorities():
     table = list(csv.DictReader(io.StringIO("".join(exports.stream_export(campaign, "csv")))))
     assert json.loads(table[0]["answers"])["best"] == "芸術"
     assert "answer_values" not in table[0]
-    [aggregate] = [json.loads(line) for line in exports.stream_export(campaign, "jsonl", aggregate=True)]
+    [aggregate] = [
+        json.loads(line) for line in exports.stream_export(campaign, "jsonl", aggregate=True)
+    ]
     assert aggregate["majority"] == {
         "missing": "no", "wrong": "None of these", "rule-1": "yes", "best": "芸術",
     }  # fmt: skip

@@ -93,7 +93,9 @@ def test_two_annotators_get_different_reproducible_orders():
 
     # Recorded in the exports: the seed and each item's place in the annotator's order.
     rows = [json.loads(line) for line in exports.stream_export(campaign, "jsonl")]
-    mine = sorted((r for r in rows if r["annotator"] == "ann-sa"), key=lambda r: r["item_order_position"])
+    mine = sorted(
+        (r for r in rows if r["annotator"] == "ann-sa"), key=lambda r: r["item_order_position"]
+    )
     assert [r["item_id"] for r in mine] == first
     assert {r["item_order_seed"] for r in mine} == {seeds[a.pk]}
     table = list(csv.DictReader(io.StringIO("".join(exports.stream_export(campaign, "csv")))))
@@ -120,7 +122,9 @@ def test_overlap_is_kept_and_nobody_gets_an_item_twice_when_shuffled():
     annotators = [make_annotator(f"s{n}") for n in range(5)]
     for annotator in annotators:
         work(annotator, campaign, lambda item: ANSWER)
-    per_item = Counter(Annotation.objects.filter(status="submitted").values_list("item_id", flat=True))
+    per_item = Counter(
+        Annotation.objects.filter(status="submitted").values_list("item_id", flat=True)
+    )
     assert sorted(per_item.values()) == [2] * 6
     for annotator in annotators:
         claimed = _claimed(annotator)
