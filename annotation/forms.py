@@ -106,6 +106,8 @@ class CampaignForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.initial.setdefault("confidence_labels", "\n".join(self.instance.confidence_labels))
+        # Forms (and scripts posting them) written before the setting existed leave it out.
+        self.fields["tie_rule"].required = False
         defaults = scoring.DEFAULT_WEIGHTS.to_dict()
         current = self.instance.mqm_weights or {}
         for name, (key, label) in _WEIGHT_FIELDS.items():
@@ -128,6 +130,9 @@ class CampaignForm(forms.ModelForm):
         self.instance.mqm_weights = overrides
         return cleaned
 
+    def clean_tie_rule(self) -> str:
+        return self.cleaned_data.get("tie_rule") or Campaign.TieRule.NO_MAJORITY
+
     def clean_confidence_labels(self) -> list[str]:
         text = self.cleaned_data.get("confidence_labels") or ""
         labels = [line.strip() for line in text.splitlines() if line.strip()]
@@ -143,8 +148,8 @@ class CampaignCreateForm(CampaignForm):
         label="Items file",
         validators=[validate_upload_size],
         help_text="JSONL (one JSON object per line: doc_id, seg_id, src_lang, tgt_lang, source, "
-        "target, system, kind, expected, question, choices, prefill_spans, origin, origin_ref, "
-        "meta), an Appraise batches file, a Google MQM TSV or a Pearmut campaign file.",
+        "target, system, kind, expected, question, choices, questions, prefill_spans, origin, "
+        "origin_ref, meta), an Appraise batches file, a Google MQM TSV or a Pearmut campaign file.",
     )
     file_format = forms.ChoiceField(
         label="File format",
