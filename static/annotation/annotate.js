@@ -542,15 +542,23 @@
       state.comment = comment ? comment.value : "";
       changed();
     };
-    const saved = state.answers || {};
-    questionEls.forEach((fs) => {
-      const value = saved[fs.dataset.question];
+    // The inputs show the state; run again on pageshow, after a back navigation's form
+    // restoration may have checked boxes the state (and so the checklist) does not have.
+    const show = () => questionEls.forEach((fs) => {
+      if (comment) comment.value = state.comment || "";
+      const value = (state.answers || {})[fs.dataset.question];
       fs.querySelectorAll("input").forEach((i) => {
         if (fs.dataset.type === "multiple") {
           i.checked = i.dataset.none ? value === "none" : Array.isArray(value) && value.includes(Number(i.value));
         } else {
           i.checked = value !== undefined && String(value) === i.value;
         }
+      });
+    });
+    show();
+    window.addEventListener("pageshow", show);
+    questionEls.forEach((fs) => {
+      fs.querySelectorAll("input").forEach((i) => {
         i.disabled = readonly;
         i.addEventListener("change", () => {
           // "None of these" and the options exclude each other.
