@@ -200,6 +200,17 @@ class ChoiceAgreementSerializer(serializers.Serializer):
     multi_select = serializers.BooleanField()
 
 
+class FamilyAgreementSerializer(serializers.Serializer):
+    family = serializers.CharField()
+    question_type = serializers.CharField()
+    n_item_questions = serializers.IntegerField()
+    n_units = serializers.IntegerField()
+    n_categories = serializers.IntegerField()
+    total_agreement = serializers.FloatField(allow_null=True)
+    fleiss_kappa = serializers.FloatField(allow_null=True)
+    pabak = serializers.FloatField(allow_null=True)
+
+
 class AnnotatorProgressSerializer(serializers.Serializer):
     pseudonym = serializers.CharField()
     enrollment_status = serializers.CharField(source="enrollment.status")
@@ -225,6 +236,7 @@ class CampaignProgressSerializer(serializers.Serializer):
     annotators = AnnotatorProgressSerializer(many=True)
     score_agreement = ScoreAgreementSerializer(source="agreement.scores", allow_null=True)
     choice_agreement = ChoiceAgreementSerializer(source="agreement.choices", allow_null=True)
+    family_agreement = FamilyAgreementSerializer(source="agreement.families", many=True)
     majority_items = serializers.IntegerField(source="agreement.majority_items")
     tied_items = serializers.IntegerField(source="agreement.tied_items")
 

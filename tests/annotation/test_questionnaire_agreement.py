@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 
 from annotation import agreement, progress, services
 from annotation.agreement import family_agreement
@@ -82,7 +83,7 @@ ITEMS = [
 
 
 @pytest.mark.django_db
-def test_dashboard_shows_agreement_per_family(admin_client):
+def test_dashboard_and_api_show_agreement_per_family(admin_client, admin_user):
     campaign = services.create_campaign("Families", "questionnaire", ITEMS, overlap=2)
     given = {
         "a": {"missing": "no", "rule-1": "yes", "rule-2": "yes"},
@@ -102,3 +103,11 @@ def test_dashboard_shows_agreement_per_family(admin_client):
     html = admin_client.get(f"/annotation/dashboard/{campaign.pk}/").content.decode()
     assert 'id="family-agreement"' in html
     assert '<td>rule_correct</td><td>yes_no</td><td class="num">4</td>' in html
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    body = api.get(f"/api/campaigns/{campaign.pk}/progress/").json()
+    assert body["family_agreement"][1] == {
+        "family": "rule_correct", "question_type": "yes_no", "n_item_questions": 4,
+        "n_units": 4, "n_categories": 2, "total_agreement": 0.5, "fleiss_kappa": -0.333333,
+        "pabak": 0.0,
+    }  # fmt: skip
