@@ -235,7 +235,10 @@ class Questionnaire(Protocol):
         if not isinstance(raw, Mapping):
             return {}, ["answers must be an object keyed by question id"], []
         known = {q["id"] for q in context.questions}
-        errors += [f"no question with id {qid!r}" for qid in raw if qid not in known]
+        unknown = [qid for qid in raw if qid not in known]
+        if unknown:
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            errors.append(f"no question with id {unknown[0]!r}{more}")
         answers: dict[str, Any] = {}
         for number, question in enumerate(context.questions, start=1):
             value = raw.get(question["id"])

@@ -206,6 +206,11 @@ def test_invalid_answers_name_the_question(answers, error):
     assert errors == [error]
 
 
+def test_a_flood_of_unknown_question_ids_is_one_error():
+    _cleaned, errors, _missing = _clean({"answers": {f"x{n}": "yes" for n in range(10000)}})
+    assert errors == ["no question with id 'x0' (and 9999 more)"]
+
+
 def test_none_of_these_is_an_answer_of_its_own():
     cleaned, errors, _ = _clean({"answers": {"wrong": ["none"]}})
     assert errors == [] and cleaned["answers"]["wrong"] == "none"
