@@ -233,9 +233,10 @@ def pabak(counts: np.ndarray, n_categories: int) -> float | None:
     takes P_o to be the total agreement (Table 4: total agreement 0.975 → PABAK 0.950), so we do
     too; with two raters this is exactly Byrt's 2 · P_o − 1.
     """
-    p_o = total_agreement(counts)
-    if p_o is None:
+    if counts.shape[0] == 0:
         return None
+    # Unrounded: total_agreement() rounds to 6 places, which would leak into PABAK (−1e-06).
+    p_o = float((counts.max(axis=1) == counts.sum(axis=1)).mean())
     q = max(2, n_categories)
     return _clean((q * p_o - 1) / (q - 1))
 
@@ -301,6 +302,8 @@ class Majority:
     votes: int
     n: int
     tie: bool = False
+    tie_broken: bool = False
+    """The top options were tied and the tie rule picked ``label`` (``attested_wins``)."""
 
     def display(self) -> str:
         """The label as exports and the dashboard write it: options joined by "|", or "tie"."""
@@ -329,6 +332,42 @@ def majority(labels: Sequence[Hashable], *, strict: bool = False) -> Majority:
     if (len(ranked) > 1 and ranked[1][1] == top) or (strict and 2 * top <= n):
         return Majority(None, top, n, tie=True)
     return Majority(top_label, top, n)
+
+
+NO_MAJORITY = "no_majority"
+ATTESTED_WINS = "attested_wins"
+TIE_RULES = (NO_MAJORITY, ATTESTED_WINS)
+
+
+def majority_vote(
+    labels: Sequence[Hashable],
+    *,
+    tie_rule: str = NO_MAJORITY,
+    attested: Hashable | None = None,
+    strict: bool = False,
+) -> Majority:
+    """Majority vote over one item's answers with an explicit tie rule (seed 004 §2.3).
+
+    Give it the answers of annotators who pass quality control (``selectors.item_results``
+    counts only those). Tie rules, when two or more options share the highest count:
+
+    * ``no_majority`` — the item has no majority (``tie`` is True, no label): it stays out of
+      a dataset built from majorities, as :func:`majority` does;
+    * ``attested_wins`` — if the attested option (the one the data says is right, e.g. the
+      variation of the original sentence) is among the tied options it wins (``tie_broken``);
+      a tie between other options is still no majority.
+
+    ``strict`` also needs more than half the votes for a majority, as in :func:`majority`.
+    """
+    if tie_rule not in TIE_RULES:
+        raise ValueError(f"unknown tie rule {tie_rule!r}; use one of {', '.join(TIE_RULES)}")
+    vote = majority(labels, strict=strict)
+    if not vote.tie or tie_rule == NO_MAJORITY or attested is None:
+        return vote
+    counts = Counter(labels)
+    if counts.get(attested, 0) == vote.votes and (not strict or 2 * vote.votes > vote.n):
+        return Majority(attested, vote.votes, vote.n, tie=False, tie_broken=True)
+    return vote
 
 
 def majority_multi(answers: Sequence[Iterable[Hashable]]) -> Majority:
@@ -363,3 +402,93 @@ def score_item_agreement(scores: Sequence[float], scale: float = 100.0) -> float
     diffs = np.abs(values[:, None] - values[None, :])
     mean_diff = diffs.sum() / (n * (n - 1))
     return _clean(round(1.0 - mean_diff / scale, 6))
+
+
+# --------------------------------------------------------------------------------------------
+# Questionnaires: agreement per question family
+
+
+YES_NO = "yes_no"
+SINGLE = "single"
+MULTIPLE = "multiple"
+NONE_OF_THESE = "none"
+"""How a multiple-choice answer that chose "none of these" is stored."""
+
+
+@dataclass(frozen=True)
+class FamilyAgreement:
+    """Agreement on one question family (seed 004 Tables 4–6: one row per family).
+
+    ``n_units`` counts the decisions with at least two answers: (item, question) pairs for
+    yes/no and single-choice families, (item, question, option) yes/no decisions for
+    multiple-choice families, whose options are judged one by one as in
+    :func:`expand_multi_select`.
+    """
+
+    family: str
+    question_type: str
+    n_item_questions: int
+    n_units: int
+    n_categories: int
+    total_agreement: float | None
+    fleiss_kappa: float | None
+    pabak: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _binary_rows(
+    answers: Mapping[Hashable, Sequence[Any]], n_options: Mapping[Hashable, int]
+) -> dict[tuple[Hashable, int], list[bool]]:
+    """Per-option yes/no decisions of multiple-choice answers; "none" selects no option."""
+    rows: dict[tuple[Hashable, int], list[bool]] = {}
+    for unit, values in answers.items():
+        chosen = [set() if v == NONE_OF_THESE else set(v) for v in values]
+        for option in range(n_options.get(unit, 0)):
+            rows[(unit, option)] = [option in c for c in chosen]
+    return rows
+
+
+def family_agreement(
+    family: str,
+    question_type: str,
+    answers: Mapping[Hashable, Sequence[Any]],
+    n_options: Mapping[Hashable, int] | None = None,
+) -> FamilyAgreement:
+    """Total agreement, Fleiss' κ and PABAK of one question family.
+
+    ``answers`` maps each (item, question) unit of the family to its answers, one per
+    annotator, as a questionnaire stores them: ``"yes"``/``"no"``, an option index, or a list
+    of option indices / ``"none"``. ``n_options`` gives each unit's number of options (single
+    and multiple choice). The number of categories k of PABAK = (k·P_o − 1)/(k − 1) is 2 for
+    yes/no and for the per-option decisions of multiple choice, and the most common number of
+    options for single choice; P_o is the total agreement, as seed 004 reports it
+    (:func:`pabak`). Units with fewer than two answers are skipped.
+    """
+    n_options = n_options or {}
+    if question_type == MULTIPLE:
+        table: Mapping[Any, Sequence[Hashable]] = _binary_rows(answers, n_options)
+        categories: list[Hashable] = [False, True]
+        k = 2
+    elif question_type == YES_NO:
+        table, categories, k = answers, ["no", "yes"], 2
+    elif question_type == SINGLE:
+        sizes = Counter(n_options.get(unit, 0) for unit in answers)
+        k = max(2, sizes.most_common(1)[0][0]) if sizes else 2
+        used = {v for values in answers.values() for v in values}
+        categories = sorted(set(range(k)) | used, key=str)
+        table = answers
+    else:
+        raise ValueError(f"unknown question type {question_type!r}")
+    counts = _count_table(table, categories)
+    return FamilyAgreement(
+        family=family,
+        question_type=question_type,
+        n_item_questions=len(answers),
+        n_units=int(counts.shape[0]),
+        n_categories=k,
+        total_agreement=total_agreement(counts),
+        fleiss_kappa=fleiss_kappa(counts),
+        pabak=pabak(counts, k),
+    )

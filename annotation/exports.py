@@ -52,8 +52,8 @@ from typing import Any
 
 from django.db.models import Min
 
-from annotation import protocols, qc, selectors
-from annotation.models import Annotation, Campaign, Item
+from annotation import ordering, protocols, qc, selectors
+from annotation.models import Annotation, Campaign, Enrollment, Item
 from annotation.protocols import mqm
 from formats.jsonl import sorted_keys
 
@@ -81,6 +81,8 @@ AGGREGATE_COLUMNS = (
     "mean_score", "score_std", "min_score", "max_score", "mean_mqm_score", "majority",
     "majority_votes", "tie", "item_agreement", "excluded", "origin", "origin_ref", "meta",
 )  # fmt: skip
+ORDER_COLUMNS = ("item_order_seed", "item_order_position")
+"""Per-annotation columns of campaigns that shuffle items per annotator."""
 DEFAULT_CHUNK_SIZE = 2000
 
 
@@ -156,6 +158,8 @@ def stream_export(
         columns = AGGREGATE_COLUMNS + flag
     else:
         columns = CSV_COLUMNS + protocol.extra_csv_columns
+        if campaign.shuffle_items:
+            columns += ORDER_COLUMNS
     return _csv(rows, columns, protocol)
 
 
@@ -214,9 +218,42 @@ def annotation_rows(
     queryset = (
         submitted.select_related("item", "annotator").only(*_ANNOTATION_FIELDS).order_by("id")
     )
+    orders = _ItemOrders(campaign) if campaign.shuffle_items else None
     for annotation in queryset.iterator(chunk_size=chunk_size):
         annotation.campaign = campaign  # the one instance, not a query per row
-        yield _annotation_row(annotation, campaign, protocol, verdicts)
+        row = _annotation_row(annotation, campaign, protocol, verdicts)
+        if orders is not None:
+            row |= orders.columns(annotation.annotator_id, annotation.item_id)
+        yield row
+
+
+class _ItemOrders:
+    """Each annotator's recorded item order: the stored seed, and the item's 1-based place in
+    the permutation of the campaign's non-tutorial items (``annotation/ordering.py``), which is
+    the order the claim query offered them in (items others had filled were skipped)."""
+
+    def __init__(self, campaign: Campaign):
+        self.seeds = dict(
+            Enrollment.objects.filter(campaign=campaign).values_list(
+                "annotator_id", "item_order_seed"
+            )
+        )
+        self.items = list(
+            campaign.items.exclude(kind=Item.Kind.TUTORIAL).values_list("id", "position")
+        )
+        self.places: dict[int, dict[int, int]] = {}
+
+    def columns(self, annotator_id: int, item_id: int) -> dict[str, Any]:
+        seed = self.seeds.get(annotator_id)
+        if seed is None:
+            return {"item_order_seed": None, "item_order_position": None}
+        if annotator_id not in self.places:
+            order = ordering.ordered(self.items, seed)
+            self.places[annotator_id] = {pk: n for n, pk in enumerate(order, start=1)}
+        return {
+            "item_order_seed": seed,
+            "item_order_position": self.places[annotator_id].get(item_id),
+        }
 
 
 _ANNOTATION_FIELDS = (
@@ -225,7 +262,7 @@ _ANNOTATION_FIELDS = (
     "annotator__pseudonym",
     "item__doc_id", "item__seg_id", "item__src_lang", "item__tgt_lang", "item__source",
     "item__target", "item__system", "item__kind", "item__expected", "item__question",
-    "item__choices", "item__origin", "item__origin_ref", "item__meta",
+    "item__choices", "item__questions", "item__origin", "item__origin_ref", "item__meta",
 )  # fmt: skip
 
 
@@ -356,7 +393,7 @@ def item_rows(campaign: Campaign, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Itera
 
 _ITEM_FIELDS = (
     "source", "doc_id", "seg_id", "src_lang", "tgt_lang", "target", "system", "kind", "question",
-    "choices", "expected", "prefill_spans", "origin", "origin_ref", "meta",
+    "choices", "questions", "expected", "prefill_spans", "origin", "origin_ref", "meta",
 )  # fmt: skip
 
 

@@ -43,7 +43,8 @@ class CampaignForm(forms.ModelForm):
             "qualification_min_accuracy", "max_items_per_annotator",
             "prolific_completion_url", "prolific_pass_code", "prolific_fail_code",
             "qc_min_pass_rate", "qc_min_checks", "qc_min_seconds_per_item", "qc_max_fast_fraction",
-            "mqm_allow_critical", "multi_select", "ask_confidence", "claim_ttl_seconds",
+            "mqm_allow_critical", "multi_select", "ask_confidence", "confidence_labels", "tie_rule",
+            "shuffle_items", "claim_ttl_seconds",
         ]  # fmt: skip
         widgets = {"instructions": forms.Textarea(attrs={"rows": 4})}
         # Plain words on the page rather than the field names derived from the model.
@@ -66,6 +67,8 @@ class CampaignForm(forms.ModelForm):
             "mqm_allow_critical": "Offer the Critical severity (MQM)",
             "multi_select": "Several choices per question",
             "ask_confidence": "Ask how confident the annotator is",
+            "tie_rule": "Majority vote: when the top options tie",
+            "shuffle_items": "Shuffle the item order per annotator",
             "claim_ttl_seconds": "Time to finish an item (seconds)",
         }
         help_texts = {
@@ -87,10 +90,24 @@ class CampaignForm(forms.ModelForm):
             "annotator fails quality control.",
             "claim_ttl_seconds": "An item an annotator opened but left idle this long goes back "
             "to the pool (at least 60).",
+            "tie_rule": 'Attested: the option in the item\'s meta "attested" wins a tie it is in.',
+            "shuffle_items": "Each annotator sees the items in their own seeded order "
+            "(recorded in the exports); off: by position.",
         }
+
+    confidence_labels = forms.CharField(
+        label="Confidence scale labels",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="One label per line, least to most confident (2 to 10), e.g. No idea / "
+        "Likely but uncertain / Certain. Empty: a 1–5 scale.",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.initial.setdefault("confidence_labels", "\n".join(self.instance.confidence_labels))
+        # Forms (and scripts posting them) written before the setting existed leave it out.
+        self.fields["tie_rule"].required = False
         defaults = scoring.DEFAULT_WEIGHTS.to_dict()
         current = self.instance.mqm_weights or {}
         for name, (key, label) in _WEIGHT_FIELDS.items():
@@ -113,14 +130,26 @@ class CampaignForm(forms.ModelForm):
         self.instance.mqm_weights = overrides
         return cleaned
 
+    def clean_tie_rule(self) -> str:
+        return self.cleaned_data.get("tie_rule") or Campaign.TieRule.NO_MAJORITY
+
+    def clean_confidence_labels(self) -> list[str]:
+        text = self.cleaned_data.get("confidence_labels") or ""
+        labels = [line.strip() for line in text.splitlines() if line.strip()]
+        try:
+            protocols.choice.confidence_scale(labels)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        return labels
+
 
 class CampaignCreateForm(CampaignForm):
     items_file = forms.FileField(
         label="Items file",
         validators=[validate_upload_size],
         help_text="JSONL (one JSON object per line: doc_id, seg_id, src_lang, tgt_lang, source, "
-        "target, system, kind, expected, question, choices, prefill_spans, origin, origin_ref, "
-        "meta), an Appraise batches file, a Google MQM TSV or a Pearmut campaign file.",
+        "target, system, kind, expected, question, choices, questions, prefill_spans, origin, "
+        "origin_ref, meta), an Appraise batches file, a Google MQM TSV or a Pearmut campaign file.",
     )
     file_format = forms.ChoiceField(
         label="File format",

@@ -54,6 +54,18 @@ def _validate_choices(value: Any) -> None:
         raise ValidationError("choices must be a list of non-empty strings")
 
 
+def _validate_confidence_labels(value: Any) -> None:
+    try:
+        protocols.choice.confidence_scale(value)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from exc
+
+
+def new_item_order_seed() -> int:
+    """The campaign's seed of per-annotator item orders (31 bits: an integer column anywhere)."""
+    return secrets.randbelow(2**31)
+
+
 def _validate_protocol(value: Any) -> None:
     if not protocols.is_registered(value):
         raise ValidationError(
@@ -159,6 +171,24 @@ class Campaign(models.Model):
     # Choice protocol.
     multi_select = models.BooleanField(default=False)
     ask_confidence = models.BooleanField(default=True)
+    # The confidence scale's labels, least to most confident; the answer is the label's
+    # 1-based rank. [] is the default 1–5 scale (1 guess … 5 certain).
+    confidence_labels = models.JSONField(
+        default=list, blank=True, validators=[_validate_confidence_labels]
+    )
+
+    class TieRule(models.TextChoices):
+        NO_MAJORITY = "no_majority", "No majority (the item is a tie)"
+        ATTESTED_WINS = "attested_wins", "The attested option wins a tie it is part of"
+
+    # How a choice item's majority vote treats a tie (annotation.agreement.majority_vote);
+    # the attested option is the item's meta["attested"].
+    tie_rule = models.CharField(max_length=16, choices=TieRule.choices, default=TieRule.NO_MAJORITY)
+
+    # Per-annotator item order: off, every annotator sees items by position; on, each sees
+    # them in a permutation drawn from (item_order_seed, annotator), see annotation/ordering.py.
+    shuffle_items = models.BooleanField(default=False)
+    item_order_seed = models.PositiveIntegerField(default=new_item_order_seed)
 
     claim_ttl_seconds = models.PositiveIntegerField(
         default=1800, validators=[MinValueValidator(60)]
@@ -252,6 +282,10 @@ class Enrollment(models.Model):
     qualified = models.BooleanField(default=False)
     # Set when the annotator has no item left (or reached max_items_per_annotator).
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The seed of this annotator's item permutation (campaign.shuffle_items), derived from
+    # (campaign.item_order_seed, annotator) when first needed and kept, so the order can be
+    # rebuilt and exported even if the campaign seed changes later.
+    item_order_seed = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -292,6 +326,9 @@ class Item(models.Model):
     expected = models.JSONField(null=True, blank=True)
     question = models.TextField(blank=True)
     choices = models.JSONField(default=list, blank=True, validators=[_validate_choices])
+    # Questionnaire items: [{"id", "family", "prompt", "type", "options"?, ...}], validated by
+    # annotation/protocols/questionnaire.py on import.
+    questions = models.JSONField(default=list, blank=True)
     prefill_spans = models.JSONField(default=list, blank=True)
     origin = models.CharField(max_length=100, blank=True)
     origin_ref = models.CharField(max_length=255, blank=True)
@@ -346,6 +383,7 @@ class Item(models.Model):
             "expected": self.expected,
             "question": self.question,
             "choices": self.choices,
+            "questions": self.questions,
             "prefill_spans": self.prefill_spans,
             "origin": self.origin,
             "origin_ref": self.origin_ref,

@@ -230,6 +230,8 @@ class AgreementSummary:
     protocol: str
     scores: agreement.ScoreAgreement | None = None
     choices: agreement.ChoiceAgreement | None = None
+    families: list[agreement.FamilyAgreement] = field(default_factory=list)
+    """Questionnaires: agreement per question family."""
     majority_items: int = 0
     tied_items: int = 0
     pending_items: int = 0
@@ -301,6 +303,40 @@ def _summarize_choices(campaign: Campaign, summary: AgreementSummary) -> None:
     summary.option_counts = dict(counts.most_common(15))
 
 
+def question_family_answers(
+    campaign: Campaign,
+) -> dict[tuple[str, str], tuple[dict[tuple[int, str], list[Any]], dict[tuple[int, str], int]]]:
+    """Per (family, question type): the answers of every (item, question) unit and its number
+    of options, over the submitted answers to regular items."""
+    questions = dict(
+        Item.objects.filter(campaign=campaign, kind=REGULAR).values_list("id", "questions")
+    )
+    families: dict[tuple[str, str], tuple[dict, dict]] = {}
+    for item_id, item_questions in questions.items():
+        for question in item_questions or []:
+            answers, n_options = families.setdefault(
+                (question["family"], question["type"]), ({}, {})
+            )
+            answers[(item_id, question["id"])] = []
+            n_options[(item_id, question["id"])] = len(question.get("options", []))
+    rows = _submitted_regular(campaign).values_list("item_id", "answer").order_by("id")
+    for item_id, answer in rows.iterator(chunk_size=5000):
+        given = (answer or {}).get("answers", {})
+        for question in questions.get(item_id) or []:
+            if question["id"] in given:
+                answers = families[(question["family"], question["type"])][0]
+                answers[(item_id, question["id"])].append(given[question["id"]])
+    return families
+
+
+def _summarize_questions(campaign: Campaign, summary: AgreementSummary) -> None:
+    families = question_family_answers(campaign)
+    summary.families = [
+        agreement.family_agreement(family, kind, answers, n_options)
+        for (family, kind), (answers, n_options) in sorted(families.items())
+    ]
+
+
 def _label(answer: Any) -> str:
     return "|".join(sorted(answer)) if isinstance(answer, frozenset) else str(answer)
 
@@ -313,8 +349,11 @@ def campaign_agreement(campaign: Campaign, version: str | None = None) -> Agreem
     if cached is not None:
         return cached
     summary = AgreementSummary(protocol=campaign.protocol)
-    if campaign.get_protocol().has_options:
+    protocol = campaign.get_protocol()
+    if protocol.has_options:
         _summarize_choices(campaign, summary)
+    elif protocol.has_questions:
+        _summarize_questions(campaign, summary)
     else:
         summary.scores = agreement.score_agreement(score_rows(campaign))
     cache.set(key, summary, CACHE_SECONDS)

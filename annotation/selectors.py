@@ -356,5 +356,6 @@ def _result(campaign: Campaign, protocol, item: Item, verdicts: dict[int, str]) 
 
 _RESULT_FIELDS = (
     "id", "campaign_id", "system", "origin", "origin_ref", "doc_id", "seg_id", "src_lang",
-    "tgt_lang", "source", "target", "completed_count", "position", "question", "choices", "meta",
+    "tgt_lang", "source", "target", "completed_count", "position", "question", "choices",
+    "questions", "meta",
 )  # fmt: skip

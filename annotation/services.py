@@ -19,11 +19,22 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import (
+    BigIntegerField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    Subquery,
+    Value,
+)
+from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
-from annotation import corruption, formats, protocols, qc
+from annotation import corruption, formats, ordering, protocols, qc
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
@@ -788,7 +799,9 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
     1. The annotator's enrollment row is locked, so one annotator's parallel requests queue.
     2. An open claim of theirs is resumed first (renewed if it lapsed and the slot is free).
     3. Tutorials come first; with ``require_qualification`` they must be passed.
-    4. Candidates are items they have no live claim on, in position order; regular items need
+    4. Candidates are items they have no live claim on, in position order (or, when the
+       campaign shuffles items, in the annotator's seeded permutation: ``annotation/ordering.py``,
+       computed inside the same query); regular items need
        ``live_slots < overlap`` (active + submitted claims, a counter on the item). The first
        candidate row nobody else holds is locked (``FOR UPDATE SKIP LOCKED``) and its counter
        raised only while below the overlap, so two annotators never take the last slot twice
@@ -814,7 +827,8 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
             return item
         if not refusal:
             if not _reached_quota(annotator, campaign):
-                item = _claim_open_item(annotator, campaign, now)
+                seed = order_seed(enrollment, campaign)
+                item = _claim_open_item(annotator, campaign, now, seed)
                 if item is not None:
                     return item
                 if _unfinished(annotator, campaign).exists():
@@ -850,8 +864,24 @@ def _unfinished(annotator: Annotator, campaign: Campaign):
     )
 
 
-def _open(annotator: Annotator, campaign: Campaign):
-    """Items with a free slot for the annotator now, in position order."""
+def _rank_expression(seed: int) -> ExpressionWrapper:
+    """``ordering.item_rank(id, seed)`` in SQL (SQLite and PostgreSQL); see annotation/ordering.py.
+    The id is cast to a 64-bit integer so no step overflows a 32-bit column type."""
+    s1, a, s2, b = ordering.hash_params(seed)
+    prime = ordering.PRIME
+    x = (Cast("id", BigIntegerField()) % prime).bitxor(s1) * a % prime
+    return ExpressionWrapper(x.bitxor(s2) * b % prime, output_field=BigIntegerField())
+
+
+def item_order(seed: int | None) -> tuple[Any, ...]:
+    """The ``order_by`` of an annotator's items: position, or their permutation (shuffle on)."""
+    if seed is None:
+        return ("position", "id")
+    return (_rank_expression(seed), "position", "id")
+
+
+def _open(annotator: Annotator, campaign: Campaign, seed: int | None = None):
+    """Items with a free slot for the annotator now, in their order (:func:`item_order`)."""
     return (
         Item.objects.filter(campaign=campaign)
         .filter(
@@ -859,13 +889,29 @@ def _open(annotator: Annotator, campaign: Campaign):
             | Q(kind=Item.Kind.ATTENTION_CHECK)
         )
         .exclude(_claimed_by(annotator))
-        .order_by("position", "id")
+        .order_by(*item_order(seed))
     )
 
 
-def _claim_open_item(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | None:
-    """Claim the first open item: one locking query and one conditional counter update,
-    whatever the number of annotators.
+def order_seed(enrollment: Enrollment, campaign: Campaign) -> int | None:
+    """The annotator's item-order seed when the campaign shuffles items (``None`` otherwise),
+    derived from (campaign seed, annotator) on first use and stored on the enrollment."""
+    if not campaign.shuffle_items:
+        return None
+    if enrollment.item_order_seed is None:
+        seed = ordering.annotator_seed(campaign.item_order_seed, enrollment.annotator_id)
+        Enrollment.objects.filter(pk=enrollment.pk, item_order_seed__isnull=True).update(
+            item_order_seed=seed
+        )
+        enrollment.refresh_from_db(fields=["item_order_seed"])
+    return enrollment.item_order_seed
+
+
+def _claim_open_item(
+    annotator: Annotator, campaign: Campaign, now: datetime, seed: int | None = None
+) -> Item | None:
+    """Claim the first open item in the annotator's order: one locking query and one
+    conditional counter update, whatever the number of annotators.
 
     1. The first open item that no other transaction holds is locked
        (``SELECT ... LIMIT 1 FOR UPDATE SKIP LOCKED``): claimers never wait for each other and
@@ -877,7 +923,7 @@ def _claim_open_item(annotator: Annotator, campaign: Campaign, now: datetime) ->
        their commits.
     """
     for attempt in range(_LOCKED_RETRIES + 1):
-        item = _lock(_open(annotator, campaign)).first()
+        item = _lock(_open(annotator, campaign, seed)).first()
         if item is not None:
             if _take_slot(item, campaign):
                 return _claim(annotator, item, campaign, now)

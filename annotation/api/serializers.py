@@ -20,8 +20,8 @@ class CampaignSerializer(serializers.ModelSerializer):
         model = Campaign
         fields = [
             "id", "name", "slug", "protocol", "src_lang", "tgt_lang", "instructions", "overlap",
-            "status", "multi_select", "ask_confidence", "mqm_allow_critical", "mqm_weights",
-            "created_at", "updated_at",
+            "status", "multi_select", "ask_confidence", "confidence_labels", "tie_rule",
+            "shuffle_items", "mqm_allow_critical", "mqm_weights", "created_at", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -33,8 +33,8 @@ class ItemSerializer(serializers.ModelSerializer):
         model = Item
         fields = [
             "id", "campaign", "doc_id", "seg_id", "src_lang", "tgt_lang", "source", "target",
-            "system", "kind", "expected", "question", "choices", "prefill_spans", "origin",
-            "origin_ref", "meta", "position", "completed_count", "created_at",
+            "system", "kind", "expected", "question", "choices", "questions", "prefill_spans",
+            "origin", "origin_ref", "meta", "position", "completed_count", "created_at",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -46,7 +46,7 @@ class AnnotatorItemSerializer(serializers.ModelSerializer):
         model = Item
         fields = [
             "id", "campaign", "doc_id", "seg_id", "src_lang", "tgt_lang", "source", "target",
-            "system", "question", "choices", "prefill_spans",
+            "system", "question", "choices", "questions", "prefill_spans",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -200,6 +200,17 @@ class ChoiceAgreementSerializer(serializers.Serializer):
     multi_select = serializers.BooleanField()
 
 
+class FamilyAgreementSerializer(serializers.Serializer):
+    family = serializers.CharField()
+    question_type = serializers.CharField()
+    n_item_questions = serializers.IntegerField()
+    n_units = serializers.IntegerField()
+    n_categories = serializers.IntegerField()
+    total_agreement = serializers.FloatField(allow_null=True)
+    fleiss_kappa = serializers.FloatField(allow_null=True)
+    pabak = serializers.FloatField(allow_null=True)
+
+
 class AnnotatorProgressSerializer(serializers.Serializer):
     pseudonym = serializers.CharField()
     enrollment_status = serializers.CharField(source="enrollment.status")
@@ -225,6 +236,7 @@ class CampaignProgressSerializer(serializers.Serializer):
     annotators = AnnotatorProgressSerializer(many=True)
     score_agreement = ScoreAgreementSerializer(source="agreement.scores", allow_null=True)
     choice_agreement = ChoiceAgreementSerializer(source="agreement.choices", allow_null=True)
+    family_agreement = FamilyAgreementSerializer(source="agreement.families", many=True)
     majority_items = serializers.IntegerField(source="agreement.majority_items")
     tied_items = serializers.IntegerField(source="agreement.tied_items")
 

@@ -32,6 +32,7 @@ from annotation.protocols.esa import SEVERITIES as ESA_SEVERITIES
 from annotation.protocols.esa_mqm import ESAMQM
 from annotation.protocols.items import ITEM_FIELDS, KINDS, ItemError
 from annotation.protocols.mqm import MQM
+from annotation.protocols.questionnaire import Questionnaire
 from annotation.protocols.spans import grapheme_boundary, span_errors, spans_overlap
 from annotation.protocols.translation import Translation
 
@@ -147,3 +148,4 @@ register(MQM())
 register(Choice())
 register(ESAMQM())
 register(Translation())
+register(Questionnaire())

@@ -47,6 +47,8 @@ class AnswerContext:
     severities: tuple[str, ...] = ("minor", "major")
     ask_confidence: bool = True
     source: str = ""  # for source-side spans (MQM)
+    confidence_levels: int = 5  # choice: the campaign's confidence scale has levels 1..this
+    questions: tuple[Mapping[str, Any], ...] = ()  # questionnaire: the item's questions
 
 
 class Protocol(ABC):
@@ -63,6 +65,8 @@ class Protocol(ABC):
     """Answers have a 0–100 score (higher is better): score charts and agreement apply."""
     has_options: ClassVar[bool] = False
     """Answers select among ``item.choices``: option charts, majority vote and kappa apply."""
+    has_questions: ClassVar[bool] = False
+    """Items carry ``item.questions``: agreement is computed per question family."""
     uses_document_context: ClassVar[bool] = False
     """The page shows the neighbouring segments of the item's document."""
     generated_checks: ClassVar[bool] = False
@@ -101,6 +105,7 @@ class Protocol(ABC):
         self.check_item_text(item)
         item["kind"] = item_fields.kind(raw)
         item["choices"] = self.normalize_choices(raw.get("choices"))
+        item["questions"] = self.normalize_questions(raw.get("questions"))
         item["prefill_spans"] = self.normalize_prefill(raw.get("prefill_spans") or [], item)
         item["meta"] = item_fields.meta(raw)
         expected = raw.get("expected")
@@ -121,6 +126,11 @@ class Protocol(ABC):
     def normalize_choices(self, choices: Any) -> list[str]:
         if choices:
             raise ItemError("choices are only for choice campaigns")
+        return []
+
+    def normalize_questions(self, questions: Any) -> list[dict[str, Any]]:
+        if questions:
+            raise ItemError("questions are only for questionnaire campaigns")
         return []
 
     def normalize_prefill(self, prefill: Any, item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -146,6 +156,8 @@ class Protocol(ABC):
             severities=tuple(self.severities(campaign)),
             ask_confidence=campaign.ask_confidence,
             source=item.source,
+            confidence_levels=len(getattr(campaign, "confidence_labels", None) or ()) or 5,
+            questions=tuple(getattr(item, "questions", None) or ()),
         )
 
     def clean(self, answer: Any, context: AnswerContext) -> Cleaned:

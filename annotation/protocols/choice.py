@@ -1,9 +1,12 @@
 """Choice: select one (or several) of the item's options, with a confidence rating.
 
-Answer: ``{"selected": [indices into item.choices], "confidence": 1..5 | null, "comment": str}``;
+Answer: ``{"selected": [indices into item.choices], "confidence": 1..k | null, "comment": str}``;
 indices refer to the item's original option order, whatever order the annotator saw (kept in
-``Annotation.option_order``). Expected answers of checks and tutorials: an option string, a list
-of them, or ``{"selected": [...], "explanation"?}``, stored as ``{"selected": [option strings]}``.
+``Annotation.option_order``). The confidence scale is 1–5 by default; a campaign may label it
+(``Campaign.confidence_labels``, least to most confident, e.g. seed 004 Fig. 4's "No idea" …
+"Likely but uncertain" …), the answer then being the chosen label's 1-based rank. Expected
+answers of checks and tutorials: an option string, a list of them, or
+``{"selected": [...], "explanation"?}``, stored as ``{"selected": [option strings]}``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,43 @@ from annotation.protocols.items import ItemError, as_int
 
 CONFIDENCE_LEVELS = (1, 2, 3, 4, 5)
 MAX_CHOICES = 20
+MAX_CONFIDENCE_LABELS = 10
+CONFIDENCE_LABEL_MAX_LENGTH = 200
+ATTESTED_KEY = "attested"
+"""``item.meta[ATTESTED_KEY]``: the option attested in the data (seed 004: the variation of the
+original sentence pair), which the ``attested_wins`` tie rule prefers."""
+
+
+def confidence_scale(labels: Any) -> list[tuple[int, str]]:
+    """(value, label) of a campaign's confidence scale; ``[]`` or ``None`` is the 1–5 default.
+
+    Raises ``ValueError`` naming the problem: labels must be 2 to 10 distinct non-empty
+    strings of at most 200 characters.
+    """
+    if labels in (None, []):
+        return [(level, str(level)) for level in CONFIDENCE_LEVELS]
+    if not isinstance(labels, list) or not all(isinstance(v, str) and v.strip() for v in labels):
+        raise ValueError("confidence labels must be a list of non-empty strings")
+    if not 2 <= len(labels) <= MAX_CONFIDENCE_LABELS:
+        raise ValueError(
+            f"confidence labels: give 2 to {MAX_CONFIDENCE_LABELS} labels, got {len(labels)}"
+        )
+    if len({v.strip() for v in labels}) != len(labels):
+        raise ValueError("confidence labels must be distinct")
+    too_long = [v for v in labels if len(v) > CONFIDENCE_LABEL_MAX_LENGTH]
+    if too_long:
+        raise ValueError(
+            f"confidence label {too_long[0][:40]!r}… is longer than "
+            f"{CONFIDENCE_LABEL_MAX_LENGTH} characters"
+        )
+    return [(n, v.strip()) for n, v in enumerate(labels, start=1)]
+
+
+def confidence_label(campaign: Any, value: Any) -> str | None:
+    """The label of a stored confidence value under the campaign's scale (``None`` if unset)."""
+    if value is None:
+        return None
+    return dict(confidence_scale(getattr(campaign, "confidence_labels", None))).get(value)
 
 
 def labels(item: Any, indices: Iterable[int]) -> list[str]:
@@ -88,8 +128,8 @@ class Choice(Protocol):
                 missing.append("rate your confidence")
         else:
             confidence = as_int(confidence)
-            if confidence not in CONFIDENCE_LEVELS:
-                errors.append("confidence must be 1 to 5")
+            if confidence is None or not 1 <= confidence <= context.confidence_levels:
+                errors.append(f"confidence must be 1 to {context.confidence_levels}")
                 confidence = None
         comment = answer.get("comment") or ""
         if not isinstance(comment, str):
@@ -137,6 +177,7 @@ class Choice(Protocol):
             "selected_indices": selected,
             "option_order": labels(item, annotation.option_order or []),
             "confidence": answer.get("confidence"),
+            "confidence_label": confidence_label(campaign, answer.get("confidence")),
             "comment": answer.get("comment", ""),
             "score": None,
         }
@@ -152,13 +193,21 @@ class Choice(Protocol):
             keys = ["|".join(sorted(a)) for a in answers]
         else:
             keys = [a[0] if a else "" for a in answers]
-            vote = agreement.majority(keys)
-        return {
+            vote = agreement.majority_vote(
+                keys,
+                tie_rule=getattr(campaign, "tie_rule", agreement.NO_MAJORITY),
+                attested=(item.meta or {}).get(ATTESTED_KEY),
+            )
+        columns = {
             "majority": vote.display() if vote.n else None,
             "majority_votes": vote.votes,
             "tie": vote.tie,
             "item_agreement": agreement.item_agreement(keys),
         }
+        if getattr(campaign, "tie_rule", agreement.NO_MAJORITY) == agreement.ATTESTED_WINS:
+            # Which majorities the tie rule decided, so a reader can leave them out again.
+            columns["tie_broken"] = vote.tie_broken
+        return columns
 
     def flatten(self, row: dict[str, Any]) -> None:
         if "selected" in row:
@@ -170,4 +219,8 @@ class Choice(Protocol):
         options = [(index, item.choices[index]) for index in annotation.option_order] or list(
             enumerate(item.choices)
         )
-        return {"options": options, "confidence_levels": CONFIDENCE_LEVELS}
+        return {
+            "options": options,
+            "confidence_levels": CONFIDENCE_LEVELS,
+            "confidence_scale": confidence_scale(getattr(campaign, "confidence_labels", None)),
+        }

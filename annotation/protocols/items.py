@@ -13,7 +13,8 @@ from typing import Any
 KINDS = ("regular", "attention_check", "tutorial")
 ITEM_FIELDS = frozenset(
     {"doc_id", "seg_id", "src_lang", "tgt_lang", "source", "target", "system", "kind",
-     "expected", "question", "choices", "prefill_spans", "origin", "origin_ref", "meta"}
+     "expected", "question", "choices", "questions", "prefill_spans", "origin", "origin_ref",
+     "meta"}
 )  # fmt: skip
 _MAX_LENGTHS = {"doc_id": 255, "seg_id": 64, "src_lang": 16, "tgt_lang": 16, "system": 200,
                 "origin": 100, "origin_ref": 255}  # fmt: skip

@@ -501,6 +501,104 @@
     });
   }
 
+  // ----- questionnaire --------------------------------------------------------------------
+  // Every question is a fieldset of native radios / checkboxes (Tab and the arrow keys work
+  // as in any form); j/k move between questions, y/n, digits and 0 answer the active one.
+  const questionEls = Array.from(form.querySelectorAll("fieldset.question"));
+
+  function questionAnswer(fs) {
+    const inputs = Array.from(fs.querySelectorAll("input"));
+    const checked = inputs.filter((i) => i.checked);
+    if (fs.dataset.type === "multiple") {
+      if (checked.some((i) => i.dataset.none)) return "none";
+      return checked.length ? checked.map((i) => Number(i.value)) : undefined;
+    }
+    if (!checked.length) return undefined;
+    return fs.dataset.type === "yes_no" ? checked[0].value : Number(checked[0].value);
+  }
+
+  function activeQuestion() {
+    const here = document.activeElement && document.activeElement.closest && document.activeElement.closest("fieldset.question");
+    if (here) return here;
+    return questionEls.find((fs) => questionAnswer(fs) === undefined) || questionEls[0];
+  }
+
+  function focusQuestion(fs) {
+    if (!fs) return;
+    const inputs = Array.from(fs.querySelectorAll("input"));
+    (inputs.find((i) => i.checked) || inputs[0] || fs).focus();
+    fs.scrollIntoView({ block: "nearest" });
+  }
+
+  function setupQuestionnaire() {
+    const comment = form.querySelector("textarea[name=comment]");
+    const read = () => {
+      const answers = {};
+      questionEls.forEach((fs) => {
+        const value = questionAnswer(fs);
+        if (value !== undefined) answers[fs.dataset.question] = value;
+      });
+      state.answers = answers;
+      state.comment = comment ? comment.value : "";
+      changed();
+    };
+    // The inputs show the state; run again on pageshow, after a back navigation's form
+    // restoration may have checked boxes the state (and so the checklist) does not have.
+    const show = () => questionEls.forEach((fs) => {
+      if (comment) comment.value = state.comment || "";
+      const value = (state.answers || {})[fs.dataset.question];
+      fs.querySelectorAll("input").forEach((i) => {
+        if (fs.dataset.type === "multiple") {
+          i.checked = i.dataset.none ? value === "none" : Array.isArray(value) && value.includes(Number(i.value));
+        } else {
+          i.checked = value !== undefined && String(value) === i.value;
+        }
+      });
+    });
+    show();
+    window.addEventListener("pageshow", show);
+    questionEls.forEach((fs) => {
+      fs.querySelectorAll("input").forEach((i) => {
+        i.disabled = readonly;
+        i.addEventListener("change", () => {
+          // "None of these" and the options exclude each other.
+          if (fs.dataset.type === "multiple" && i.checked) {
+            fs.querySelectorAll("input").forEach((other) => {
+              if (other !== i && !!other.dataset.none !== !!i.dataset.none) other.checked = false;
+            });
+          }
+          read();
+        });
+      });
+    });
+    if (comment) { comment.value = state.comment || ""; comment.disabled = readonly; comment.addEventListener("input", read); }
+    document.addEventListener("keydown", (e) => {
+      if (isTyping(e) || e.ctrlKey || e.altKey || e.metaKey || !questionEls.length) return;
+      const fs = activeQuestion();
+      const index = questionEls.indexOf(fs);
+      if (e.key === "j" || e.key === "k") {
+        e.preventDefault();
+        focusQuestion(questionEls[Math.max(0, Math.min(questionEls.length - 1, index + (e.key === "j" ? 1 : -1)))]);
+        return;
+      }
+      if (readonly) return;
+      let key = null;
+      const digit = /^Digit([0-9])$/.exec(e.code);
+      if (digit && !e.shiftKey) key = digit[1];
+      else if (fs.dataset.type === "yes_no" && (e.key === "y" || e.key === "n")) key = e.key;
+      if (key === null) return;
+      const input = fs.querySelector('input[data-key="' + key + '"]');
+      if (!input) return;
+      e.preventDefault();
+      const multiple = fs.dataset.type === "multiple";
+      input.checked = multiple ? !input.checked : true;
+      input.dispatchEvent(new Event("change"));
+      // One answer closes a yes/no or single question: go on to the next one.
+      if (!multiple && index < questionEls.length - 1) focusQuestion(questionEls[index + 1]);
+      else input.focus();
+    });
+  }
+
   // ----- translation task -----------------------------------------------------------------
   function setupTranslation() {
     const box = document.getElementById("translation-input");
@@ -569,6 +667,11 @@
       if (data.askConfidence && !state.confidence) out.push("Rate your confidence.");
     }
     if (has("translation") && !(state.translation || "").trim()) out.push("Write the translation.");
+    if (has("questionnaire")) {
+      questionEls.forEach((fs, i) => {
+        if (!(state.answers || {}).hasOwnProperty(fs.dataset.question)) out.push("Answer question " + (i + 1) + ".");
+      });
+    }
     return out;
   }
 
@@ -728,7 +831,7 @@
     if (isTyping(e) || e.ctrlKey || e.altKey || e.metaKey) return;
     if (e.target === targetEl) return; // the span editor has its own keys
     if (e.key === "p" && data.previousUrl) { window.location.assign(data.previousUrl); }
-    else if (e.key === "n" && data.nextUrl) { window.location.assign(data.nextUrl); }
+    else if (e.key === "n" && data.nextUrl && !has("questionnaire")) { window.location.assign(data.nextUrl); }
     else if (e.key === "t" && targetEl) { e.preventDefault(); targetEl.focus(); }
     else if (e.key === "s" && has("score")) { e.preventDefault(); focusScore(); }
     else if (e.key === "w" && has("translation")) { e.preventDefault(); document.getElementById("translation-input").focus(); }
@@ -740,6 +843,7 @@
   if (has("no_errors")) setupNoErrors();
   if (has("choice")) setupChoice();
   if (has("translation")) setupTranslation();
+  if (has("questionnaire")) setupQuestionnaire();
   if (data.nonScorable) setupNonScorable();
   renderChecklist();
   if (targetEl) {

@@ -90,7 +90,7 @@ def jsonl(*rows: dict) -> str:
 
 
 def test_registry_lists_the_built_ins_and_refuses_unknown_names():
-    assert protocols.names() == ["esa", "mqm", "choice", "esa_mqm", "translation"]
+    assert protocols.names() == ["esa", "mqm", "choice", "esa_mqm", "translation", "questionnaire"]
     assert protocols.choices()[0] == ("esa", "ESA (error spans + 0–100 score)")
     assert protocols.get("mqm").name == "mqm"
     with pytest.raises(protocols.UnknownProtocol, match="unknown protocol 'nope'; registered"):
