@@ -453,8 +453,8 @@ def _binary_rows(
 def family_agreement(
     family: str,
     question_type: str,
-    answers: Mapping[Hashable, Sequence[Any]],
-    n_options: Mapping[Hashable, int] | None = None,
+    answers: Mapping[Any, Sequence[Any]],
+    n_options: Mapping[Any, int] | None = None,
 ) -> FamilyAgreement:
     """Total agreement, Fleiss' κ and PABAK of one question family.
 
