@@ -12,6 +12,7 @@ from lexical.models.concepts import (
 )
 from lexical.models.corpora import ParallelCorpus, SentencePair
 from lexical.models.jobs import JobStatus, LexicalJob
+from lexical.models.mining import MiningState
 
 __all__ = [
     "Concept",
@@ -20,6 +21,7 @@ __all__ = [
     "JobStatus",
     "LexicalJob",
     "MiningJob",
+    "MiningState",
     "ParallelCorpus",
     "SelectedExample",
     "SentencePair",
