@@ -14,7 +14,7 @@ source       variations (count)                     expected with the defaults
 trip         viaje 110, recorrido 100, travesía 49  kept; travesía (49) dropped
 bank         banco 80, orilla 80                    kept, entropy ln 2
 ring         anillo 50, cuadrilátero 50             kept: both exactly at the count threshold
-sheet        sábana 58, hoja 50                     kept: entropy 0.69037, just above 0.69
+sheet        sábana 58, hoja 50                     kept: entropy 0.69040, just above 0.69
 glass        vaso 59, vidrio 50                     dropped: entropy 0.68973, just under 0.69
 key          llave 60, clave 49                     dropped: one variation seen 49 times
 fan          ventilador 120, aficionado 10          dropped: only one variation ≥ 50
