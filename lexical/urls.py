@@ -1,3 +1,5 @@
+from lexical.mining.urls import urlpatterns as mining_urls
+
 app_name = "lexical"
 
-urlpatterns: list = []
+urlpatterns: list = [*mining_urls]

@@ -2,6 +2,8 @@
 
 from rest_framework.routers import DefaultRouter
 
+from lexical.api.mining import MiningJobViewSet
+
 
 def register(router: DefaultRouter) -> None:
-    """Register this app's viewsets (none yet)."""
+    router.register("lexical-mining-jobs", MiningJobViewSet, basename="lexical-mining-job")

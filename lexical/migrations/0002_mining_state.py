@@ -5,22 +5,41 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('lexical', '0001_foundation'),
+        ("lexical", "0001_foundation"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MiningState',
+            name="MiningState",
             fields=[
-                ('job', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='state', serialize=False, to='lexical.miningjob')),
-                ('phase', models.CharField(choices=[('count', 'Aligning and counting'), ('examples', 'Collecting examples'), ('done', 'Done')], default='count', max_length=16)),
-                ('cursor', models.PositiveIntegerField(default=0)),
-                ('counts', models.BinaryField(default=b'')),
-                ('concepts', models.JSONField(blank=True, default=list)),
-                ('examples', models.BinaryField(default=b'')),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "job",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="state",
+                        serialize=False,
+                        to="lexical.miningjob",
+                    ),
+                ),
+                (
+                    "phase",
+                    models.CharField(
+                        choices=[
+                            ("count", "Aligning and counting"),
+                            ("examples", "Collecting examples"),
+                            ("done", "Done"),
+                        ],
+                        default="count",
+                        max_length=16,
+                    ),
+                ),
+                ("cursor", models.PositiveIntegerField(default=0)),
+                ("counts", models.BinaryField(default=b"")),
+                ("concepts", models.JSONField(blank=True, default=list)),
+                ("examples", models.BinaryField(default=b"")),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
         ),
     ]

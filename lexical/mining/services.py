@@ -152,7 +152,7 @@ def _encode_concepts(concepts: Sequence[ConceptCandidate]) -> list:
 
 
 def _decode_concepts(rows: list) -> list[ConceptCandidate]:
-    return [ConceptCandidate(l, p, [(t, n) for t, n in v], h) for l, p, h, v in rows]
+    return [ConceptCandidate(lemma, pos, [(t, n) for t, n in v], h) for lemma, pos, h, v in rows]
 
 
 class _Round:

@@ -39,17 +39,15 @@ def load_tagger(pipeline: str) -> Tagger:
     try:
         nlp = _load(pipeline)
     except (OSError, ValueError, ImportError) as exc:
-        raise TaggerUnavailable(f"the spaCy pipeline {pipeline!r} cannot be loaded: {exc}") from None
+        raise TaggerUnavailable(
+            f"the spaCy pipeline {pipeline!r} cannot be loaded: {exc}"
+        ) from None
     if not ({"tagger", "morphologizer"} & set(nlp.pipe_names)):
         raise TaggerUnavailable(f"the spaCy pipeline {pipeline!r} has no tagger")
 
     def tag(texts: list[str]) -> list[list[Token]]:
         return [
-            [
-                Token(t.text, t.idx, t.idx + len(t.text), "", t.pos_)
-                for t in doc
-                if not t.is_space
-            ]
+            [Token(t.text, t.idx, t.idx + len(t.text), "", t.pos_) for t in doc if not t.is_space]
             for doc in nlp.pipe(texts, batch_size=256)
         ]
 

@@ -103,7 +103,9 @@ def is_content(token: Token, stops: frozenset[str], exclude: bool) -> bool:
 Tagger = Callable[[list[str]], list[list[Token]]]
 
 
-def analyse(texts: Iterable[str], lemmatiser: Lemmatiser, tagger: Tagger | None) -> list[list[Token]]:
+def analyse(
+    texts: Iterable[str], lemmatiser: Lemmatiser, tagger: Tagger | None
+) -> list[list[Token]]:
     """Tokens of each text; with a tagger its tokenisation and POS, with our lemmas."""
     batch = list(texts)
     if tagger is None:

@@ -6,7 +6,9 @@ from lexical.mining.synthetic import generate
 from lexical.models import ParallelCorpus, SentencePair
 
 
-def synthetic_corpus(n_pairs: int = 2500, seed: int = 11, name: str = "synthetic") -> ParallelCorpus:
+def synthetic_corpus(
+    n_pairs: int = 2500, seed: int = 11, name: str = "synthetic"
+) -> ParallelCorpus:
     corpus = ParallelCorpus.objects.create(
         name=name, src_lang="en", tgt_lang="es", source_format="jsonl", size=n_pairs
     )

@@ -85,7 +85,9 @@ def test_foreground_mining_writes_the_planted_concepts_with_examples():
     assert viaje.surface_forms == ["viaje", "viajes"] and viaje.label == "viaje/viajes"
     examples = list(ConceptExample.objects.filter(variation=viaje).select_related("pair"))
     assert len(examples) == 100
-    assert [e.src_tokens for e in examples] == sorted((e.src_tokens for e in examples), reverse=True)
+    assert [e.src_tokens for e in examples] == sorted(
+        (e.src_tokens for e in examples), reverse=True
+    )
     first = examples[0]
     assert first.pair.src[first.src_start : first.src_end].lower() in {"trip", "trips"}
     assert first.pair.tgt[first.tgt_start : first.tgt_end].lower() in {"viaje", "viajes"}
@@ -234,13 +236,12 @@ def test_the_command_queues_by_default_and_refuses_bad_input(
 # --- a real worker ----------------------------------------------------------------------------
 
 
+@pytest.mark.celery_worker
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_carries_a_mining_job_to_the_end(celery_worker):
     corpus = synthetic_corpus()
     job = start_mining(corpus, CHUNK)
-    celery_worker.wait_for(
-        lambda: MiningJob.objects.get(pk=job.pk).is_finished, timeout=240
-    )
+    celery_worker.wait_for(lambda: MiningJob.objects.get(pk=job.pk).is_finished, timeout=240)
     job.refresh_from_db()
     assert job.status == MiningJob.Status.FINISHED, job.error
     assert _mined(job) == expected_concepts()

@@ -1,4 +1,5 @@
-"""``python manage.py mine_concepts CORPUS [--param NAME=VALUE ...] [--params FILE] [--foreground]``."""
+"""``python manage.py mine_concepts CORPUS [--param NAME=VALUE ...] [--params FILE]
+[--foreground] [--json]``."""
 
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ class Command(BaseCommand):
             "--param", action="append", default=[], metavar="NAME=VALUE",
             help="One mining parameter, e.g. --param min_variation_count=30 (repeatable).",
         )  # fmt: skip
-        parser.add_argument("--params", help="A JSON object of parameters (a file, or - for stdin).")
+        parser.add_argument(
+            "--params", help="A JSON object of parameters (a file, or - for stdin)."
+        )
         parser.add_argument("--foreground", action="store_true", help="Run it here, to the end.")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON.")
 
@@ -58,7 +61,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         if not options["foreground"]:
             self.stdout.write(
-                f"mining job {job.pk} queued for the workers; follow it at /lexical/mining/{job.pk}/"
+                f"mining job {job.pk} queued for the workers; "
+                f"follow it at /lexical/mining/{job.pk}/"
             )
             return
         try:
