@@ -17,7 +17,15 @@ from lexical.mining.counting import MiningCounts
 from lexical.mining.examples import ExampleCollector
 from lexical.mining.filters import ConceptCandidate, FilterStats, PolysemyFilter, filter_concepts
 from lexical.mining.params import MiningParams
-from lexical.mining.text import Lemmatiser, Tagger, Token, analyse, is_content, stop_words
+from lexical.mining.text import (
+    Lemmatiser,
+    Tagger,
+    Token,
+    analyse,
+    is_content,
+    stop_words,
+    tokenise,
+)
 
 __all__ = ["Miner", "MiningResult", "chunked", "mine"]
 
@@ -105,9 +113,12 @@ class Miner:
         )
 
     def collect_chunk(self, chunk: Sequence[Pair], collector: ExampleCollector) -> None:
-        """Pass 2 on one chunk: examples of the concepts (no alignment needed)."""
-        src, tgt = self._analyse(chunk)
-        for (pair, _, _), s_tokens, t_tokens in zip(chunk, src, tgt, strict=True):
+        """Pass 2 on one chunk: examples of the concepts (no alignment needed). Only pairs whose
+        source has a concept's lemma are analysed in full (and tagged): most pairs have none."""
+        lemmas = {lemma for lemma, _ in collector.concepts}
+        wanted = [p for p in chunk if any(self.src(w) in lemmas for w, _, _ in tokenise(p[1]))]
+        src, tgt = self._analyse(wanted)
+        for (pair, _, _), s_tokens, t_tokens in zip(wanted, src, tgt, strict=True):
             collector.add(pair, s_tokens, t_tokens)
 
 
