@@ -29,7 +29,7 @@ class MiningJobSerializer(serializers.ModelSerializer):
     status = serializers.CharField(
         read_only=True, help_text=f"One of: {', '.join(MiningJob.Status.values)}."
     )
-    corpus = serializers.PrimaryKeyRelatedField(read_only=True)
+    corpus: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(read_only=True)
     progress = serializers.FloatField(read_only=True)
     links = serializers.SerializerMethodField()
 
@@ -71,7 +71,7 @@ class MiningJobDetailSerializer(MiningJobSerializer):
 
     @extend_schema_field(MinedConceptSerializer(many=True))
     def get_concepts(self, job: MiningJob) -> list[dict]:
-        return MinedConceptSerializer(concepts_of(job), many=True).data
+        return list(MinedConceptSerializer(concepts_of(job), many=True).data)
 
 
 class MiningStartSerializer(serializers.Serializer):
