@@ -18,8 +18,11 @@ class LexicalConfig(AppConfig):
     )
 
     def ready(self) -> None:
+        import rounds
         from lexical.evaluation import services as evaluation_services
+        from lexical.mining.services import recover_mining
         from lexical.rules import services as rule_services
 
+        rounds.register(rounds.JobKind("lexical mining", recover_mining))
         rule_services.register_recovery()
         evaluation_services.register_recovery()

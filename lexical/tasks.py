@@ -1,8 +1,8 @@
 """Celery tasks of the lexical app: ids in, call a service, decide the successor.
 
 The only module of the app that queues a round's successor; services queue a job's first round
-by task name through :func:`rounds.enqueue` and never import this module. Every job (rule
-generation, model evaluation, ...) runs its rounds through :func:`_run_round`.
+by task name through :func:`rounds.enqueue` and never import this module. Every job (mining,
+rule generation, model evaluation) runs its rounds through :func:`_run_round`.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 import rounds
 from lexical.evaluation import services as evaluation_services
+from lexical.mining import services as mining_services
 from lexical.rules import services as rule_services
 
 
@@ -36,6 +37,15 @@ def _run_round(
     if outcome.wants_successor:
         successor = round_index if outcome.repeats_round else round_index + 1
         service.enqueue_round(job_id, successor, countdown=outcome.retry_in)
+
+
+@shared_task(name=mining_services.ADVANCE_TASK, bind=True)
+def advance_mining(self, job_id: int, round_index: int) -> None:
+    """One round of a mining job (one chunk of pairs, seed 004 §2.1), then its successor.
+
+    Foreground twin: ``python manage.py mine_concepts CORPUS --foreground``.
+    """
+    _run_round(self, mining_services, mining_services.advance_mining, job_id, round_index)
 
 
 @shared_task(name=rule_services.ADVANCE_TASK, bind=True)

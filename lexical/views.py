@@ -1,4 +1,5 @@
-"""The lexical home page: what there is at each stage (corpora, concepts, selections)."""
+"""The lexical home page: what there is at each stage (corpora, mining, concepts, selections,
+rules, evaluations)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_GET
 
 from lexical.concepts.selectors import concepts_for_user, selections_for_user
 from lexical.corpora.selectors import corpora_for_user
-from lexical.models import Concept
+from lexical.models import Concept, LexicalEvaluation, MiningJob, RuleJob
 
 SHOWN = 10
 
@@ -29,5 +30,9 @@ def home(request: HttpRequest) -> HttpResponse:
         "n_corpora": corpora_for_user(request.user).count(),
         "concept_languages": list(by_language),
         "selections": selections_for_user(request.user)[:SHOWN],
+        # Staff see every job (the page is staff-only, like each job's own list).
+        "n_mining_jobs": MiningJob.objects.count(),
+        "n_rule_jobs": RuleJob.objects.count(),
+        "n_evaluations": LexicalEvaluation.objects.count(),
     }
     return render(request, "lexical/home.html", context)

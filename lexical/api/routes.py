@@ -5,12 +5,14 @@ from rest_framework.routers import DefaultRouter
 from lexical.api.concepts import ConceptViewSet, ExampleSelectionViewSet
 from lexical.api.corpora import ParallelCorpusViewSet
 from lexical.api.evaluation import LexicalEvaluationViewSet
+from lexical.api.mining import MiningJobViewSet
 from lexical.api.rules import RuleJobViewSet, RuleViewSet
 
 
 def register(router: DefaultRouter) -> None:
     router.register("lexical-corpora", ParallelCorpusViewSet, basename="lexical-corpus")
     router.register("lexical-concepts", ConceptViewSet, basename="lexical-concept")
+    router.register("lexical-mining-jobs", MiningJobViewSet, basename="lexical-mining-job")
     router.register("lexical-selections", ExampleSelectionViewSet, basename="lexical-selection")
     router.register("lexical-rule-jobs", RuleJobViewSet, basename="lexical-rule-job")
     router.register("lexical-rules", RuleViewSet, basename="lexical-rule")

@@ -18,11 +18,13 @@ def load(
     engines: Sequence[str],
     *,
     rules_from: str | None = None,
+    rule_less: Sequence[str] = (),
     translators: Sequence[str] = (),
     runs: int = 3,
 ) -> LexicalEvaluation:
     """Evaluate each chat engine without rules and with its own rules, and (when ``rules_from``
-    names a generator) with that generator's rules; each translator as NMT. Idempotent: an
+    names a generator) with that generator's rules; each ``rule_less`` engine (one that wrote
+    no rules) without rules and with ``rules_from``'s; each translator as NMT. Idempotent: an
     evaluation of the same name on the selection is returned as it is."""
     name = f"Demo evaluation of {selection.name}"
     existing = LexicalEvaluation.objects.filter(selection=selection, name=name).first()
@@ -32,6 +34,10 @@ def load(
     for engine in engines:
         entries += [f"{engine}:none", f"{engine}:self"]
         if rules_from and rules_from != engine:
+            entries.append(f"{engine}:other:{rules_from}")
+    for engine in rule_less:
+        entries.append(f"{engine}:none")
+        if rules_from:
             entries.append(f"{engine}:other:{rules_from}")
     entries += [f"{translator}:translate" for translator in translators]
     config = {

@@ -13,6 +13,7 @@ from lexical.models.concepts import (
 from lexical.models.corpora import ParallelCorpus, SentencePair
 from lexical.models.evaluation import LexicalAnswer, LexicalEvaluation
 from lexical.models.jobs import JobStatus, LexicalJob
+from lexical.models.mining import MiningState
 from lexical.models.rules import Rule, RuleJob, RuleJobConcept
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "LexicalEvaluation",
     "LexicalJob",
     "MiningJob",
+    "MiningState",
     "ParallelCorpus",
     "Rule",
     "RuleJob",

@@ -1,0 +1,154 @@
+"""REST API for mining jobs (seed 004 §2.1): start, list, retrieve (with the mined concepts),
+cancel. Staff only, like the pages; refused parameters are a 400 with ``errors`` by field and
+nothing is written."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from config.api_errors import field_errors
+from lexical.mining.params import MiningParamsError
+from lexical.mining.selectors import (
+    concepts_of,
+    corpora_for_user,
+    mining_job_for_user,
+    mining_jobs_for_user,
+)
+from lexical.mining.services import MiningStateError, cancel_mining, start_mining
+from lexical.models import MiningJob
+
+
+class MiningJobSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(
+        read_only=True, help_text=f"One of: {', '.join(MiningJob.Status.values)}."
+    )
+    corpus: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(read_only=True)
+    progress = serializers.FloatField(read_only=True)
+    links = serializers.SerializerMethodField()
+
+    class Meta:
+        model = MiningJob
+        fields = [
+            "id", "corpus", "status", "error", "params", "stats", "pos_used", "round_index",
+            "items_done", "items_total", "progress", "created_at", "started_at", "finished_at",
+            "links",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_links(self, job: MiningJob) -> dict[str, str]:
+        request = self.context["request"]
+        return {"page": request.build_absolute_uri(reverse("lexical:mining_job", args=[job.pk]))}
+
+
+class MinedConceptSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    lemma = serializers.CharField()
+    pos = serializers.CharField()
+    entropy = serializers.FloatField(allow_null=True)
+    total_count = serializers.IntegerField()
+    variations = serializers.SerializerMethodField()
+
+    def get_variations(self, concept) -> list[dict]:
+        return [
+            {"lemma": v.lemma, "label": v.label, "surface_forms": v.surface_forms, "count": v.count}
+            for v in concept.variations.all()
+        ]
+
+
+class MiningJobDetailSerializer(MiningJobSerializer):
+    concepts = serializers.SerializerMethodField()
+
+    class Meta(MiningJobSerializer.Meta):
+        fields = [*MiningJobSerializer.Meta.fields, "concepts"]
+        read_only_fields = fields
+
+    @extend_schema_field(MinedConceptSerializer(many=True))
+    def get_concepts(self, job: MiningJob) -> list[dict]:
+        return list(MinedConceptSerializer(concepts_of(job), many=True).data)
+
+
+class MiningStartSerializer(serializers.Serializer):
+    """A mining job to start (validated by ``lexical.mining.params``)."""
+
+    corpus = serializers.IntegerField()
+    params = serializers.DictField(required=False, help_text="Thresholds; the paper's defaults.")
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = serializers.DictField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
+
+
+class MiningJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Jobs that mine a parallel corpus for concepts with variations (staff only)."""
+
+    permission_classes = [IsAdminUser]
+    queryset = MiningJob.objects.none()  # for the schema; requests use get_queryset
+
+    def get_queryset(self):
+        return mining_jobs_for_user(self.request.user)
+
+    def get_object(self) -> MiningJob:
+        return mining_job_for_user(self.request.user, self.kwargs["pk"])
+
+    def get_serializer_class(self):
+        return MiningJobSerializer if self.action == "list" else MiningJobDetailSerializer
+
+    def get_parsers(self):
+        return [JSONParser()]
+
+    def _data(self, job: MiningJob) -> dict:
+        return MiningJobDetailSerializer(job, context=self.get_serializer_context()).data
+
+    @extend_schema(
+        request=MiningStartSerializer,
+        responses={201: MiningJobDetailSerializer, 400: ErrorSerializer},
+    )
+    def create(self, request: Request) -> Response:
+        """Start mining a corpus; ``params`` default to the paper's thresholds."""
+        body = request.data
+        if not isinstance(body, dict):
+            errors = {"body": "must be a JSON object"}
+            return Response(field_errors(errors), status=status.HTTP_400_BAD_REQUEST)
+        unknown = sorted(str(k)[:50] for k in body if k not in {"corpus", "params"})
+        reference = body.get("corpus")
+        if unknown:
+            errors = {name: "unknown field" for name in unknown}
+            return Response(field_errors(errors), status=status.HTTP_400_BAD_REQUEST)
+        if isinstance(reference, bool) or not isinstance(reference, int):
+            errors = {"corpus": "must be the id of a corpus"}
+            return Response(field_errors(errors), status=status.HTTP_400_BAD_REQUEST)
+        corpus = corpora_for_user(request.user).filter(pk=reference).first()
+        if corpus is None:
+            errors = {"corpus": f"no corpus with id {reference}"}
+            return Response(field_errors(errors), status=status.HTTP_400_BAD_REQUEST)
+        try:
+            job = start_mining(corpus, body.get("params"), created_by=request.user)
+        except MiningParamsError as exc:
+            errors = {f"params.{k}" if k != "params" else k: v for k, v in exc.errors.items()}
+            return Response(field_errors(errors), status=status.HTTP_400_BAD_REQUEST)
+        except MiningStateError as exc:
+            return Response(field_errors({"corpus": str(exc)}), status=status.HTTP_400_BAD_REQUEST)
+        return Response(self._data(job), status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: MiningJobDetailSerializer,
+            409: OpenApiResponse(ErrorSerializer, description="the job is over"),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk=None) -> Response:
+        try:
+            job = cancel_mining(self.get_object())
+        except MiningStateError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(self._data(job))

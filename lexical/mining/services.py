@@ -1,0 +1,365 @@
+"""A mining job's lifecycle on the round kernel: start, rounds, cancel, recovery, foreground.
+
+A round (:func:`advance_mining`):
+
+1. claim the job with a lease (a conditional UPDATE on status, round index and lease);
+2. read the next ``chunk_size`` pairs after the state's cursor and run one chunk of the current
+   pass (``lexical.mining.pipeline``): pass 1 lemmatises, aligns and counts; pass 2 collects
+   example pairs for the concepts the filters kept at the end of pass 1;
+3. in one transaction guarded by the claim: write the new counts (or examples) and cursor, the
+   progress, advance the round index and release the claim. The last round of pass 2 writes
+   every ``Concept``, ``Variation`` and ``ConceptExample`` in that same transaction: all or
+   nothing.
+
+A worker killed in 1–2 leaves nothing written: the round runs again from the same cursor, so at
+most one chunk is re-done and nothing is counted twice. Progress counts pairs read over both
+passes (``items_total`` is twice the corpus size).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+import rounds
+from lexical.mining.counting import MiningCounts
+from lexical.mining.examples import ExampleCollector
+from lexical.mining.filters import ConceptCandidate, PolysemyFilter
+from lexical.mining.params import MiningParams, MiningParamsError, parse_params
+from lexical.mining.pipeline import Miner, Pair
+from lexical.mining.tagging import TaggerUnavailable, load_tagger
+from lexical.models import (
+    Concept,
+    ConceptExample,
+    MiningJob,
+    MiningState,
+    ParallelCorpus,
+    SentencePair,
+    Variation,
+)
+
+__all__ = [
+    "ADVANCE_TASK",
+    "MiningStateError",
+    "advance_mining",
+    "cancel_mining",
+    "enqueue_round",
+    "recover_mining",
+    "run_in_foreground",
+    "start_mining",
+]
+
+logger = logging.getLogger(__name__)
+ADVANCE_TASK = "lexical.advance_mining"
+Status = rounds.Status
+
+
+class MiningStateError(ValueError):
+    """The action does not apply to the job (or corpus) in its current state."""
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
+
+
+def enqueue_round(job_id: int, round_index: int, *, countdown: float | None = None) -> None:
+    rounds.enqueue(
+        ADVANCE_TASK, (job_id, round_index), queue=settings.CELERY_SLOW_QUEUE, countdown=countdown
+    )
+
+
+def polysemy_filter() -> PolysemyFilter | None:
+    """The WSD filter named by ``LEXICAL_POLYSEMY_FILTER`` (a dotted path to a class), or None:
+    off by default (the paper's EWISER needs model weights)."""
+    path = getattr(settings, "LEXICAL_POLYSEMY_FILTER", "")
+    return import_string(path)() if path else None
+
+
+def _tagger(params: MiningParams):
+    return load_tagger(params.pos_pipeline) if params.pos_pipeline else None
+
+
+def start_mining(
+    corpus: ParallelCorpus, raw_params: Any = None, *, created_by=None, enqueue: bool = True
+) -> MiningJob:
+    """Validate the parameters, create the job and queue its first round.
+
+    Raises :class:`MiningParamsError` (by field) or :class:`MiningStateError`.
+    """
+    params = parse_params(raw_params)
+    if corpus.status != ParallelCorpus.Status.READY:
+        raise MiningStateError(f"the corpus is {corpus.get_status_display().lower()}, not ready")
+    size = SentencePair.objects.filter(corpus=corpus).count()
+    if size == 0:
+        raise MiningStateError("the corpus has no sentence pairs")
+    if params.pos_pipeline:
+        try:
+            load_tagger(params.pos_pipeline)
+        except TaggerUnavailable as exc:
+            raise MiningParamsError({"pos_pipeline": str(exc)}) from None
+    with transaction.atomic():
+        job = MiningJob.objects.create(
+            corpus=corpus,
+            params=params.to_dict(),
+            pos_used=bool(params.pos_pipeline),
+            items_total=2 * size,
+            created_by=created_by if getattr(created_by, "pk", None) else None,
+            stats={"polysemy_filter": _polysemy_name()},
+        )
+        MiningState.objects.create(job=job)
+        if enqueue:
+            enqueue_round(job.pk, 0)
+    return job
+
+
+def _polysemy_name() -> str:
+    active = polysemy_filter()
+    return getattr(active, "name", type(active).__name__) if active is not None else "off"
+
+
+def _claim(job_id: int, round_index: int, worker: str) -> bool:
+    rows = MiningJob.objects.filter(pk=job_id, round_index=round_index, status__in=MiningJob.ACTIVE)
+    return rounds.claim(rows, worker, _lease(), status=MiningJob.Status.RUNNING)
+
+
+def _unclaimed_outcome(job_id: int, round_index: int) -> rounds.Outcome:
+    job = MiningJob.objects.filter(pk=job_id).first()
+    if job is None or job.round_index != round_index:
+        return rounds.Outcome(Status.STALE)
+    if job.status in MiningJob.ACTIVE and job.claimed_by:
+        return rounds.Outcome(Status.BUSY, retry_in=rounds.retry_after_lease(job.lease_expires_at))
+    return rounds.Outcome(Status.STOPPED)
+
+
+def _chunk(corpus_id: int, cursor: int, size: int) -> list[tuple[int, int, str, str]]:
+    rows = (
+        SentencePair.objects.filter(corpus_id=corpus_id, position__gt=cursor)
+        .order_by("position")
+        .values_list("pk", "position", "src", "tgt")[:size]
+    )
+    return list(rows.iterator(chunk_size=2000))
+
+
+def _encode_concepts(concepts: Sequence[ConceptCandidate]) -> list:
+    return [[c.lemma, c.pos, c.entropy, [[t, n] for t, n in c.variations]] for c in concepts]
+
+
+def _decode_concepts(rows: list) -> list[ConceptCandidate]:
+    return [ConceptCandidate(lemma, pos, [(t, n) for t, n in v], h) for lemma, pos, h, v in rows]
+
+
+class _Round:
+    """What one round computed, written by :func:`_commit`."""
+
+    def __init__(self, state: MiningState) -> None:
+        self.phase = state.phase
+        self.cursor = state.cursor
+        self.counts: bytes | None = None
+        self.concepts: list | None = None
+        self.examples: bytes | None = None
+        self.pairs = 0
+        self.stats: dict[str, Any] = {}
+        self.finish = False
+
+
+def _run_round(job: MiningJob, state: MiningState) -> _Round:
+    params = MiningParams(**job.params)
+    miner = Miner(job.corpus.src_lang, job.corpus.tgt_lang, params, tagger=_tagger(params))
+    result = _Round(state)
+    rows = _chunk(job.corpus_id, state.cursor, params.chunk_size)
+    chunk: list[Pair] = [(pk, src, tgt) for pk, _, src, tgt in rows]
+    result.pairs = len(rows)
+    if rows:
+        result.cursor = rows[-1][1]
+    exhausted = len(rows) < params.chunk_size
+    if state.phase == MiningState.Phase.COUNT:
+        counts = MiningCounts.from_bytes(bytes(state.counts))
+        if chunk:
+            miner.count_chunk(chunk, counts)
+        result.counts = counts.to_bytes()
+        if exhausted:
+            concepts, stats = miner.select(counts, polysemy_filter())
+            result.stats = {
+                **stats.as_dict(),
+                "pairs_read": counts.pairs_read,
+                "pairs_aligned": counts.pairs_aligned,
+                "links_counted": sum(counts.links.values()),
+                "lemmatised": {"src": miner.src.supported, "tgt": miner.tgt.supported},
+                "stopword_top_n": params.stopword_top_n,
+            }
+            result.concepts = _encode_concepts(concepts)
+            result.phase, result.cursor = MiningState.Phase.EXAMPLES, 0
+            result.finish = not concepts
+    else:
+        concepts = _decode_concepts(state.concepts)
+        collector = miner.collector(concepts)
+        collector.load_bytes(bytes(state.examples))
+        if chunk:
+            miner.collect_chunk(chunk, collector)
+        result.examples = collector.to_bytes()
+        result.finish = exhausted
+    return result
+
+
+def advance_mining(
+    job_id: int,
+    round_index: int,
+    *,
+    worker: str,
+    interrupts: tuple[type[BaseException], ...] = (),
+) -> rounds.Outcome:
+    """Run round ``round_index`` of a mining job (see the module docstring)."""
+    if not _claim(job_id, round_index, worker):
+        return _unclaimed_outcome(job_id, round_index)
+    job = MiningJob.objects.select_related("corpus").get(pk=job_id)
+    state, _ = MiningState.objects.get_or_create(job=job)
+    try:
+        result = _run_round(job, state)
+    except interrupts:
+        rounds.release(MiningJob.objects.filter(pk=job_id), worker)
+        raise
+    except TaggerUnavailable as exc:
+        _fail(job_id, worker, str(exc))
+        return rounds.Outcome(Status.STOPPED)
+    except Exception as exc:
+        logger.exception("mining job %s failed", job_id)
+        _fail(job_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        return rounds.Outcome(Status.STOPPED)
+    return _commit(job_id, round_index, worker, result)
+
+
+def _commit(job_id: int, round_index: int, worker: str, result: _Round) -> rounds.Outcome:
+    with transaction.atomic():
+        job = MiningJob.objects.select_for_update().select_related("corpus").get(pk=job_id)
+        if job.claimed_by != worker or job.round_index != round_index:
+            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
+        state = MiningState.objects.select_for_update().get(job=job)
+        state.phase, state.cursor = result.phase, result.cursor
+        if result.counts is not None:
+            state.counts = result.counts
+        if result.concepts is not None:
+            state.concepts = result.concepts
+        if result.examples is not None:
+            state.examples = result.examples
+        job.items_done = min(job.items_total, job.items_done + result.pairs)
+        if result.stats:
+            job.stats = {**job.stats, **result.stats}
+        job.round_index += 1
+        job.claimed_by, job.lease_expires_at = "", None
+        if job.status != MiningJob.Status.RUNNING:
+            outcome = Status.STOPPED  # cancelled during the round: stops at this boundary
+        elif result.finish:
+            written = _write_concepts(job, state)
+            job.stats = {**job.stats, **written}
+            job.items_done = job.items_total
+            job.status, job.finished_at = MiningJob.Status.FINISHED, timezone.now()
+            state.phase = MiningState.Phase.DONE
+            outcome = Status.DONE
+        else:
+            outcome = Status.MORE
+        state.save()
+        job.save()
+    return rounds.Outcome(outcome)
+
+
+def _write_concepts(job: MiningJob, state: MiningState) -> dict[str, int]:
+    """Every concept, variation and example of the job (inside the final round's transaction)."""
+    params = MiningParams(**job.params)
+    concepts = _decode_concepts(state.concepts)
+    surfaces = MiningCounts.from_bytes(bytes(state.counts)).surface_index()
+    collector = ExampleCollector(
+        {c.key: [t for t, _ in c.variations] for c in concepts},
+        max_examples=params.max_examples,
+        token_limit=params.example_token_limit,
+        pos_used=job.pos_used,
+    )
+    collector.load_bytes(bytes(state.examples))
+    corpus = job.corpus
+    n_examples = 0
+    for candidate in concepts:
+        concept = Concept.objects.create(
+            mining_job=job,
+            origin=Concept.Origin.MINED,
+            src_lang=corpus.src_lang,
+            tgt_lang=corpus.tgt_lang,
+            lemma=candidate.lemma[:200],
+            pos=candidate.pos[:16],
+            entropy=candidate.entropy,
+            total_count=candidate.total_count,
+        )
+        for target, count in candidate.variations:
+            forms = [form for form, _ in surfaces.get(target, [])] or [target]
+            variation = Variation.objects.create(
+                concept=concept, lemma=target[:200], surface_forms=forms, count=count
+            )
+            examples = [
+                ConceptExample(
+                    concept=concept,
+                    variation=variation,
+                    pair_id=e.pair,
+                    src_start=e.src_start,
+                    src_end=e.src_end,
+                    tgt_start=e.tgt_start,
+                    tgt_end=e.tgt_end,
+                    src_tokens=e.src_tokens,
+                )
+                for e in collector.examples(candidate.lemma, candidate.pos, target)
+            ]
+            ConceptExample.objects.bulk_create(examples)
+            n_examples += len(examples)
+    return {"concepts_written": len(concepts), "examples_written": n_examples}
+
+
+def _fail(job_id: int, worker: str, message: str) -> None:
+    rounds.release(
+        MiningJob.objects.filter(pk=job_id),
+        worker,
+        status=MiningJob.Status.FAILED,
+        error=message[:5000],
+        finished_at=timezone.now(),
+    )
+
+
+def cancel_mining(job: MiningJob) -> MiningJob:
+    """End the job for good; the round in flight finishes its chunk and stops."""
+    now = timezone.now()
+    updated = MiningJob.objects.filter(pk=job.pk, status__in=MiningJob.ACTIVE).update(
+        status=MiningJob.Status.CANCELLED, finished_at=now, updated_at=now
+    )
+    if not updated:
+        raise MiningStateError(f"a {job.get_status_display().lower()} job cannot be cancelled")
+    job.refresh_from_db()
+    return job
+
+
+def recover_mining(dead_worker_prefix: str | None = None) -> list[int]:
+    """Queue the current round of mining jobs nobody works on (the sweep's part for them)."""
+    return rounds.requeue_stalled(
+        MiningJob.objects.filter(status__in=MiningJob.ACTIVE),
+        _lease(),
+        enqueue_round,
+        dead_worker_prefix=dead_worker_prefix,
+        fields=("pk", "round_index"),
+    )
+
+
+def run_in_foreground(job_id: int, *, worker: str | None = None) -> MiningJob:
+    """Every round of a job in this process until it finishes or stops."""
+    worker = worker or rounds.foreground_worker()
+
+    def advance() -> rounds.Outcome:
+        index = MiningJob.objects.values_list("round_index", flat=True).get(pk=job_id)
+        return advance_mining(job_id, index, worker=worker)
+
+    try:
+        rounds.run_in_foreground(advance)
+    except rounds.Busy:
+        raise MiningStateError(f"mining job {job_id} is being run by a worker; try later") from None
+    return MiningJob.objects.get(pk=job_id)
