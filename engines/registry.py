@@ -63,6 +63,10 @@ ADAPTERS = {
     "fragile_qe": "engines.breaker_adapters.FragileQEEngine",
     "openai_embeddings": "engines.embedding_adapters.OpenAIEmbeddingsEngine",
     "hashed_embeddings": "engines.embedding_adapters.HashedEmbeddingsEngine",
+    "local_translator": "engines.local_models.adapters.LocalTranslatorEngine",
+    "local_qe": "engines.local_models.adapters.LocalQEEngine",
+    "local_difficulty": "engines.local_models.adapters.LocalDifficultyEngine",
+    "local_embeddings": "engines.local_models.adapters.LocalEmbeddingsEngine",
 }
 
 _ROLE_OF = {
