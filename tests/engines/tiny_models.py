@@ -10,6 +10,7 @@ batching, language codes, scales and the platform's plumbing.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 SENTENCES = [
@@ -26,13 +27,26 @@ MADLAD_CODES = ["<2en>", "<2de>", "<2cs>"]
 SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "[CLS]", "[SEP]"]
 
 
-def _tokenizer(extra_specials: list[str], *, pair_template: bool = False):
+@dataclass(frozen=True)
+class Dims:
+    """A model's size; ``TINY`` for the tests, larger ones for the benchmark."""
+
+    d_model: int = 16
+    layers: int = 1
+    heads: int = 2
+    ffn: int = 32
+
+
+TINY = Dims()
+
+
+def _tokenizer(extra_specials: list[str], corpus=(), *, pair_template: bool = False):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
     tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
     trainer = trainers.WordLevelTrainer(special_tokens=[*SPECIALS, *extra_specials])
-    tokenizer.train_from_iterator(SENTENCES * 2, trainer)
+    tokenizer.train_from_iterator([*SENTENCES, *corpus] * 2, trainer)
     tokenizer.decoder = decoders.WordPiece()
     if pair_template:
         cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
@@ -68,21 +82,21 @@ def _seed() -> None:
     torch.manual_seed(0)
 
 
-def build_marian(directory: Path) -> Path:
+def build_marian(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
     from transformers import MarianConfig, MarianMTModel
 
-    tokenizer = _fast(_tokenizer([]))
+    tokenizer = _fast(_tokenizer([], corpus))
     _seed()
     config = MarianConfig(
         vocab_size=len(tokenizer),
         decoder_vocab_size=len(tokenizer),
-        d_model=16,
-        encoder_layers=1,
-        decoder_layers=1,
-        encoder_attention_heads=2,
-        decoder_attention_heads=2,
-        encoder_ffn_dim=32,
-        decoder_ffn_dim=32,
+        d_model=dims.d_model,
+        encoder_layers=dims.layers,
+        decoder_layers=dims.layers,
+        encoder_attention_heads=dims.heads,
+        decoder_attention_heads=dims.heads,
+        encoder_ffn_dim=dims.ffn,
+        decoder_ffn_dim=dims.ffn,
         max_position_embeddings=128,
         pad_token_id=tokenizer.pad_token_id,
         eos_token_id=tokenizer.eos_token_id,
@@ -94,18 +108,18 @@ def build_marian(directory: Path) -> Path:
     return directory
 
 
-def _m2m_config(tokenizer):
+def _m2m_config(tokenizer, dims: Dims):
     from transformers import M2M100Config
 
     return M2M100Config(
         vocab_size=len(tokenizer),
-        d_model=16,
-        encoder_layers=1,
-        decoder_layers=1,
-        encoder_attention_heads=2,
-        decoder_attention_heads=2,
-        encoder_ffn_dim=32,
-        decoder_ffn_dim=32,
+        d_model=dims.d_model,
+        encoder_layers=dims.layers,
+        decoder_layers=dims.layers,
+        encoder_attention_heads=dims.heads,
+        decoder_attention_heads=dims.heads,
+        encoder_ffn_dim=dims.ffn,
+        decoder_ffn_dim=dims.ffn,
         max_position_embeddings=128,
         pad_token_id=tokenizer.pad_token_id,
         bos_token_id=tokenizer.bos_token_id,
@@ -114,11 +128,11 @@ def _m2m_config(tokenizer):
     )
 
 
-def build_nllb(directory: Path) -> Path:
+def build_nllb(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
     from transformers import M2M100ForConditionalGeneration, NllbTokenizerFast
 
     directory.mkdir(parents=True, exist_ok=True)
-    _tokenizer(NLLB_CODES).save(str(directory / "tokenizer.json"))
+    _tokenizer(NLLB_CODES, corpus).save(str(directory / "tokenizer.json"))
     tokenizer = NllbTokenizerFast(
         tokenizer_file=str(directory / "tokenizer.json"),
         bos_token="<s>",
@@ -130,24 +144,24 @@ def build_nllb(directory: Path) -> Path:
         tgt_lang="deu_Latn",
     )
     _seed()
-    M2M100ForConditionalGeneration(_m2m_config(tokenizer)).save_pretrained(directory)
+    M2M100ForConditionalGeneration(_m2m_config(tokenizer, dims)).save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
 
 
-def build_madlad(directory: Path) -> Path:
+def build_madlad(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
     from transformers import T5Config, T5ForConditionalGeneration
 
-    tokenizer = _fast(_tokenizer(MADLAD_CODES), additional_special_tokens=MADLAD_CODES)
+    tokenizer = _fast(_tokenizer(MADLAD_CODES, corpus), additional_special_tokens=MADLAD_CODES)
     _seed()
     config = T5Config(
         vocab_size=len(tokenizer),
-        d_model=16,
-        d_kv=8,
-        d_ff=32,
-        num_layers=1,
-        num_decoder_layers=1,
-        num_heads=2,
+        d_model=dims.d_model,
+        d_kv=dims.d_model // dims.heads,
+        d_ff=dims.ffn,
+        num_layers=dims.layers,
+        num_decoder_layers=dims.layers,
+        num_heads=dims.heads,
         pad_token_id=tokenizer.pad_token_id,
         eos_token_id=tokenizer.eos_token_id,
         decoder_start_token_id=tokenizer.pad_token_id,
@@ -157,18 +171,20 @@ def build_madlad(directory: Path) -> Path:
     return directory
 
 
-def build_regressor(directory: Path) -> Path:
+def build_regressor(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
     """A BERT with one regression output: QE (text pairs) and source-only estimators alike."""
     from transformers import BertConfig, BertForSequenceClassification
 
-    tokenizer = _fast(_tokenizer([], pair_template=True), cls_token="[CLS]", sep_token="[SEP]")
+    tokenizer = _fast(
+        _tokenizer([], corpus, pair_template=True), cls_token="[CLS]", sep_token="[SEP]"
+    )
     _seed()
     config = BertConfig(
         vocab_size=len(tokenizer),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
+        hidden_size=dims.d_model,
+        num_hidden_layers=dims.layers,
+        num_attention_heads=dims.heads,
+        intermediate_size=dims.ffn,
         max_position_embeddings=128,
         num_labels=1,
         problem_type="regression",
