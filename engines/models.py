@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
@@ -143,9 +144,11 @@ class Engine(models.Model):
             problems = self._crowd_reference_problems()
             if problems:
                 errors["params"] = problems
-        if self.kind in LOCAL_MODEL_KINDS and "params" not in errors:
+        check_model = getattr(settings, "LOCAL_MODELS_CHECK_ON_SAVE", True)
+        if self.kind in LOCAL_MODEL_KINDS and "params" not in errors and check_model:
             # At creation, not at first call: a missing extra or an unreadable directory is
-            # reported by the form, the API and the importer alike.
+            # reported by the form, the API and the importer alike. A site whose web servers do
+            # not hold the weights (only its local_models workers do) turns this off.
             problems = model_dir_problems(self.kind, self.params)
             if problems:
                 errors["params"] = problems

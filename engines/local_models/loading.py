@@ -251,6 +251,16 @@ def _build(kind: str, path: str, device: str, dtype: str, family: str) -> tuple[
         if kind == "local_translator"
         else transformers.AutoModelForSequenceClassification
     )
+    if kind != "local_translator":
+        # Checked from the config before the weights: a classifier would otherwise load (or
+        # fail on its head's shape) and its first logit be read as a score.
+        labels = transformers.AutoConfig.from_pretrained(path, local_files_only=True).num_labels
+        if labels != 1:
+            raise EngineError(
+                f"the model at {path} has {labels} outputs; a regression model has one "
+                "(num_labels 1)",
+                permanent=True,
+            )
     model = auto.from_pretrained(path, local_files_only=True, dtype=torch_dtype)
     model.to(device)
     model.eval()

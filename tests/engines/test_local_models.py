@@ -110,7 +110,8 @@ def test_an_admin_creates_a_translator_from_the_form_tests_it_and_sees_the_model
     assert 'class="badge ok">ok' in page and "translate" in page
     load = LocalModelLoad.objects.get(engine__name="nllb-tiny")
     assert (load.device, load.dtype, load.family) == ("cpu", "float32", "nllb")
-    assert load.parameters == sum(p.numel() for p in loading.loaded_models()[-1].model.parameters())
+    (model,) = [m for m in loading.loaded_models() if m.path == str(model_dirs["nllb"].resolve())]
+    assert load.parameters == sum(p.numel() for p in model.model.parameters())
     assert load.bytes_on_disk == sum(f.stat().st_size for f in model_dirs["nllb"].iterdir())
     assert load.load_ms > 0
     detail = admin_client.get(reverse("engines:detail", args=["nllb-tiny"])).content.decode()
@@ -178,6 +179,18 @@ def test_import_engines_names_the_entry_of_a_model_that_is_not_a_regressor(model
     assert "three" in problems and "the model has 3 outputs" in problems
     assert "gone" in problems and "/nonexistent/model is not a directory" in problems
     assert not Engine.objects.exists()  # all or nothing
+
+
+def test_without_the_check_on_save_the_worker_reports_the_problem_at_first_call(
+    settings, model_dirs
+):
+    settings.LOCAL_MODELS_CHECK_ON_SAVE = False
+    learned("three-outputs", model_dirs["classifier"])
+
+    with pytest.raises(EngineError) as caught:
+        difficulty_estimator_for("three-outputs").estimate(["Hello world"], "en")
+
+    assert caught.value.permanent and "has 3 outputs" in caught.value.message
 
 
 def test_parameters_are_validated_with_their_names(model_dirs):
