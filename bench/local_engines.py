@@ -145,7 +145,16 @@ def main() -> int:
 
         kinds = build_engines(Path(var_dir) / "models", args)
         texts = sentences(args.items)
-        rows = [measure(kind, texts, args.repeats) for kind in (args.kinds or list(kinds))]
+        print(f"device {args.device}, torch {torch.__version__}, {torch.get_num_threads()} threads")
+        print("| kind | items | load ms | batched items/s | one-by-one items/s | ratio |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |", flush=True)
+        rows = []
+        for kind in args.kinds or list(kinds):
+            row = measure(kind, texts, args.repeats)
+            rows.append(row)
+            cells = [row[key] for key in ("kind", "items", "load_ms", "batched_items_per_s")]
+            cells += [row["one_by_one_items_per_s"], row["ratio"]]
+            print("| " + " | ".join(str(cell) for cell in cells) + " |", flush=True)
 
     result = {
         "device": args.device,
@@ -161,14 +170,6 @@ def main() -> int:
     (RESULTS / f"local_engines_{args.device.replace(':', '')}.json").write_text(
         json.dumps(result, indent=2)
     )
-    print(f"device {args.device}, torch {torch.__version__}, {result['threads']} threads")
-    print("| kind | items | load ms | batched items/s | one-by-one items/s | ratio |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for row in rows:
-        print(
-            f"| {row['kind']} | {row['items']} | {row['load_ms']} | {row['batched_items_per_s']} "
-            f"| {row['one_by_one_items_per_s']} | {row['ratio']} |"
-        )
     return 0
 
 
