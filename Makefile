@@ -8,6 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed
+TORCH_VERSION := 2.13.0
 NPM_STAMP := node_modules/.installed
 
 PG_URL ?= postgres://postgres@127.0.0.1:5432
@@ -25,7 +26,10 @@ help:
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet ".[dev]"
+	@# PyTorch first, pinned to the machine's CPU wheel: left to resolve it as a dependency of
+	@# the local extra, pip would fetch a CUDA build of several GB.
+	$(PY) -m pip install --quiet "torch==$(TORCH_VERSION)"
+	$(PY) -m pip install --quiet ".[dev,local]"
 	@touch $@
 
 $(NPM_STAMP): package.json package-lock.json

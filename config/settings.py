@@ -254,6 +254,12 @@ if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must be above CELERY_TASK_SOFT_TIME_LIMIT.")
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_SLOW_QUEUE = "slow"
+# Rounds that call a local model (engines.local_models) run here: a worker of this queue keeps
+# each model loaded in its processes, so it loads once per process, not per call.
+CELERY_LOCAL_MODELS_QUEUE = "local_models"
+# Engines of the local-model kinds are checked on save (the extra installed, the directory a
+# model) in the process that saves them; off where the web servers do not hold the weights.
+LOCAL_MODELS_CHECK_ON_SAVE = env_bool("LOCAL_MODELS_CHECK_ON_SAVE", True)
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A broker that restarts (or is away for long) is waited for, never given up on: the worker keeps

@@ -18,6 +18,9 @@ useful estimator has a positive DEC. Names and sign conventions:
                        is configured so.
 ``crowd:<engine>``     an ``artificial_crowd`` engine (§4.4): mean QE score (0–100) of its
                        translators' outputs into the pair's target language.
+``learned:<engine>``   a ``local_difficulty`` engine: a source-only regression model from a local
+                       path (Sentinel-src / PreCOMET-style), its output mapped to quality-like
+                       0–100 by the engine's ``output_scale``.
 ``metric:<field>``     a score that came with the dataset in extra field ``<field>``, read as
                        quality-like; ``metric:-<field>`` negates a difficulty-like field. A
                        number per segment, or ``{system: score}`` per segment and system.
@@ -88,6 +91,11 @@ ENGINE_KINDS: dict[str, tuple[str, str]] = {
         "artificial_crowd",
         "Artificial crowd: mean QE score (0–100) of the crowd's translations.",
     ),
+    "learned": (
+        "local_difficulty",
+        "Learned source-only estimator (a local regression model, e.g. Sentinel-src-style): "
+        "its output mapped to quality-like 0–100 by the engine's output_scale.",
+    ),
 }
 METRIC_DESCRIPTION = (
     "A score that came with the dataset in an extra field, read as quality-like "
@@ -131,7 +139,8 @@ def parse_estimator(name: str) -> EstimatorSpec:
             field_name = argument[1:] if negate else argument
             if field_name:
                 return EstimatorSpec(name, "metric", field_name, negate)
-    valid = ", ".join([*LOCAL_ESTIMATORS, "llm-judge:<engine>", "crowd:<engine>", "metric:<field>"])
+    engine_forms = [f"{prefix}:<engine>" for prefix in ENGINE_KINDS]
+    valid = ", ".join([*LOCAL_ESTIMATORS, *engine_forms, "metric:<field>"])
     raise EstimatorError(f"unknown estimator {name!r}; use one of {valid}")
 
 

@@ -21,6 +21,12 @@ suite's transactions).
 
 Local kinds (heuristic, synthetic, replay, artificial crowd) go through :meth:`CallPath.local`:
 one ledger row per batch, no cache (they are deterministic and cheaper than a lookup).
+
+Local models (``engines.local_models``) go through :meth:`CallPath.model`: a model batch costs
+more than a cache lookup, so they get the response cache (keyed by the model files' fingerprint
+and the parameters that change answers), the concurrency limit (``max_concurrency`` processes run
+the model at once: a GPU's memory is the usual reason to lower it) and one ledger row per batch
+computed, with the time it took and zero money cost.
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ from engines.models import MAX_CONCURRENCY, CachedResponse, Engine, EngineCall
 from engines.openai_client import ChatClient, MalformedResponse, TransientError
 from engines.prompts import UnparseableOutput
 
-__all__ = ["Answer", "CallPath", "RemoteJob", "cache_key"]
+__all__ = ["Answer", "CallPath", "RemoteJob", "cache_key", "local_cache_key"]
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +98,14 @@ def cache_key(
         "params": params,
         "messages": list(messages),
     }
+    blob = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def local_cache_key(kind: str, model_key: dict[str, Any], operation: str, item: Any) -> str:
+    """SHA-256 of what determines a local model's answer: the files' fingerprint and the
+    answer-changing parameters (in ``model_key``), the operation and the input."""
+    material = {"kind": kind, "model": model_key, "operation": operation, "input": item}
     blob = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -160,6 +174,76 @@ class CallPath:
             raise
         self._write([self._row(operation, items=n_items, latency_ms=_ms(start))])
         return result
+
+    # --- local models --------------------------------------------------------------------------
+
+    def model(
+        self,
+        operation: str,
+        inputs: Sequence[Any],
+        model_key: dict[str, Any],
+        compute: Callable[[list[Any]], list[Any]],
+    ) -> list[Any]:
+        """Answer every input (JSON-ready) in order: cache hits from the response cache, the
+        misses (each distinct input once) in one ``compute`` call inside a limiter slot."""
+        if not inputs:
+            return []
+        keys = [local_cache_key(self.engine.kind, model_key, operation, item) for item in inputs]
+        answers: dict[str, Any] = {}
+        if self.use_cache:
+            answers.update({k: a.value for k, a in self._cached_keys(keys).items()})
+        pending: dict[str, Any] = {}
+        for key, item in zip(keys, inputs, strict=True):
+            if key not in answers:
+                pending.setdefault(key, item)
+        hits = len(keys) - len(pending)
+        if pending:
+            answers.update(self._compute(operation, pending, compute))
+        if hits:
+            self._write([self._row(operation, items=hits, cache_hit=True, attempts=0)])
+        return [answers[key] for key in keys]
+
+    def _compute(
+        self, operation: str, pending: dict[str, Any], compute: Callable[[list[Any]], list[Any]]
+    ) -> dict[str, Any]:
+        start = time.perf_counter()
+        wait_s = _setting("ENGINE_SLOT_WAIT_S", 600.0)
+        try:
+            with limiter().slot(self.engine.pk, self.engine.max_concurrency, wait_s):
+                values = compute(list(pending.values()))
+            if len(values) != len(pending):
+                raise EngineError(
+                    f"engine {self.engine.name}: the model returned {len(values)} answers for "
+                    f"{len(pending)} inputs",
+                    permanent=True,
+                )
+        except EngineError as exc:
+            row = self._row(operation, items=len(pending), latency_ms=_ms(start), error=exc.message)
+            self._write([row])
+            raise
+        answered = dict(zip(pending, values, strict=True))
+        cached = [
+            CachedResponse(
+                key=key,
+                kind=self.engine.kind,
+                model=self.engine.model,
+                operation=operation,
+                prompt_version="local-model",
+                response_text="",
+                value=value,
+            )
+            for key, value in answered.items()
+        ]
+        with transaction.atomic():
+            self._write([self._row(operation, items=len(pending), latency_ms=_ms(start))])
+            if self.use_cache:
+                CachedResponse.objects.bulk_create(cached, ignore_conflicts=True, batch_size=500)
+        return answered
+
+    def _cached_keys(self, keys: Sequence[str]) -> dict[str, Answer]:
+        return self._cached(
+            [RemoteJob([], {}, lambda text: text, "", key) for key in dict.fromkeys(keys)]
+        )
 
     # --- remote kinds --------------------------------------------------------------------------
 

@@ -7,10 +7,13 @@ importer, so an engine is validated the same way whichever door it comes in by.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from engines.breaker_world import FAILURES as BREAKER_FAILURES
+from engines.local_models.languages import FAMILIES
+from engines.local_models.scales import OUTPUT_SCALES
 from engines.synthetic_world import SyntheticWorld
 
 __all__ = [
@@ -18,6 +21,7 @@ __all__ = [
     "HEURISTIC_FEATURES",
     "KIND_CAPABILITIES",
     "KIND_LABELS",
+    "LOCAL_MODEL_KINDS",
     "REMOTE_KINDS",
     "SAMPLING_PARAMS",
     "ParamsError",
@@ -39,6 +43,10 @@ KIND_LABELS = {
     "openai_embeddings": "OpenAI-compatible embeddings API",
     "hashed_embeddings": "Offline hashed character n-gram embeddings",
     "lexical_world": "Offline lexical-selection world (simulation)",
+    "local_translator": "Local seq2seq MT model (Hugging Face, from a path)",
+    "local_qe": "Local regression QE model (MetricX-style, from a path)",
+    "local_difficulty": "Local source-only difficulty regressor (from a path)",
+    "local_embeddings": "Local sentence-transformers embeddings (from a path)",
 }
 
 KIND_CAPABILITIES: dict[str, tuple[str, ...]] = {
@@ -53,10 +61,22 @@ KIND_CAPABILITIES: dict[str, tuple[str, ...]] = {
     "openai_embeddings": ("embed",),
     "hashed_embeddings": ("embed",),
     "lexical_world": ("chat",),
+    "local_translator": ("translate",),
+    "local_qe": ("quality",),
+    "local_difficulty": ("difficulty",),
+    "local_embeddings": ("embed",),
 }
 
 # Kinds whose calls leave the process: they get the response cache and the concurrency limit.
 REMOTE_KINDS = frozenset({"openai_chat", "openai_embeddings"})
+
+# Kinds that run a model from a local directory (the optional ``local`` install extra): they run
+# on the ``local_models`` queue so a model loads once per worker process.
+LOCAL_MODEL_KINDS = frozenset(
+    {"local_translator", "local_qe", "local_difficulty", "local_embeddings"}
+)
+DEVICES = re.compile(r"^(cpu|auto|cuda|cuda:\d{1,2}|mps)$")
+DTYPES = ("float32", "float16", "bfloat16")
 
 HEURISTIC_FEATURES = ("tokens", "chars", "rarity", "syntax_depth")
 
@@ -196,6 +216,92 @@ def _check_lexical_world(params: Mapping[str, Any], errors: list[str]) -> None:
         errors.append("rule_words must be an integer from 1 to 10")
 
 
+def _check_local_model(params: Mapping[str, Any], errors: list[str]) -> None:
+    """What every local-model kind shares; the directory itself is inspected by the model's
+    ``clean()`` (``engines.local_models.loading.model_dir_problems``), not here (no I/O)."""
+    path = params.get("path")
+    if not (isinstance(path, str) and path.strip()):
+        errors.append("path is required: the absolute path of the model's directory")
+    elif not path.startswith("/") or "\x00" in path or len(path) > 1000:
+        errors.append("path must be an absolute directory path (starting with /)")
+    device = params.get("device", "cpu")
+    if not (isinstance(device, str) and DEVICES.match(device)):
+        errors.append('device must be "cpu", "auto", "cuda", "cuda:N" or "mps"')
+    if params.get("dtype", "float32") not in DTYPES:
+        errors.append(f"dtype must be one of {', '.join(DTYPES)}")
+    if "batch_size" in params and not (
+        _int(params["batch_size"]) and 1 <= params["batch_size"] <= 1024
+    ):
+        errors.append("batch_size must be an integer from 1 to 1024")
+    if "max_length" in params and not (
+        _int(params["max_length"]) and 8 <= params["max_length"] <= 8192
+    ):
+        errors.append("max_length must be an integer from 8 to 8192 (input tokens)")
+
+
+def _check_local_translator(params: Mapping[str, Any], errors: list[str]) -> None:
+    _check_local_model(params, errors)
+    if params.get("family", "auto") not in ("auto", *FAMILIES):
+        errors.append(f"family must be auto or one of {', '.join(FAMILIES)}")
+    codes = params.get("lang_codes", {})
+    if not (
+        isinstance(codes, dict)
+        and all(isinstance(k, str) and k for k in codes)
+        and all(isinstance(v, str) and v.strip() for v in codes.values())
+    ):
+        errors.append('lang_codes must map platform codes to model codes: {"en": "eng_Latn"}')
+    if "num_beams" in params and not (_int(params["num_beams"]) and 1 <= params["num_beams"] <= 16):
+        errors.append("num_beams must be an integer from 1 to 16")
+    if "max_new_tokens" in params and not (
+        _int(params["max_new_tokens"]) and 1 <= params["max_new_tokens"] <= 4096
+    ):
+        errors.append("max_new_tokens must be an integer from 1 to 4096")
+
+
+def _check_template(params: Mapping[str, Any], errors: list[str], fields: tuple[str, ...]) -> None:
+    template = params.get("input_template")
+    if template is None:
+        return
+    if not (isinstance(template, str) and all("{" + f + "}" in template for f in fields)):
+        wanted = " and ".join("{" + f + "}" for f in fields)
+        errors.append(f"input_template must be a string containing {wanted}")
+        return
+    try:
+        template.format(**{f: "" for f in fields})
+    except (KeyError, IndexError, ValueError):
+        errors.append(f"input_template may only use {', '.join('{' + f + '}' for f in fields)}")
+
+
+def _check_local_regression(params: Mapping[str, Any], errors: list[str], fields: tuple) -> None:
+    _check_local_model(params, errors)
+    scale = params.get("output_scale")
+    if scale not in OUTPUT_SCALES:
+        errors.append(
+            f"output_scale is required, one of {', '.join(OUTPUT_SCALES)}: how the model's raw "
+            "output maps to 0–100 quality"
+        )
+    for key in ("slope", "intercept"):
+        if key in params and not _number(params[key]):
+            errors.append(f"{key} must be a finite number")
+        if key in params and scale != "linear":
+            errors.append(f"{key} only applies to output_scale linear")
+    _check_template(params, errors, fields)
+
+
+def _check_local_qe(params: Mapping[str, Any], errors: list[str]) -> None:
+    _check_local_regression(params, errors, ("source", "translation"))
+
+
+def _check_local_difficulty(params: Mapping[str, Any], errors: list[str]) -> None:
+    _check_local_regression(params, errors, ("source",))
+
+
+def _check_local_embeddings(params: Mapping[str, Any], errors: list[str]) -> None:
+    _check_local_model(params, errors)
+    if "normalize" in params and not isinstance(params["normalize"], bool):
+        errors.append("normalize must be true or false")
+
+
 def _check_nothing(params: Mapping[str, Any], errors: list[str]) -> None:
     return
 
@@ -209,6 +315,7 @@ def _check_crowd(params: Mapping[str, Any], errors: list[str]) -> None:
         )
 
 
+_LOCAL_COMMON = {"path", "device", "dtype", "batch_size", "max_length"}
 _ALLOWED = {
     "openai_chat": set(SAMPLING_PARAMS) | {"judge_with_target_language", "max_parse_attempts"},
     "heuristic": {"feature", "spacy_pipeline"},
@@ -221,6 +328,10 @@ _ALLOWED = {
     "openai_embeddings": {"batch_size", "dimensions", "max_parse_attempts"},
     "hashed_embeddings": {"dim", "ngram"},
     "lexical_world": {"skill", "rule_words"},
+    "local_translator": {*_LOCAL_COMMON, "family", "lang_codes", "num_beams", "max_new_tokens"},
+    "local_qe": {*_LOCAL_COMMON, "output_scale", "slope", "intercept", "input_template"},
+    "local_difficulty": {*_LOCAL_COMMON, "output_scale", "slope", "intercept", "input_template"},
+    "local_embeddings": {*_LOCAL_COMMON, "normalize"},
 }
 _CHECKS = {
     "openai_chat": _check_openai,
@@ -234,6 +345,10 @@ _CHECKS = {
     "openai_embeddings": _check_openai_embeddings,
     "hashed_embeddings": _check_hashed_embeddings,
     "lexical_world": _check_lexical_world,
+    "local_translator": _check_local_translator,
+    "local_qe": _check_local_qe,
+    "local_difficulty": _check_local_difficulty,
+    "local_embeddings": _check_local_embeddings,
 }
 
 

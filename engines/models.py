@@ -5,12 +5,21 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 
 from engines.keys import key_variable_problem
-from engines.kinds import KIND_CAPABILITIES, KIND_LABELS, REMOTE_KINDS, ParamsError, validate_params
+from engines.kinds import (
+    KIND_CAPABILITIES,
+    KIND_LABELS,
+    LOCAL_MODEL_KINDS,
+    REMOTE_KINDS,
+    ParamsError,
+    validate_params,
+)
+from engines.local_models.loading import model_dir_problems
 
 NAME_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$",
@@ -43,6 +52,10 @@ class Engine(models.Model):
         OPENAI_EMBEDDINGS = "openai_embeddings", KIND_LABELS["openai_embeddings"]
         HASHED_EMBEDDINGS = "hashed_embeddings", KIND_LABELS["hashed_embeddings"]
         LEXICAL_WORLD = "lexical_world", KIND_LABELS["lexical_world"]
+        LOCAL_TRANSLATOR = "local_translator", KIND_LABELS["local_translator"]
+        LOCAL_QE = "local_qe", KIND_LABELS["local_qe"]
+        LOCAL_DIFFICULTY = "local_difficulty", KIND_LABELS["local_difficulty"]
+        LOCAL_EMBEDDINGS = "local_embeddings", KIND_LABELS["local_embeddings"]
 
     name = models.CharField(max_length=100, unique=True, validators=[NAME_VALIDATOR])
     kind = models.CharField(max_length=32, choices=Kind.choices)
@@ -92,6 +105,10 @@ class Engine(models.Model):
         return self.kind in REMOTE_KINDS
 
     @property
+    def is_local_model(self) -> bool:
+        return self.kind in LOCAL_MODEL_KINDS
+
+    @property
     def is_synthetic(self) -> bool:
         return self.kind == self.Kind.SYNTHETIC
 
@@ -126,6 +143,14 @@ class Engine(models.Model):
                 errors["params"] = exc.messages
         if self.kind == self.Kind.ARTIFICIAL_CROWD and "params" not in errors:
             problems = self._crowd_reference_problems()
+            if problems:
+                errors["params"] = problems
+        check_model = getattr(settings, "LOCAL_MODELS_CHECK_ON_SAVE", True)
+        if self.kind in LOCAL_MODEL_KINDS and "params" not in errors and check_model:
+            # At creation, not at first call: a missing extra or an unreadable directory is
+            # reported by the form, the API and the importer alike. A site whose web servers do
+            # not hold the weights (only its local_models workers do) turns this off.
+            problems = model_dir_problems(self.kind, self.params)
             if problems:
                 errors["params"] = problems
         key_problem = key_variable_problem(self.api_key_env)
@@ -242,3 +267,29 @@ class ReplayEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.engine_id} {self.src_lang}-{self.tgt_lang} {self.system or '-'}"
+
+
+class LocalModelLoad(models.Model):
+    """One load of a local model by one process: what the engine page shows (device, size,
+    load time). Written by the process that loaded it, usually a ``local_models`` worker."""
+
+    engine = models.ForeignKey(Engine, on_delete=models.CASCADE, related_name="model_loads")
+    device = models.CharField(max_length=20)
+    dtype = models.CharField(max_length=20)
+    family = models.CharField(max_length=20, blank=True)
+    parameters = models.BigIntegerField()
+    bytes_on_disk = models.BigIntegerField(null=True)
+    load_ms = models.FloatField()
+    hostname = models.CharField(max_length=200, blank=True)
+    pid = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            # The engine page: the latest loads of one engine.
+            models.Index(fields=["engine", "-created_at"], name="engines_load_recent_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.engine_id} on {self.device} in {self.load_ms:.0f} ms"

@@ -64,6 +64,10 @@ ADAPTERS = {
     "openai_embeddings": "engines.embedding_adapters.OpenAIEmbeddingsEngine",
     "hashed_embeddings": "engines.embedding_adapters.HashedEmbeddingsEngine",
     "lexical_world": "engines.lexical_adapters.LexicalWorldEngine",
+    "local_translator": "engines.local_models.adapters.LocalTranslatorEngine",
+    "local_qe": "engines.local_models.adapters.LocalQEEngine",
+    "local_difficulty": "engines.local_models.adapters.LocalDifficultyEngine",
+    "local_embeddings": "engines.local_models.adapters.LocalEmbeddingsEngine",
 }
 
 _ROLE_OF = {

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count, Max, Q, QuerySet, Sum
 
-from engines.models import Engine, EngineCall
+from engines.kinds import LOCAL_MODEL_KINDS
+from engines.local_models.loading import bytes_on_disk
+from engines.models import Engine, EngineCall, LocalModelLoad
 
 __all__ = [
     "cost_by_scope",
     "engine_totals",
     "engines_with_totals",
+    "local_model_info",
+    "queue_for_engines",
     "recent_calls",
     "scopes_of_engine",
     "totals_by_engine",
@@ -95,3 +101,44 @@ def scopes_of_engine(engine: Engine, limit: int = 20) -> list[dict[str, Any]]:
         .annotate(calls=Sum("items"), cost=Sum("cost"), last=Max("created_at"))
         .order_by("-cost", "scope")[:limit]
     )
+
+
+def _uses_local_model(names: set[str], seen: set[str]) -> bool:
+    """Whether any engine named (or a member of a crowd named, recursively) runs a local model."""
+    names -= seen
+    if not names:
+        return False
+    seen |= names
+    members: set[str] = set()
+    for kind, params in Engine.objects.filter(name__in=names).values_list("kind", "params"):
+        if kind in LOCAL_MODEL_KINDS:
+            return True
+        if kind == Engine.Kind.ARTIFICIAL_CROWD and isinstance(params, dict):
+            members |= set(params.get("translators", []))
+            members |= set(params.get("quality_estimators", []))
+    return _uses_local_model(members, seen)
+
+
+def queue_for_engines(names: Iterable[str | None]) -> str:
+    """The Celery queue for a job calling these engines: ``local_models`` when one of them (or a
+    crowd member) runs a local model, so the model stays loaded in that queue's workers;
+    otherwise the slow queue of engine calls."""
+    wanted = {name for name in names if name}
+    if _uses_local_model(wanted, set()):
+        return settings.CELERY_LOCAL_MODELS_QUEUE
+    return settings.CELERY_SLOW_QUEUE
+
+
+def local_model_info(engine: Engine) -> dict[str, Any] | None:
+    """What the engine page shows of a local model: the configured device and dtype, the size
+    on disk now, and the latest loads (device, parameters, load time, which process)."""
+    if engine.kind not in LOCAL_MODEL_KINDS:
+        return None
+    path = str(engine.params.get("path", ""))
+    return {
+        "path": path,
+        "device": engine.params.get("device", "cpu"),
+        "dtype": engine.params.get("dtype", "float32"),
+        "bytes_on_disk": bytes_on_disk(path) if path else None,
+        "loads": list(LocalModelLoad.objects.filter(engine=engine)[:5]),
+    }

@@ -29,6 +29,18 @@ PARAM_HELP = {
     "hashed_embeddings": "dim (default 256), ngram ([min, max] characters, default [3, 5])",
     "lexical_world": "SIMULATION: skill (0–1, default 0.5: how often it uses the overlap cue "
     "without rules), rule_words (words per written rule, default 3)",
+    "local_translator": "path (required, absolute directory), device (cpu | auto | cuda | "
+    "cuda:N | mps; default cpu), dtype (float32 | float16 | bfloat16), batch_size (default 16), "
+    "max_length (input tokens, default 512), family (auto | nllb | m2m100 | madlad | marian | "
+    'plain), lang_codes ({"en": "eng_Latn"} overrides), num_beams (default 1), '
+    "max_new_tokens (default 256)",
+    "local_qe": "path, device, dtype, batch_size, max_length as above; output_scale (required: "
+    "metricx | unit | percent | sigmoid | linear, with slope and intercept), input_template "
+    '(e.g. "source: {source} candidate: {translation}"; default: the pair as a text pair)',
+    "local_difficulty": "path, device, dtype, batch_size, max_length as above; output_scale "
+    "(required, as for local_qe), input_template (with {source})",
+    "local_embeddings": "path, device, dtype, batch_size, max_length as above; normalize "
+    "(default true)",
 }
 
 
@@ -79,6 +91,7 @@ def _detail_context(engine: Engine) -> dict:
         # Whether the variable is set, never its value.
         "key_present": bool(engine.api_key_env and os.environ.get(engine.api_key_env)),
         "replay_rows": engine.replay_entries.count() if engine.kind == Engine.Kind.REPLAY else 0,
+        "local_model": selectors.local_model_info(engine),
     }
 
 

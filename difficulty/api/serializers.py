@@ -262,7 +262,7 @@ class EvaluationCreateSerializer(serializers.Serializer):
         child=serializers.CharField(max_length=200),
         allow_empty=False,
         help_text="Estimator names, e.g. length, rarity, oracle-src, metric:comet, "
-        "llm-judge:<engine>, crowd:<engine>; see a dataset's estimator_options.",
+        "llm-judge:<engine>, crowd:<engine>, learned:<engine>; see a dataset's estimator_options.",
     )
     subset_fraction = serializers.FloatField(default=0.25, min_value=0.01, max_value=1.0)
     seed = serializers.IntegerField(default=0, min_value=0, max_value=2**62)

@@ -48,6 +48,7 @@ from difficulty.models import (
 )
 from difficulty.selectors import pair_data
 from difficulty.services.datasets import DifficultyDatasetError
+from engines.selectors import queue_for_engines
 
 logger = logging.getLogger(__name__)
 Status = rounds.Status
@@ -106,9 +107,14 @@ def _plan(
 
 
 def evaluation_queue(estimator_names: Iterable[str]) -> str:
-    """Engine-calling evaluations go to the slow queue (DESIGN.md §6)."""
-    uses_engine = any(est.parse_estimator(name).uses_engine for name in estimator_names)
-    return settings.CELERY_SLOW_QUEUE if uses_engine else settings.CELERY_TASK_DEFAULT_QUEUE
+    """Engine-calling evaluations go to the slow queue (DESIGN.md §6), those of a local model
+    to the local-model queue (its workers keep the model loaded)."""
+    engines = [
+        spec.argument for spec in map(est.parse_estimator, estimator_names) if spec.uses_engine
+    ]
+    if not engines:
+        return settings.CELERY_TASK_DEFAULT_QUEUE
+    return queue_for_engines(engines)
 
 
 ADVANCE_TASK = "difficulty.advance_evaluation"
@@ -442,6 +448,8 @@ def _group(spec: est.EstimatorSpec) -> str:
         return "LLM judge"
     if spec.kind == "crowd":
         return "Crowd based"
+    if spec.kind == "learned":
+        return "Learned"
     return "Heuristic"
 
 

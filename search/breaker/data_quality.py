@@ -36,7 +36,7 @@ from engines.interfaces import EngineError
 from engines.models import Engine
 from engines.prompts import language_name
 from engines.registry import chat_model_for, difficulty_estimator_for, embedder_for
-from engines.selectors import cost_by_scope
+from engines.selectors import cost_by_scope, queue_for_engines
 from search.breaker.analysis import analysis_prompt, parse_analysis, reask
 from search.breaker.parsing import ParseFailure
 from search.breaker.services import RunStateError
@@ -85,9 +85,11 @@ def _lease() -> timedelta:
 
 
 def enqueue_statistics(stats_id: int, round_index: int, *, countdown: float | None = None) -> None:
-    rounds.enqueue(
-        COMPUTE_TASK, (stats_id, round_index), queue=settings.CELERY_SLOW_QUEUE, countdown=countdown
-    )
+    engines = BreakerStatistics.objects.values_list(
+        "embedder__name", "analyst__name", "difficulty_engine__name"
+    ).get(pk=stats_id)
+    queue = queue_for_engines(engines)
+    rounds.enqueue(COMPUTE_TASK, (stats_id, round_index), queue=queue, countdown=countdown)
 
 
 # --- Start ------------------------------------------------------------------------------------

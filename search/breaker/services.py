@@ -25,7 +25,7 @@ from django.utils import timezone
 
 import rounds
 from engines.interfaces import EngineError
-from engines.selectors import cost_by_scope
+from engines.selectors import cost_by_scope, queue_for_engines
 from search.breaker.methods import steps_per_chain
 from search.breaker.selection import curves, select_step
 from search.breaker.stepping import StepResult, new_step, plan_round, run_round
@@ -54,9 +54,11 @@ def _lease() -> timedelta:
 
 def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = None) -> None:
     """Queue round ``round_index`` of a breaker run once the current transaction commits."""
-    rounds.enqueue(
-        ADVANCE_TASK, (run_id, round_index), queue=settings.CELERY_SLOW_QUEUE, countdown=countdown
-    )
+    llm, targets, qe = BreakerRun.objects.values_list(
+        "llm_engine__name", "targets", "qe_engines"
+    ).get(pk=run_id)
+    queue = queue_for_engines([llm, *targets, *qe])
+    rounds.enqueue(ADVANCE_TASK, (run_id, round_index), queue=queue, countdown=countdown)
 
 
 def _claim(run_id: int, round_index: int, worker: str) -> bool:

@@ -32,7 +32,7 @@ from django.utils import timezone
 import rounds
 from engines.interfaces import EngineError
 from engines.registry import quality_estimator_for, translator_for
-from engines.selectors import cost_by_scope
+from engines.selectors import cost_by_scope, queue_for_engines
 from search.breaker.services import RunStateError
 from search.breaker.stepping import isolated
 from search.models import BreakerChain, BreakerTransfer, TransferResult
@@ -62,12 +62,11 @@ def _round_items() -> int:
 
 def enqueue_round(transfer_id: int, round_index: int, *, countdown: float | None = None) -> None:
     """Queue round ``round_index`` of a transfer once the current transaction commits."""
-    rounds.enqueue(
-        ADVANCE_TASK,
-        (transfer_id, round_index),
-        queue=settings.CELERY_SLOW_QUEUE,
-        countdown=countdown,
+    translators, qe = BreakerTransfer.objects.values_list("translators", "qe_engines").get(
+        pk=transfer_id
     )
+    queue = queue_for_engines([*translators, *qe])
+    rounds.enqueue(ADVANCE_TASK, (transfer_id, round_index), queue=queue, countdown=countdown)
 
 
 @dataclass

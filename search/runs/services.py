@@ -37,7 +37,7 @@ import rounds
 from engines.interfaces import EngineError
 from engines.models import Engine
 from engines.registry import difficulty_estimator_for, synthetic_world_for
-from engines.selectors import cost_by_scope
+from engines.selectors import cost_by_scope, queue_for_engines
 from search.bandit import policy_from_dict
 from search.bandit.base import Policy
 from search.models import Pull, SearchRun
@@ -72,9 +72,9 @@ def _lease() -> timedelta:
 
 def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = None) -> None:
     """Queue round ``round_index`` of a run once the current transaction commits."""
-    rounds.enqueue(
-        ADVANCE_TASK, (run_id, round_index), queue=settings.CELERY_SLOW_QUEUE, countdown=countdown
-    )
+    engine = SearchRun.objects.values_list("difficulty_engine__name", flat=True).get(pk=run_id)
+    queue = queue_for_engines([engine])
+    rounds.enqueue(ADVANCE_TASK, (run_id, round_index), queue=queue, countdown=countdown)
 
 
 def restore_policy(run: SearchRun) -> Policy:

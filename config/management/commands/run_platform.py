@@ -42,7 +42,12 @@ class Command(BaseCommand):
     def _worker_command(self, concurrency: int) -> list[str]:
         command = [
             sys.executable, "-m", "celery", "-A", "config", "worker",
-            "-Q", f"{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.CELERY_SLOW_QUEUE}",
+            # One worker for every queue on the embedded default; local models stay loaded in
+            # its processes (production runs a separate worker for local_models: README).
+            "-Q", ",".join(
+                (settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_SLOW_QUEUE,
+                 settings.CELERY_LOCAL_MODELS_QUEUE)
+            ),
             "--concurrency", str(concurrency), "--loglevel", "INFO",
             # Embedded beat: the periodic sweep for stalled search runs (one beat per site).
             "--beat", "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME,

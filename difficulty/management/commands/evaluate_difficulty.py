@@ -118,7 +118,8 @@ class Command(BaseCommand):
             action="append",
             required=True,
             help="Repeatable: length, chars, rarity, random, syntax, oracle-src, oracle-src-lang, "
-            "llm-judge:<engine>, crowd:<engine>, metric:<field> (metric:-<field> negates).",
+            "llm-judge:<engine>, crowd:<engine>, learned:<engine>, metric:<field> "
+            "(metric:-<field> negates).",
         )
         parser.add_argument("--subset", type=float, default=0.25, help="Fraction per pair.")
         parser.add_argument("--seed", type=int, default=0)

