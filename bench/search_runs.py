@@ -96,6 +96,7 @@ def part_platform(size: int, budget: int, batch: int, seed: int, var_dir: str) -
     from engines.registry import synthetic_world_for
     from search.runs.config import create_run
     from search.runs.services import run_in_foreground
+    from search.runs.state import state_size
 
     run = create_run(_config(size, budget, batch, seed), enqueue=False)
     synthetic_world_for(run.difficulty_engine).true_means  # noqa: B018  (as in the baseline)
@@ -108,7 +109,7 @@ def part_platform(size: int, budget: int, batch: int, seed: int, var_dir: str) -
         "status": run.status,
         "pulls": run.pulls_done,
         "rounds": run.round_index,
-        "state_bytes": len(json.dumps(run.policy_state)),
+        "state_bytes": state_size(run),
         "true_top_k_mean": run.result["true_top_k_mean"],
         "oracle_top_k_mean": run.result["oracle_top_k_mean"],
         "peak_rss_mb": _peak_mb(),

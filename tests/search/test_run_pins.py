@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
 import pytest
 
 from search.models import Pull
+from search.runs import state
 from search.runs.config import create_run
 from search.runs.services import run_in_foreground
 from tests.engines.factories import SyntheticEngineFactory
@@ -48,3 +50,33 @@ def test_same_seed_same_pulls(db, algorithm, topics, budget, batch):
     assert run.status == "finished", run.error
     assert run.pulls_done == budget
     assert pull_digest(run) == PINNED[(algorithm, topics, budget, batch)]
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "topics", "budget", "batch"),
+    [("default", 400, 600, 25), ("eb_ucb", 2000, 1500, 40)],
+)
+def test_the_policy_kept_between_rounds_makes_the_same_pulls(
+    transactional_db, monkeypatch, algorithm, topics, budget, batch
+):
+    """Committed for real (on-commit hooks run), every round takes the policy its process kept
+    instead of rebuilding it from storage, and pulls the same topics."""
+    loads = []
+    original = state.load_policy
+    monkeypatch.setattr(state, "load_policy", lambda run: loads.append(run.pk) or original(run))
+    state.forget_kept()
+    SyntheticEngineFactory(name="world", params={"n_topics": topics, "seed": 3})
+    config = synthetic_run_config(
+        name=f"pinned {algorithm}", algorithm=algorithm, budget_pulls=budget, batch_size=batch,
+        seed=11, k=5,
+    )  # fmt: skip
+    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    assert run.status == "finished", run.error
+    assert loads == []
+    assert pull_digest(run) == PINNED[(algorithm, topics, budget, batch)]
+    # Storage alone rebuilds the very same state.
+    kept = state.policy_for_round(run)
+    stored = state.load_policy(run)
+    assert np.array_equal(kept.stats.sums, stored.stats.sums)
+    assert np.array_equal(kept.stats.counts, stored.stats.counts)
+    assert kept.top_k().tolist() == stored.top_k().tolist() == run.result["top_k"]
