@@ -13,13 +13,13 @@ from search.runs.config import (
     validate_config,
 )
 from tests.engines.factories import SyntheticEngineFactory
-from tests.search.test_run_pages import form_data
 from tests.search.conftest import (
     crowd_run_config,
     make_crowd,
     queue_rounds_settle_in_place,
     synthetic_run_config,
 )
+from tests.search.test_run_pages import form_data
 
 
 @pytest.fixture(autouse=True)
