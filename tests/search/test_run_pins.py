@@ -59,8 +59,8 @@ def test_same_seed_same_pulls(db, algorithm, topics, budget, batch):
 def test_the_policy_kept_between_rounds_makes_the_same_pulls(
     transactional_db, monkeypatch, algorithm, topics, budget, batch
 ):
-    """Committed for real (on-commit hooks run), every round takes the policy its process kept
-    instead of rebuilding it from storage, and pulls the same topics."""
+    """Committed for real (on-commit hooks run), every round after the first takes the policy
+    its process kept instead of rebuilding it from storage, and pulls the same topics."""
     loads = []
     original = state.load_policy
     monkeypatch.setattr(state, "load_policy", lambda run: loads.append(run.pk) or original(run))
@@ -72,7 +72,8 @@ def test_the_policy_kept_between_rounds_makes_the_same_pulls(
     )  # fmt: skip
     run = run_in_foreground(create_run(config, enqueue=False).pk)
     assert run.status == "finished", run.error
-    assert loads == []
+    # Only the first round rebuilds (create_run keeps nothing: its first round may run anywhere).
+    assert loads == [run.pk]
     assert pull_digest(run) == PINNED[(algorithm, topics, budget, batch)]
     # Storage alone rebuilds the very same state.
     kept = state.policy_for_round(run)
