@@ -15,6 +15,7 @@ from engines.models import Engine, EngineCall, LocalModelLoad
 
 __all__ = [
     "cost_by_scope",
+    "cost_of_scope",
     "engine_totals",
     "engines_with_totals",
     "local_model_info",
@@ -63,6 +64,13 @@ def cost_by_scope(scope: str) -> dict[str, Any]:
         for row in rows.values("engine__name").annotate(**_TOTALS).order_by("engine__name")
     }
     return total
+
+
+def cost_of_scope(scope: str) -> Decimal:
+    """The money spent by every engine call made for ``scope``: one aggregate on the scope
+    index, for callers that need the total only (a search round, issue 19)."""
+    total = EngineCall.objects.filter(scope=scope).order_by().aggregate(cost=Sum("cost"))["cost"]
+    return total if total is not None else Decimal(0)
 
 
 def totals_by_engine(scope: str | None = None) -> dict[str, dict[str, Any]]:

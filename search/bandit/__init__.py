@@ -1,7 +1,8 @@
 """Bandit search for difficult topics (seed 000), pure numpy: no Django import.
 
 ``make_policy(name, n_topics, k, rng, **params)`` builds a policy; ``policy_from_dict`` restores
-one from ``Policy.to_dict()``.
+one from ``Policy.to_dict()``, ``policy_from_parts`` from ``Policy.header_to_dict()`` and the
+rows of ``ArmStats.take_changes()`` saved since (the platform's incremental state).
 """
 
 from search.bandit.base import Estimates, Policy
@@ -14,6 +15,7 @@ from search.bandit.registry import (
     default_choice,
     make_policy,
     policy_from_dict,
+    policy_from_parts,
 )
 
 __all__ = [
@@ -30,4 +32,5 @@ __all__ = [
     "jaccard",
     "make_policy",
     "policy_from_dict",
+    "policy_from_parts",
 ]

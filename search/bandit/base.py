@@ -237,6 +237,9 @@ class Policy:
 
     def to_dict(self) -> dict[str, Any]:
         """Compact JSON-able state; ``search.bandit.policy_from_dict`` restores it exactly."""
+        return self._to_dict(self.stats.to_dict())
+
+    def _to_dict(self, stats: dict[str, Any]) -> dict[str, Any]:
         return {
             "policy": self.name,
             "version": 1,
@@ -244,19 +247,26 @@ class Policy:
             "k": self.k,
             "params": self.params(),
             "rng": encode_rng(self.rng),
-            "stats": self.stats.to_dict(),
+            "stats": stats,
             "exhausted": self._exhausted,
             "state": self._state_to_dict(),
         }
+
+    def header_to_dict(self) -> dict[str, Any]:
+        """``to_dict`` without the per-topic statistics: their totals only (``"stats"`` has no
+        arrays). With the rows of ``stats.take_changes`` saved after every change, it restores
+        the policy through ``search.bandit.policy_from_parts``; it costs O(1) in the number of
+        topics pulled so far (the method's own state aside, e.g. halving's survivors)."""
+        return {**self._to_dict(self.stats.totals_to_dict()), "stats_rows": "changes"}
 
     @classmethod
     def restore_params(cls, data: dict[str, Any]) -> dict[str, Any]:
         """Constructor arguments that live outside ``params`` (e.g. neighbour lists)."""
         return {}
 
-    def _load(self, data: dict[str, Any]) -> None:
+    def _load(self, data: dict[str, Any], stats: ArmStats | None = None) -> None:
         self.rng = decode_rng(data["rng"])
-        self.stats = ArmStats.from_dict(data["stats"])
+        self.stats = ArmStats.from_dict(data["stats"]) if stats is None else stats
         self._prior_cache = (-1, None)
         self._exhausted = bool(data["exhausted"])
         self._state_from_dict(data["state"])

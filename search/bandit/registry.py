@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from search.bandit.contextual import Contextual
 from search.bandit.ebucb import EmpiricalBayesUcb
 from search.bandit.halving import SequentialHalving
 from search.bandit.paper import Brute, EpsilonGreedy, Greedy
+from search.bandit.stats import ArmStats
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -19,6 +21,7 @@ __all__ = [
     "default_choice",
     "make_policy",
     "policy_from_dict",
+    "policy_from_parts",
 ]
 
 POLICIES: dict[str, type[Policy]] = {
@@ -60,10 +63,26 @@ def make_policy(
 
 def policy_from_dict(data: dict[str, Any]) -> Policy:
     """Restore a policy from ``Policy.to_dict``; future selections are identical."""
+    policy = _bare_policy(data)
+    policy._load(data)
+    return policy
+
+
+def policy_from_parts(header: dict[str, Any], changes: Iterable[dict[str, Any]]) -> Policy:
+    """Restore a policy from ``Policy.header_to_dict`` and every ``stats.take_changes`` result
+    saved since the policy was created, oldest first; future selections are identical."""
+    stats = ArmStats.from_totals(header["stats"])
+    for rows in changes:
+        stats.apply_changes(rows)
+    policy = _bare_policy(header)
+    policy._load(header, stats)
+    return policy
+
+
+def _bare_policy(data: dict[str, Any]) -> Policy:
     cls = POLICIES[data["policy"]]
     policy = cls.__new__(cls)
     params = dict(data["params"])
     params.update(cls.restore_params(data))
     cls.__init__(policy, int(data["n_topics"]), int(data["k"]), np.random.default_rng(0), **params)
-    policy._load(data)
     return policy

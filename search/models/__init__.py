@@ -9,7 +9,7 @@ from search.models.breaker import (
     BreakerStatistics,
     BreakerStep,
 )
-from search.models.runs import Pull, SearchRun
+from search.models.runs import PolicyChanges, Pull, SearchRun
 from search.models.topics import (
     TextSample,
     Topic,
@@ -26,6 +26,7 @@ __all__ = [
     "BreakerStatistics",
     "BreakerStep",
     "BreakerTransfer",
+    "PolicyChanges",
     "Pull",
     "SearchRun",
     "TextSample",

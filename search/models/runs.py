@@ -65,7 +65,8 @@ class SearchRun(models.Model):
     round_index = models.PositiveIntegerField(default=0)
     pulls_done = models.PositiveIntegerField(default=0)
     cost = models.DecimalField(max_digits=16, decimal_places=8, default=0)
-    # The bandit policy's compact state (search.bandit Policy.to_dict); arrays are zlib+base64.
+    # The bandit policy's state without per-topic rows (Policy.header_to_dict, plus "changes":
+    # how many PolicyChanges rows follow, and "token": new at every save); see search.runs.state.
     policy_state = models.JSONField(default=dict, blank=True)
     calibration = models.JSONField(default=dict, blank=True)
     # One row per committed round: [pulls, top-k mean, oracle top-k mean or null, cost].
@@ -161,3 +162,28 @@ class Pull(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} round {self.round_index} slot {self.slot}"
+
+
+class PolicyChanges(models.Model):
+    """The per-topic statistics one save of a run's bandit state changed (issue 19).
+
+    A round writes the rows of the topics it pulled, not the whole state: replaying a run's
+    rows in ``seq`` order over the totals in ``SearchRun.policy_state`` rebuilds its policy
+    exactly (``search.bandit.policy_from_parts``). Written in the round's transaction, so a
+    killed worker leaves no row of a round that did not commit.
+    """
+
+    run = models.ForeignKey(SearchRun, on_delete=models.CASCADE, related_name="+")
+    seq = models.PositiveIntegerField()
+    # ArmStats.take_changes: sorted topic ids (gaps) and their counts, sums, sums of squares
+    # and pending pulls, plus first values kept since the previous row; zlib+base64 arrays.
+    rows = models.JSONField()
+
+    class Meta:
+        # No default ordering: a model ordering makes every query of the table sort.
+        constraints = [
+            models.UniqueConstraint(fields=["run", "seq"], name="policy_changes_unique_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} state changes {self.seq}"

@@ -123,7 +123,12 @@ class RunForm(forms.Form):
     )
     seed = forms.IntegerField(initial=0, min_value=0)
     batch_size = forms.IntegerField(
-        initial=10, min_value=1, help_text="Pulls per round (one worker task each)."
+        required=False,
+        min_value=1,
+        help_text="Pulls per round (one worker task each). Leave empty to follow the run: "
+        "1 % of the budget (at least 10, at most 2,000, never above the budget), and with "
+        "remote engines at most 8 requests per slot of the slowest one's concurrency limit, "
+        "in multiples of that limit.",
     )
     human_mode = forms.ChoiceField(
         choices=SearchRun.HumanMode.choices,

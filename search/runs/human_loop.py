@@ -205,7 +205,11 @@ def on_item_completed(sender, item: Item, **kwargs) -> None:
 
 def apply_received(run: SearchRun, policy: Policy) -> int:
     """Feed human scores that arrived into ``policy`` (the caller holds the run)."""
-    received = list(Pull.objects.filter(run=run, human_status=Pull.HumanStatus.RECEIVED))
+    # No ORDER BY: Pull's model ordering made SQLite walk every pull of the run in
+    # (run, round, slot) order instead of seeking the (run, human_status) index (issue 19).
+    received = list(
+        Pull.objects.filter(run=run, human_status=Pull.HumanStatus.RECEIVED).order_by("pk")
+    )
     if not received:
         return 0
     if run.human_mode == SearchRun.HumanMode.REPLACE:

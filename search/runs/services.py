@@ -37,11 +37,10 @@ import rounds
 from engines.interfaces import EngineError
 from engines.models import Engine
 from engines.registry import difficulty_estimator_for, synthetic_world_for
-from engines.selectors import cost_by_scope, queue_for_engines
-from search.bandit import policy_from_dict
+from engines.selectors import cost_of_scope, queue_for_engines
 from search.bandit.base import Policy
 from search.models import Pull, SearchRun
-from search.runs import human_loop
+from search.runs import human_loop, state
 from search.runs.samplers import Draw, draw_texts
 
 if TYPE_CHECKING:
@@ -78,7 +77,8 @@ def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = No
 
 
 def restore_policy(run: SearchRun) -> Policy:
-    return policy_from_dict(run.policy_state)
+    """The run's policy as stored (a fresh copy; rounds use ``state.policy_for_round``)."""
+    return state.load_policy(run)
 
 
 # --- One round ----------------------------------------------------------------------------------
@@ -154,7 +154,7 @@ def advance_run(
     run = SearchRun.objects.select_related("difficulty_engine", "sampler_engine", "tree").get(
         pk=run_id
     )
-    policy = restore_policy(run)
+    policy = state.policy_for_round(run)
     arms = np.empty(0, dtype=np.int64) if run.money_spent else policy.select(run.batch_size)
     try:
         # Scored pulls per arm as the bandit counts them (pending ones are this round's).
@@ -194,12 +194,13 @@ def _commit(run_id, round_index, worker, policy, arms, draws, scored) -> rounds.
         human_loop.send_chosen(run, policy, round_index)
         run.pulls_done += len(difficulties)
         run.round_index += 1
-        run.cost = cost_by_scope(run.scope)["cost"]
+        run.cost = cost_of_scope(run.scope)
         run.worker_memory_mb = max(run.worker_memory_mb or 0.0, _memory_mb())
         outcome = _next_step(run, policy)
-        _record_progress(run, policy)
+        if _progress_due(run, outcome):
+            _record_progress(run, policy)
         run.claimed_by, run.lease_expires_at = "", None
-        run.policy_state = policy.to_dict()
+        state.save_policy(run, policy)
         run.save()
     return rounds.Outcome(outcome)
 
@@ -217,11 +218,13 @@ def _insert_pulls(run, round_index, draws, scored, difficulties) -> None:
     job (JSON columns serialized as Django would) at a small fraction of the cost."""
     if not draws:
         return
-    now = timezone.now()
+    # The timestamp adapted once, and the empty JSON of engines without parts written as
+    # constants: per row, the statement should cost no more than its values.
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
     rows = [
         (run.pk, round_index, slot, draw.arm, draw.topic.pk if draw.topic else None,
-         draw.sample.pk if draw.sample else None, draw.text, json.dumps(result.translations),
-         json.dumps(result.scores), result.automatic, None, "{}", difficulty, "", now)
+         draw.sample.pk if draw.sample else None, draw.text, _json(result.translations),
+         _json(result.scores), result.automatic, None, "{}", difficulty, "", now)
         for slot, (draw, result, difficulty) in enumerate(
             zip(draws, scored, difficulties, strict=True)
         )
@@ -232,6 +235,10 @@ def _insert_pulls(run, round_index, draws, scored, difficulties) -> None:
     sql = f"INSERT INTO {quote(Pull._meta.db_table)} ({columns}) VALUES ({placeholders})"
     with connection.cursor() as cursor:
         cursor.executemany(sql, rows)
+
+
+def _json(value: dict | list) -> str:
+    return json.dumps(value) if value else ("{}" if isinstance(value, dict) else "[]")
 
 
 def _next_step(run: SearchRun, policy: Policy) -> rounds.Status:
@@ -258,6 +265,22 @@ def _memory_mb() -> float:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     # ru_maxrss is in kilobytes on Linux and bytes on macOS.
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+# Points of the progress curve per run, at most (plus the first and the last round's): the
+# recommendation behind a point is a pass over every pulled topic and a prior fit, so a point
+# every round would make a round's cost grow with the run and dominate small rounds (issue 19).
+PROGRESS_POINTS = 50
+
+
+def _progress_due(run: SearchRun, outcome: rounds.Status) -> bool:
+    """A point when the round ends the run's rounds (finished, waiting or stopped), on the
+    first round, and then once at least 1/PROGRESS_POINTS of the budget was pulled since the
+    last point."""
+    if outcome != Status.MORE or not run.history:
+        return True
+    step = max(1, run.budget_pulls // PROGRESS_POINTS)
+    return run.pulls_done - int(run.history[-1]["pulls"]) >= step
 
 
 def _record_progress(run: SearchRun, policy: Policy) -> None:
@@ -306,7 +329,7 @@ def settle(run_id: int, *, deadline_passed: bool = False) -> bool:
         run = SearchRun.objects.select_for_update().get(pk=run_id)
         if run.claimed_by and run.lease_expires_at and run.lease_expires_at > timezone.now():
             return False
-        policy = restore_policy(run)
+        policy = state.policy_for_round(run)
         applied = human_loop.apply_received(run, policy)
         if run.status == SearchRun.Status.WAITING and (
             deadline_passed or not human_loop.outstanding(run)
@@ -315,7 +338,7 @@ def settle(run_id: int, *, deadline_passed: bool = False) -> bool:
         elif not applied:
             return True
         _record_progress(run, policy)
-        run.policy_state = policy.to_dict()
+        state.save_policy(run, policy)
         run.save()
     return True
 
