@@ -9,15 +9,18 @@ from search.bandit.contextual import Neighbours, jaccard
 from search.bandit.prior import GridPrior, NormalPrior, fit_prior
 from search.bandit.registry import (
     DEFAULT_POLICY,
+    DEFAULT_RICH_BUDGET,
     DEFAULT_SWITCH,
     POLICIES,
     default_choice,
     make_policy,
     policy_from_dict,
+    resolve_policy,
 )
 
 __all__ = [
     "DEFAULT_POLICY",
+    "DEFAULT_RICH_BUDGET",
     "DEFAULT_SWITCH",
     "POLICIES",
     "Estimates",
@@ -30,4 +33,5 @@ __all__ = [
     "jaccard",
     "make_policy",
     "policy_from_dict",
+    "resolve_policy",
 ]
