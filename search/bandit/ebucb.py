@@ -81,7 +81,8 @@ class EmpiricalBayesUcb(Policy):
         noise_sd: float | None = None,
         prior: PriorKind = "grid",
     ) -> None:
-        if beta < 0 or (beta_noisy is not None and beta_noisy < 0):
+        # "not >= 0" also refuses NaN, which would make every index NaN.
+        if not beta >= 0 or (beta_noisy is not None and not beta_noisy >= 0):
             raise ValueError("beta must be non-negative")
         if not noisy_sd > 0:
             raise ValueError("noisy_sd must be positive")

@@ -547,7 +547,8 @@ def test_eb_ucb_state_saved_before_beta_noisy_restores_with_beta() -> None:
 
 
 def test_eb_ucb_rejects_bad_noise_settings() -> None:
-    with pytest.raises(ValueError, match="beta"):
-        build("eb_ucb", budget=100, beta_noisy=-1.0)
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="beta"):
+            build("eb_ucb", budget=100, beta_noisy=bad)
     with pytest.raises(ValueError, match="noisy_sd"):
         build("eb_ucb", budget=100, noisy_sd=0.0)
