@@ -38,6 +38,7 @@ K = 10
 # Batched variant of seed 000 §2.2: one batch is 0.5 % of the budget (200 batches per run).
 BATCH_FRACTION = 0.005
 CONTEXTUAL_MAX_TOPICS = 100_000
+DEFAULT_NOISE = 15.0  # per-text sd of seed 000 §3.3, the main table's world
 
 
 @dataclass(frozen=True)
@@ -89,17 +90,21 @@ class Outcome:
     oracle10: float
     oracle1: float
     seconds: float
+    noise: float = DEFAULT_NOISE
+    policy: str = ""  # the class that ran (what "default" resolved to)
 
 
-_WORLDS: dict[tuple[int, int], SyntheticWorld] = {}
+_WORLDS: dict[tuple[int, int, float], SyntheticWorld] = {}
 _GRAPHS: dict[int, Neighbours] = {}
 
 
-def world_for(n: int, seed: int) -> SyntheticWorld:
-    key = (n, seed)
+def world_for(n: int, seed: int, noise: float = DEFAULT_NOISE) -> SyntheticWorld:
+    """The same seed gives the same topic means and the same standard normal text deviates at
+    every noise level, so cells of the noise grid are paired."""
+    key = (n, seed, noise)
     if key not in _WORLDS:
         _WORLDS.clear()  # one world at a time per worker keeps memory flat at 1M topics
-        _WORLDS[key] = SyntheticWorld(n, seed=seed)
+        _WORLDS[key] = SyntheticWorld(n, seed=seed, noise_sd=noise)
     return _WORLDS[key]
 
 
@@ -142,8 +147,8 @@ def draw_ids(topics: np.ndarray, drawn: np.ndarray) -> np.ndarray:
     return ids
 
 
-def run_one(n: int, rho: float, seed: int, config: Config) -> Outcome:
-    world = world_for(n, seed)
+def run_one(n: int, rho: float, seed: int, config: Config, noise: float = DEFAULT_NOISE) -> Outcome:
+    world = world_for(n, seed, noise)
     budget = round(rho * n)
     params: dict[str, Any] = {"budget": budget, **config.params}
     if config.policy == "contextual":
@@ -164,6 +169,8 @@ def run_one(n: int, rho: float, seed: int, config: Config) -> Outcome:
         oracle10=world.value_of(oracle),
         oracle1=world.value_of(oracle[:1]),
         seconds=time.perf_counter() - start,
+        noise=noise,
+        policy=policy.name,
     )
 
 
@@ -199,8 +206,205 @@ def tasks(
                     yield n, rho, seed, config
 
 
-def _run_task(task: tuple[int, float, int, Config]) -> Outcome:
+def _run_task(task: tuple[Any, ...]) -> Outcome:
     return run_one(*task)
+
+
+# -- the noise grid (issue 19) -------------------------------------------------------------------
+
+NOISE_GRID_SIZES = [100_000, 1_000_000]
+NOISE_GRID_NOISES = [10.0, 15.0, 20.0, 25.0]
+NOISE_GRID_BUDGETS = [0.5, 1.0, 1.5, 3.0]
+
+
+def noise_grid_configs() -> list[Config]:
+    """Every method of ``search.bandit`` but contextual (the §3.3 world gives neighbours no
+    information, and it is not built above 100k topics). The seed-000 methods get the settings
+    that won their family at 100k/1M in the main table (best of the two per cell)."""
+    return [
+        Config("brute", "brute", {"cap": 1}),
+        Config("greedy", "greedy", {"cap": 3}),
+        Config("greedy", "greedy", {"cap": 20}),
+        Config("epsilon_greedy", "epsilon_greedy", {"cap": 5, "epsilon": 0.9}),
+        Config("epsilon_greedy", "epsilon_greedy", {"cap": 20, "epsilon": 0.5}),
+        Config("halving_budget", "sequential_halving", {"explore": 0.5, "eta": 3.0}),
+        *our_configs(),
+    ]
+
+
+def noise_seeds_for(n: int, seeds: int, seeds_1m: int) -> int:
+    return seeds_1m if n >= 1_000_000 else seeds
+
+
+def noise_tasks(
+    sizes: list[int],
+    noises: list[float],
+    rhos: list[float],
+    seeds: int,
+    seeds_1m: int,
+    families: list[str] | None = None,
+    seed_start: int = 0,
+) -> Iterator[tuple[int, float, int, Config, float]]:
+    configs = [c for c in noise_grid_configs() if not families or c.family in families]
+    for n in sorted(sizes, reverse=True):
+        count = noise_seeds_for(n, seeds, seeds_1m)
+        for seed in range(seed_start, seed_start + count):
+            for noise in noises:
+                for rho in rhos:
+                    for config in configs:
+                        yield n, rho, seed, config, noise
+
+
+def noise_summary(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    """One row per (|T|, sigma, rho): every family's best setting, the default, and the gap
+    from the best method to the default in standard errors of their paired difference (both
+    run on the same seeds, i.e. the same topic means and the same text deviates)."""
+    cells: dict[tuple[int, float, float], list[Outcome]] = {}
+    for o in outcomes:
+        cells.setdefault((o.n_topics, o.noise, o.rho), []).append(o)
+    rows = []
+    for (n, noise, rho), group in sorted(cells.items()):
+        families = {
+            r["family"]: r for r in summarise(group)
+        }  # summarise keys by (n, rho, family); one noise here
+        default = families.get("default")
+        others = {f: r for f, r in families.items() if f != "default"}
+        best_family = max(others, key=lambda f: others[f]["top10_mean"])
+        best = others[best_family]
+        row: dict[str, Any] = {
+            "n_topics": n,
+            "noise": noise,
+            "rho": rho,
+            "seeds": best["seeds"],
+            "oracle10": best["oracle10"],
+            "families": {
+                f: {"label": r["label"], "mean": r["top10_mean"], "se": r["top10_se"]}
+                for f, r in families.items()
+            },
+            "best_family": best_family,
+            "default_label": _default_label(group),
+        }
+        if default is not None:
+            diff = np.array(best["top10_per_seed"]) - np.array(default["top10_per_seed"])
+            gap = float(diff.mean())
+            se = _se(diff)
+            row.update(
+                gap=gap,
+                gap_se=se,
+                gap_in_se=_in_units(gap, se),
+                # The table's own yardstick: the s.e. of the best method's mean over seeds.
+                gap_in_best_se=_in_units(gap, best["top10_se"]),
+            )
+        rows.append(row)
+    return rows
+
+
+def _in_units(gap: float, se: float) -> float:
+    if se > 0:
+        return gap / se
+    return 0.0 if gap <= 0 else float("inf")
+
+
+def _default_label(group: list[Outcome]) -> str:
+    """What the default picked in this cell's runs (one name, or several joined by '/')."""
+    picked = sorted({o.policy for o in group if o.family == "default" and o.policy})
+    return "/".join(picked)
+
+
+def noise_markdown(rows: list[dict[str, Any]]) -> str:
+    families = [f for f in FAMILY_ORDER if any(f in r["families"] for r in rows)]
+    header = [
+        "topics",
+        "σ",
+        "pulls/topic",
+        "oracle",
+        *families,
+        "default ran",
+        "best",
+        "gap",
+        "gap / s.e.",
+        "gap / paired s.e.",
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in rows:
+        line = [_size(r["n_topics"]), f"{r['noise']:g}", f"{r['rho']:g}", f"{r['oracle10']:.2f}"]
+        for family in families:
+            cell = r["families"].get(family)
+            if cell is None:
+                line.append("–")
+                continue
+            text = f"{cell['mean']:.2f} ± {cell['se']:.2f}"
+            line.append(f"**{text}**" if family == r["best_family"] else text)
+        line += [r["default_label"] or "–", r["best_family"]]
+        if "gap" in r:
+            line += [f"{r['gap']:+.2f}", f"{r['gap_in_best_se']:+.1f}", f"{r['gap_in_se']:+.1f}"]
+        else:
+            line += ["–", "–", "–"]
+        lines.append("| " + " | ".join(line) + " |")
+    return "\n".join(lines)
+
+
+def run_noise_grid(args: argparse.Namespace) -> None:
+    sizes = args.sizes or NOISE_GRID_SIZES
+    noises = args.noises or NOISE_GRID_NOISES
+    rhos = args.budgets or NOISE_GRID_BUDGETS
+    seeds = args.seeds if args.seeds is not None else 8
+    todo = list(
+        noise_tasks(sizes, noises, rhos, seeds, args.seeds_1m, args.families, args.seed_start)
+    )
+    print(f"{len(todo)} runs on {args.workers} worker(s)", flush=True)
+    start = time.perf_counter()
+    outcomes = _run_all(todo, args.workers)
+    elapsed = time.perf_counter() - start
+    for earlier in args.merge or []:
+        # Runs of an earlier invocation (e.g. other families, or 1M on another day); a run
+        # measured again here replaces the earlier one.
+        mine = {(o.n_topics, o.noise, o.rho, o.seed, o.label) for o in outcomes}
+        for run in json.loads(earlier.read_text())["runs"]:
+            old = Outcome(**run)
+            if (old.n_topics, old.noise, old.rho, old.seed, old.label) not in mine:
+                outcomes.append(old)
+    rows = noise_summary(outcomes)
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.stem or "search_quality_noise"
+    seeds_by_size = {
+        str(n): len({o.seed for o in outcomes if o.n_topics == n})
+        for n in sorted({o.n_topics for o in outcomes})
+    }
+    report = {
+        "k": K,
+        "batch_fraction": BATCH_FRACTION,
+        "seeds": seeds_by_size,
+        "sizes": sizes,
+        "noises": noises,
+        "budgets": rhos,
+        "elapsed_seconds": elapsed,
+        "cpu_count": os.cpu_count(),
+        "summary": rows,
+        "runs": [asdict(o) for o in outcomes],
+    }
+    (args.out / f"{stem}.json").write_text(json.dumps(report, indent=1))
+    worst = max((r.get("gap_in_best_se", 0.0) for r in rows), default=0.0)
+    worst_paired = max((r.get("gap_in_se", 0.0) for r in rows), default=0.0)
+    text = (
+        "Top-10 by per-text noise σ (mean ± s.e. over seeds "
+        + ", ".join(f"{_size(int(n))}: {c}" for n, c in seeds_by_size.items())
+        + "); best method in bold; gap = best − default, in units of the best method's s.e.\n"
+        + "and of the paired s.e. of the per-seed difference\n\n"
+        + noise_markdown(rows)
+        + f"\n\nLargest gap of the default: {worst:+.2f} s.e. of the best method, "
+        + f"{worst_paired:+.2f} paired s.e.\n"
+        + f"\nElapsed: {elapsed:.0f} s\n"
+    )
+    (args.out / f"{stem}.md").write_text(text)
+    print(text)
+
+
+def _run_all(todo: list[tuple[Any, ...]], workers: int) -> list[Outcome]:
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            return list(pool.map(_run_task, todo, chunksize=1))
+    return [_run_task(t) for t in todo]
 
 
 # -- aggregation --------------------------------------------------------------------------------
@@ -247,6 +451,7 @@ FAMILY_ORDER = [
     "epsilon_greedy",
     "contextual",
     "sequential_halving",
+    "halving_budget",
     "eb_ucb",
     "eb_ucb_normal",
     "default",
@@ -324,7 +529,33 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=None)
     parser.add_argument("--budgets", type=float, nargs="*", default=None)
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--noise-grid",
+        action="store_true",
+        help="issue 19's grid: sigma 10-25 x 0.5-3 pulls/topic at 100k and 1M topics",
+    )
+    parser.add_argument("--noises", type=float, nargs="*", default=None)
+    parser.add_argument(
+        "--seeds-1m", type=int, default=3, help="seeds at 1M topics in the noise grid"
+    )
+    parser.add_argument(
+        "--families", nargs="*", default=None, help="noise grid: only these method families"
+    )
+    parser.add_argument(
+        "--seed-start", type=int, default=0, help="noise grid: first seed (to add seeds later)"
+    )
+    parser.add_argument("--stem", default=None, help="noise grid: output file name stem")
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        nargs="*",
+        default=None,
+        help="noise grid: add the runs of earlier search_quality_noise.json files",
+    )
     args = parser.parse_args()
+    if args.noise_grid:
+        run_noise_grid(args)
+        return
 
     sizes = args.sizes or (
         [3_200, 10_000, 100_000] if args.quick else [3_200, 10_000, 100_000, 1_000_000]
@@ -334,12 +565,7 @@ def main() -> None:
     todo = list(tasks(sizes, rhos, args.seeds, args.quick))
     print(f"{len(todo)} runs on {args.workers} worker(s)", flush=True)
     start = time.perf_counter()
-    outcomes: list[Outcome] = []
-    if args.workers > 1:
-        with ProcessPoolExecutor(args.workers) as pool:
-            outcomes = list(pool.map(_run_task, todo, chunksize=1))
-    else:
-        outcomes = [_run_task(t) for t in todo]
+    outcomes = _run_all(todo, args.workers)
     elapsed = time.perf_counter() - start
 
     rows = summarise(outcomes)

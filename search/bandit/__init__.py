@@ -10,16 +10,19 @@ from search.bandit.contextual import Neighbours, jaccard
 from search.bandit.prior import GridPrior, NormalPrior, fit_prior
 from search.bandit.registry import (
     DEFAULT_POLICY,
+    DEFAULT_RICH_BUDGET,
     DEFAULT_SWITCH,
     POLICIES,
     default_choice,
     make_policy,
     policy_from_dict,
     policy_from_parts,
+    resolve_policy,
 )
 
 __all__ = [
     "DEFAULT_POLICY",
+    "DEFAULT_RICH_BUDGET",
     "DEFAULT_SWITCH",
     "POLICIES",
     "Estimates",
@@ -33,4 +36,5 @@ __all__ = [
     "make_policy",
     "policy_from_dict",
     "policy_from_parts",
+    "resolve_policy",
 ]

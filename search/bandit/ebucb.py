@@ -19,9 +19,30 @@ from search.bandit.candidates import FreshArms, HotSet
 from search.bandit.noise import NoiseProbes
 from search.bandit.prior import NormalPrior, PriorKind, PriorModel, fit_prior, prior_from_dict
 
-__all__ = ["EmpiricalBayesUcb"]
+__all__ = ["NOISY_SD", "EmpiricalBayesUcb", "beta_for_noise"]
 
 _EMPTY = np.empty(0, dtype=np.int64)
+# Per-text noise sd (difficulty on the platform's 0-100 scale) from which ``beta_noisy``
+# replaces ``beta``: between the noise levels of the benchmark grid where beta 6 won (sd <= 15)
+# and where beta 3 won or tied (sd >= 20); docs/adr/0028.
+NOISY_SD = 17.5
+
+
+def beta_for_noise(
+    noise_sd: float | None, beta: float, beta_noisy: float | None, noisy_sd: float = NOISY_SD
+) -> float:
+    """The index's exploration weight for a run whose per-text noise sd is ``noise_sd``.
+
+    ``beta`` until the noise is known (or when ``beta_noisy`` is None); ``beta_noisy`` once the
+    estimate reaches ``noisy_sd``. Why absolute noise and not a signal-to-noise ratio: the
+    spread of topic means is the small difference of two large variances (marginal minus
+    noise), which a run cannot estimate in its first rounds when the noise is high (sd 4
+    against 25 in seed 000's world), while the noise sd itself is known to about 3 % from the
+    probe pairs after a few batches; and difficulties share one 0-100 scale on the platform.
+    """
+    if beta_noisy is None or noise_sd is None or noise_sd < noisy_sd:
+        return beta
+    return beta_noisy
 
 
 class EmpiricalBayesUcb(Policy):
@@ -32,6 +53,9 @@ class EmpiricalBayesUcb(Policy):
        fit, so indices change globally only O(log B) times (each change costs one O(n) pass).
     2. Index of a pulled topic: posterior mean + beta * posterior sd, where pending pulls
        already count in the sd (Desautels et al., 2014) so a batch does not pile onto one arm.
+       With ``beta_noisy`` set, beta drops to it at each refit where the probe-pair estimate
+       of the per-text noise sd is at least ``noisy_sd`` (``beta_for_noise``): at high noise a
+       wide index keeps re-pulling one-pull topics whose posterior barely moved.
     3. Index of a never-pulled topic: prior mean + beta * prior sd.
     4. A batch takes the b highest indices; slots won by the never-pulled class go to fresh
        topics drawn from a random permutation. ``cap`` optionally bounds pulls per topic.
@@ -48,6 +72,8 @@ class EmpiricalBayesUcb(Policy):
         *,
         budget: int | None = None,
         beta: float = 6.0,
+        beta_noisy: float | None = None,
+        noisy_sd: float = NOISY_SD,
         cap: int | None = None,
         refresh: float = 1.25,
         explore: float | None = 0.67,
@@ -55,8 +81,11 @@ class EmpiricalBayesUcb(Policy):
         noise_sd: float | None = None,
         prior: PriorKind = "grid",
     ) -> None:
-        if beta < 0:
+        # "not >= 0" also refuses NaN, which would make every index NaN.
+        if not beta >= 0 or (beta_noisy is not None and not beta_noisy >= 0):
             raise ValueError("beta must be non-negative")
+        if not noisy_sd > 0:
+            raise ValueError("noisy_sd must be positive")
         if refresh <= 1.0:
             raise ValueError("refresh must be greater than 1")
         if explore is not None and not 0.0 < explore <= 1.0:
@@ -72,6 +101,9 @@ class EmpiricalBayesUcb(Policy):
             prior=prior,
         )
         self.beta = float(beta)
+        self.beta_noisy = None if beta_noisy is None else float(beta_noisy)
+        self.noisy_sd = float(noisy_sd)
+        self.beta_now = self.beta  # the index's weight, set at each refit
         self.refresh = float(refresh)
         self.explore = None if explore is None else float(explore)
         self.explored = 0
@@ -85,6 +117,8 @@ class EmpiricalBayesUcb(Policy):
         return {
             **super().params(),
             "beta": self.beta,
+            "beta_noisy": self.beta_noisy,
+            "noisy_sd": self.noisy_sd,
             "refresh": self.refresh,
             "explore": self.explore,
         }
@@ -101,7 +135,7 @@ class EmpiricalBayesUcb(Policy):
         cands, scores = self.hot.top(b + probes.shape[0], self._score, self._universe)
         keep = ~np.isin(cands, probes)
         cands, scores = cands[keep][:b], scores[keep][:b]
-        fresh_index = self.fitted.mean + self.beta * np.sqrt(self.fitted.var)
+        fresh_index = self.fitted.mean + self.beta_now * np.sqrt(self.fitted.var)
         n_better = int(np.count_nonzero(scores > fresh_index))
         fresh = self.probes.enrol(self._draw_fresh(b - n_better))
         parts = [probes, cands[:n_better], fresh]
@@ -125,6 +159,7 @@ class EmpiricalBayesUcb(Policy):
         if prior is None:
             return
         self.fitted = prior
+        self.beta_now = beta_for_noise(self._noise_sd(), self.beta, self.beta_noisy, self.noisy_sd)
         self.refit_at = max(int(self.stats.n_scored * self.refresh), self.stats.n_scored + 1)
         self.hot.invalidate()
 
@@ -152,7 +187,7 @@ class EmpiricalBayesUcb(Policy):
             eligible &= (counts + pending) < self.cap
         prior = self.fitted or NormalPrior(0.0, 1.0, 1.0)
         mean, var = prior.posterior(counts, self.stats.sums[topics], extra=pending)
-        return mean + self.beta * np.sqrt(var), eligible
+        return mean + self.beta_now * np.sqrt(var), eligible
 
     def _universe(self) -> np.ndarray:
         return np.flatnonzero(self.stats.counts > 0)
@@ -175,6 +210,7 @@ class EmpiricalBayesUcb(Policy):
             "refit_at": self.refit_at,
             "explored": self.explored,
             "probes": self.probes.to_dict(),
+            "beta_now": self.beta_now,
         }
 
     def _state_from_dict(self, data: dict[str, Any]) -> None:
@@ -183,4 +219,6 @@ class EmpiricalBayesUcb(Policy):
         self.refit_at = int(data["refit_at"])
         self.explored = int(data["explored"])
         self.probes = NoiseProbes.from_dict(data["probes"])
+        # States saved before beta_noisy existed always used beta.
+        self.beta_now = float(data.get("beta_now", self.beta))
         self.hot = HotSet(self.n_topics)

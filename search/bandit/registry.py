@@ -16,12 +16,14 @@ from search.bandit.stats import ArmStats
 
 __all__ = [
     "DEFAULT_POLICY",
+    "DEFAULT_RICH_BUDGET",
     "DEFAULT_SWITCH",
     "POLICIES",
     "default_choice",
     "make_policy",
     "policy_from_dict",
     "policy_from_parts",
+    "resolve_policy",
 ]
 
 POLICIES: dict[str, type[Policy]] = {
@@ -29,18 +31,40 @@ POLICIES: dict[str, type[Policy]] = {
     for cls in (Brute, Greedy, EpsilonGreedy, Contextual, SequentialHalving, EmpiricalBayesUcb)
 }
 
-# The platform's recommended method depends on the size of the topic set; docs/adr/0002 says
-# why. Below DEFAULT_SWITCH topics: budget-aware Sequential Halving; from it on: EB-UCB.
+# The platform's recommended method depends on the size of the topic set and the budget per
+# topic; docs/adr/0002 and 0028 say why. Below DEFAULT_SWITCH topics, or with at least
+# DEFAULT_RICH_BUDGET pulls per topic: budget-aware Sequential Halving (equal allocation reaches
+# the oracle there at every noise level measured); otherwise EB-UCB, whose index narrows
+# (beta 6 -> 3) once its probe pairs measure a per-text noise sd of 17.5 or more. The noise is
+# not known when the run starts, so the choice between methods uses only what is (size and
+# budget) and the noise enters inside EB-UCB, from its own estimate.
 DEFAULT_SWITCH = 30_000
+DEFAULT_RICH_BUDGET = 2.0
 DEFAULT_SMALL: tuple[str, dict[str, Any]] = ("sequential_halving", {"explore": 0.5, "eta": 3.0})
-DEFAULT_LARGE: tuple[str, dict[str, Any]] = ("eb_ucb", {"beta": 6.0, "explore": 0.67})
+DEFAULT_LARGE: tuple[str, dict[str, Any]] = (
+    "eb_ucb",
+    {"beta": 6.0, "beta_noisy": 3.0, "explore": 0.67},
+)
 DEFAULT_POLICY = DEFAULT_SMALL  # for the typical seed-000 tree (|T| = 3.2k)
 
 
-def default_choice(n_topics: int) -> tuple[str, dict[str, Any]]:
+def default_choice(n_topics: int, budget: int | None = None) -> tuple[str, dict[str, Any]]:
     """The (policy name, parameters) that ``make_policy("default", ...)`` builds."""
-    name, params = DEFAULT_SMALL if n_topics < DEFAULT_SWITCH else DEFAULT_LARGE
+    rich = budget is not None and budget >= DEFAULT_RICH_BUDGET * n_topics
+    name, params = DEFAULT_SMALL if n_topics < DEFAULT_SWITCH or rich else DEFAULT_LARGE
     return name, dict(params)
+
+
+def resolve_policy(
+    name: str, n_topics: int, params: dict[str, Any], budget: int | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The concrete (policy name, parameters) that ``make_policy(name, ...)`` builds: "default"
+    becomes the recommended method for ``n_topics`` and ``budget`` with the caller's ``params``
+    on top (``params`` never holds the budget here)."""
+    if name != "default":
+        return name, dict(params)
+    chosen, defaults = default_choice(n_topics, budget)
+    return chosen, {**defaults, **params}
 
 
 def make_policy(
@@ -50,9 +74,9 @@ def make_policy(
 
     Explicit ``params`` override the default's.
     """
-    if name == "default":
-        name, defaults = default_choice(n_topics)
-        params = {**defaults, **params}
+    rest = {key: value for key, value in params.items() if key != "budget"}
+    name, chosen = resolve_policy(name, n_topics, rest, params.get("budget"))
+    params = {**chosen, **({"budget": params["budget"]} if "budget" in params else {})}
     try:
         cls = POLICIES[name]
     except KeyError:

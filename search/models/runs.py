@@ -48,6 +48,10 @@ class SearchRun(models.Model):
     tgt_lang = models.CharField(max_length=16, blank=True)
     algorithm = models.CharField(max_length=32, default="default")
     params = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    # The concrete method the run was created with, {"policy": name, "params": {...}}: what
+    # "default" resolved to at the time, so a later change of the default (docs/adr/0002,
+    # 0028) never changes the method an existing run reports or repeats.
+    method = models.JSONField(default=dict, blank=True)
     budget_pulls = models.PositiveIntegerField()
     budget_money = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
     k = models.PositiveIntegerField(default=10)
@@ -110,10 +114,11 @@ class SearchRun(models.Model):
 
     @property
     def resolved_algorithm(self) -> str:
-        """The method the run uses: "default" names the one picked for the run's size."""
+        """The method the run uses: "default" names the one it resolved to at creation."""
         if self.algorithm != "default":
             return self.algorithm
-        return f"default → {default_choice(self.n_topics)[0]}"
+        chosen = self.method.get("policy") or self.policy_state.get("policy")
+        return f"default → {chosen or default_choice(self.n_topics, self.budget_pulls)[0]}"
 
 
 class Pull(models.Model):

@@ -29,7 +29,7 @@ from django.db import transaction
 from engines.models import Engine
 from engines.registry import synthetic_world_for
 from engines.services import build_engine
-from search.bandit import POLICIES, make_policy
+from search.bandit import POLICIES, make_policy, resolve_policy
 from search.bandit.base import Policy
 from search.models import SearchRun, TextSample, Topic, TopicTree
 from search.runs import services, state
@@ -401,6 +401,8 @@ def create_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True)
                 engine.save()
         run = SearchRun(**checked.fields, created_by=created_by)
         assert checked.policy is not None  # _check raised unless the policy was built
+        policy, params = resolve_policy(run.algorithm, run.n_topics, run.params, run.budget_pulls)
+        run.method = {"policy": policy, "params": params}
         run.save()
         # Not kept in memory: the first round may well run in another process.
         state.save_policy(run, checked.policy, keep=False)

@@ -15,7 +15,7 @@ from django import forms
 from engines.kinds import KIND_LABELS
 from engines.models import Engine
 from formats import strict_json
-from search.bandit import DEFAULT_SWITCH, POLICIES, default_choice
+from search.bandit import DEFAULT_RICH_BUDGET, DEFAULT_SWITCH, POLICIES, default_choice
 from search.models import SearchRun, TopicTree
 from search.runs.config import HUMAN_DEFAULTS
 
@@ -35,8 +35,9 @@ def default_algorithm_help() -> str:
     small, _ = default_choice(DEFAULT_SWITCH - 1)
     large, _ = default_choice(DEFAULT_SWITCH)
     return (
-        f"“default” picks by the number of topics: {small} below {DEFAULT_SWITCH:,} topics, "
-        f"{large} from {DEFAULT_SWITCH:,} on (docs/adr/0002)."
+        f"“default” picks by the number of topics and the budget: {small} below "
+        f"{DEFAULT_SWITCH:,} topics or with {DEFAULT_RICH_BUDGET:g}+ pulls per topic, "
+        f"{large} otherwise (docs/adr/0002, 0028). A run keeps the method it was created with."
     )
 
 

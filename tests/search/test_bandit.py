@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from search.bandit import (
     DEFAULT_POLICY,
+    DEFAULT_RICH_BUDGET,
     DEFAULT_SWITCH,
     POLICIES,
     GridPrior,
@@ -28,9 +29,11 @@ from search.bandit import (
     jaccard,
     make_policy,
     policy_from_dict,
+    resolve_policy,
 )
 from search.bandit.candidates import HotSet, top_by_score
 from search.bandit.codec import decode_array, decode_rng, encode_array, encode_rng
+from search.bandit.ebucb import NOISY_SD, beta_for_noise
 from search.bandit.halving import default_subset
 from search.bandit.noise import NoiseProbes
 from search.bandit.stats import ArmStats
@@ -479,3 +482,73 @@ def test_revise_rejects_unscored_topics_and_bad_shapes():
         policy.revise(np.array([3]), np.array([1.0]), np.array([2.0]))
     with pytest.raises(ValueError, match="same length"):
         policy.revise(np.array([3, 4]), np.array([1.0]), np.array([2.0]))
+
+
+# -- the default at high per-text noise (issue 19, docs/adr/0028) --------------------------------
+
+
+def test_beta_for_noise_switches_only_on_a_known_high_noise() -> None:
+    assert beta_for_noise(None, 6.0, 3.0) == 6.0  # noise not estimated yet
+    assert beta_for_noise(NOISY_SD - 0.01, 6.0, 3.0) == 6.0
+    assert beta_for_noise(NOISY_SD, 6.0, 3.0) == 3.0
+    assert beta_for_noise(40.0, 6.0, None) == 6.0  # no noisy beta: the old behaviour
+    assert beta_for_noise(12.0, 6.0, 3.0, noisy_sd=10.0) == 3.0
+
+
+def test_default_choice_by_size_and_budget_per_topic() -> None:
+    assert default_choice(DEFAULT_SWITCH - 1)[0] == "sequential_halving"
+    assert default_choice(DEFAULT_SWITCH - 1, budget=10 * DEFAULT_SWITCH)[0] == (
+        "sequential_halving"
+    )
+    name, params = default_choice(DEFAULT_SWITCH)
+    assert name == "eb_ucb" and params["beta_noisy"] == 3.0 and params["beta"] == 6.0
+    n = 100_000
+    rich = int(DEFAULT_RICH_BUDGET * n)
+    assert default_choice(n, budget=rich - 1)[0] == "eb_ucb"
+    assert default_choice(n, budget=rich) == ("sequential_halving", {"explore": 0.5, "eta": 3.0})
+    assert default_choice(n, budget=None)[0] == "eb_ucb"
+
+
+def test_make_policy_default_follows_the_budget() -> None:
+    rng = np.random.default_rng(0)
+    lean = make_policy("default", 40_000, 10, rng, budget=40_000)
+    rich = make_policy("default", 40_000, 10, rng, budget=120_000)
+    assert lean.name == "eb_ucb" and rich.name == "sequential_halving"
+    assert resolve_policy("default", 40_000, {"beta": 4.0}, budget=40_000) == (
+        "eb_ucb",
+        {"beta": 4.0, "beta_noisy": 3.0, "explore": 0.67},
+    )
+    assert resolve_policy("greedy", 40_000, {"cap": 3}, budget=40_000) == ("greedy", {"cap": 3})
+
+
+@pytest.mark.parametrize(("sd", "expected"), [(25.0, 3.0), (8.0, 6.0)])
+def test_eb_ucb_lowers_beta_once_the_probes_measure_high_noise(sd: float, expected: float) -> None:
+    n = 3_000
+    policy = make_policy("eb_ucb", n, 5, np.random.default_rng(2), budget=3_000, beta_noisy=3.0)
+    rng = np.random.default_rng(4)
+    mu = rng.normal(10.0, 4.0, n)
+    assert policy.beta_now == 6.0
+    drive(policy, lambda t: mu[t] + sd * rng.standard_normal(t.shape[0]), batch=50)
+    assert policy.probes.noise_sd() == pytest.approx(sd, rel=0.3)
+    assert policy.beta_now == expected
+    restored = policy_from_dict(json.loads(json.dumps(policy.to_dict())))
+    assert restored.beta_now == expected and restored.params()["beta_noisy"] == 3.0
+
+
+def test_eb_ucb_state_saved_before_beta_noisy_restores_with_beta() -> None:
+    policy = build("eb_ucb", n=400, budget=400)
+    drive(policy, noisy(tiny_means(400), 3.0, seed=1), batch=20)
+    data = policy.to_dict()
+    del data["state"]["beta_now"]
+    for key in ("beta_noisy", "noisy_sd"):
+        del data["params"][key]
+    restored = policy_from_dict(data)
+    assert restored.beta_now == 6.0 and restored.beta_noisy is None
+
+
+def test_eb_ucb_rejects_bad_noise_settings() -> None:
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="beta"):
+            build("eb_ucb", budget=100, beta_noisy=bad)
+    with pytest.raises(ValueError, match="noisy_sd"):
+        build("eb_ucb", budget=100, noisy_sd=0.0)

@@ -153,7 +153,10 @@ def test_the_form_offers_ready_trees_engines_by_kind_and_the_default_method(
     assert '<optgroup label="Heuristic">' in page
     assert '<optgroup label="Synthetic (seed 000 §3.3)">' in page
     assert "world — synthetic world, 200 topics, no real texts" in page
-    assert "sequential_halving below 30,000 topics, eb_ucb from 30,000 on" in page
+    assert (
+        "sequential_halving below 30,000 topics or with 2+ pulls per topic, eb_ucb otherwise"
+        in page
+    )
     for policy in ("brute", "greedy", "epsilon_greedy", "contextual"):
         assert f'<option value="{policy}">' in page
 

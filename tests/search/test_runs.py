@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from datetime import timedelta
 from decimal import Decimal
@@ -15,6 +16,7 @@ from django.utils import timezone
 from engines.models import CachedResponse, Engine, EngineCall
 from engines.registry import difficulty_estimator_for
 from search import tasks
+from search.bandit import default_choice
 from search.models import Pull, SearchRun
 from search.runs import services as run_services
 from search.runs.config import RunConfigError, create_run, validate_config
@@ -131,6 +133,48 @@ def test_validating_a_config_writes_nothing(db):
 
 
 # --- rounds -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("budget", "policy"), [(40_000, "eb_ucb"), (80_000, "sequential_halving")])
+def test_a_run_without_a_method_records_the_default_it_resolved_to(db, budget, policy):
+    SyntheticEngineFactory(name="large world", params={"n_topics": 40_000, "seed": 1})
+    config = synthetic_config(difficulty_engine="large world", budget_pulls=budget)
+    config.pop("algorithm", None)
+    run = create_run(config, enqueue=False)
+    run.refresh_from_db()
+    expected = default_choice(40_000, budget)
+    assert run.algorithm == "default"
+    assert run.method == {"policy": policy, "params": expected[1]}
+    assert run.policy_state["policy"] == policy
+    if policy == "eb_ucb":
+        assert run.method["params"]["beta_noisy"] == 3.0
+    assert run.resolved_algorithm == f"default → {policy}"
+
+
+def test_an_existing_run_keeps_its_method_when_the_default_changes(world, monkeypatch):
+    run = create_run(synthetic_config(algorithm="default", budget_pulls=300), enqueue=False)
+    assert run.method["policy"] == "sequential_halving"  # 400 topics: below the size switch
+    monkeypatch.setattr("search.bandit.registry.DEFAULT_SMALL", ("eb_ucb", {"beta": 2.0}))
+    assert default_choice(400)[0] == "eb_ucb"
+    run = SearchRun.objects.get(pk=run.pk)
+    assert run.resolved_algorithm == "default → sequential_halving"
+    assert restore_policy(run).name == "sequential_halving"
+    # A run stored before "method" existed reports what its bandit state was built with.
+    SearchRun.objects.filter(pk=run.pk).update(method={})
+    run = SearchRun.objects.get(pk=run.pk)
+    assert run.resolved_algorithm == "default → sequential_halving"
+
+
+def test_the_migration_records_the_method_of_existing_runs(world):
+    from django.apps import apps
+
+    run = create_run(synthetic_config(algorithm="eb_ucb", params={"beta": 4.0}), enqueue=False)
+    SearchRun.objects.filter(pk=run.pk).update(method={})
+    migration = importlib.import_module("search.migrations.0009_run_method")
+    migration.record_methods(apps, None)
+    run.refresh_from_db()
+    assert run.method["policy"] == "eb_ucb"
+    assert run.method["params"]["beta"] == 4.0 and "budget" not in run.method["params"]
 
 
 def test_synthetic_run_spends_the_budget_exactly_and_beats_random(world):
