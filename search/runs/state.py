@@ -24,6 +24,7 @@ import json
 import secrets
 from collections import OrderedDict
 from threading import Lock
+from typing import Any
 
 from django.db import transaction
 
@@ -70,6 +71,7 @@ def save_policy(run: SearchRun, policy: Policy, *, keep: bool = True) -> None:
     hand the policy to this process's memory once the transaction commits."""
     policy.stats.track_changes()
     state = run.policy_state or {}
+    rows: dict[str, Any] | None
     if state and state.get("stats_rows") != "changes":
         rows = policy.stats.to_dict()  # the first save of a whole state: every row, once
         policy.stats.take_changes()
