@@ -56,6 +56,9 @@ __all__ = [
 DEFAULT_SKILL = 0.5
 DEFAULT_RULE_WORDS = 3
 MAX_SENTENCES = 500  # per variation: more than any rule prompt sends
+# How much larger a word's share of one variation's sentences must be than of any other's for
+# the word to describe that variation in a rule.
+MIN_LEAD = 0.2
 
 # Function words and the rule template's own words: they say nothing about a variation.
 STOPWORDS = frozenset(
@@ -121,23 +124,30 @@ def _is_concept_word(word: str, concept_words: Sequence[str]) -> bool:
 def write_rules(
     concept: str, blocks: Sequence[tuple[str, Sequence[str]]], rule_words: int
 ) -> dict[str, str]:
-    """A rule per variation label naming its most frequent distinctive content words."""
+    """A rule per variation label naming its most distinctive content words: those in a larger
+    share of its own sentences than of any other variation's (by at least ``MIN_LEAD``), so
+    words every sentence happens to share never make a rule."""
     concept_words = [w.lower() for w in _WORD.findall(concept) if len(w) >= 3]
-    counts: list[Counter[str]] = []
+    shares: list[dict[str, float]] = []
     for _, sentences in blocks:
         counter: Counter[str] = Counter()
         for sentence in sentences:
             counter.update(set(content_words(sentence)))
-        counts.append(counter)
-    shared = set.intersection(*(set(c) for c in counts)) if len(counts) > 1 else set()
+        n = max(1, len(sentences))
+        shares.append({w: c / n for w, c in counter.items()})
     rules = {}
-    for (label, _), counter in zip(blocks, counts, strict=True):
-        ranked = sorted(
-            (w for w in counter if w not in shared and not _is_concept_word(w, concept_words)),
-            key=lambda w: (-counter[w], w),
-        )[:rule_words]
-        if ranked:
-            rules[label] = f"Use «{label}» when the sentence is about: {', '.join(ranked)}."
+    for index, (label, _) in enumerate(blocks):
+        own = shares[index]
+        others = [share for i, share in enumerate(shares) if i != index]
+        lead = {
+            w: own[w] - max((other.get(w, 0.0) for other in others), default=0.0)
+            for w in own
+            if not _is_concept_word(w, concept_words)
+        }
+        ranked = sorted((w for w in lead if lead[w] >= MIN_LEAD), key=lambda w: (-lead[w], w))
+        if ranked[:rule_words]:
+            words = ", ".join(ranked[:rule_words])
+            rules[label] = f"Use «{label}» when the sentence is about: {words}."
         else:
             rules[label] = f"Use «{label}» when no other variation fits."
     return rules
