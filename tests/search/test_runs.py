@@ -170,7 +170,7 @@ def test_the_migration_records_the_method_of_existing_runs(world):
 
     run = create_run(synthetic_config(algorithm="eb_ucb", params={"beta": 4.0}), enqueue=False)
     SearchRun.objects.filter(pk=run.pk).update(method={})
-    migration = importlib.import_module("search.migrations.0009_run_method")
+    migration = importlib.import_module("search.migrations.0010_run_method")
     migration.record_methods(apps, None)
     run.refresh_from_db()
     assert run.method["policy"] == "eb_ucb"
