@@ -280,6 +280,9 @@ def test_home_lists_corpora_and_nav_has_one_lexical_entry(admin_client):
     assert "&lt;i&gt;opus&lt;/i&gt;" in page
     assert page.count(f'href="{reverse("lexical:home")}"') >= 1
     assert page.count(">Lexical</a>") == 1
+    assert "<title>Lexical selection · Hardset</title>" in page
+    for section in ("corpora", "mining", "concepts", "selections", "rules", "evaluations"):
+        assert page.count(f'<section id="{section}">') == 1
 
 
 # --- API ----------------------------------------------------------------------------------
