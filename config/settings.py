@@ -341,6 +341,8 @@ SPECTACULAR_SETTINGS = {
         "ParallelCorpusStatusEnum": "lexical.models.corpora.ParallelCorpus.Status",
         "ConceptStatusEnum": "lexical.models.concepts.Concept.Status",
         "ConceptOriginEnum": "lexical.models.concepts.Concept.Origin",
+        "AnnotatorSourceEnum": "annotation.models.Annotator.Source",
+        "RuleJobSourceEnum": "lexical.models.rules.RuleJob.Source",
     },
 }
 

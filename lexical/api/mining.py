@@ -81,7 +81,7 @@ class MiningStartSerializer(serializers.Serializer):
     params = serializers.DictField(required=False, help_text="Thresholds; the paper's defaults.")
 
 
-class ErrorSerializer(serializers.Serializer):
+class MiningErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
     errors = serializers.DictField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
 
@@ -109,7 +109,7 @@ class MiningJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
 
     @extend_schema(
         request=MiningStartSerializer,
-        responses={201: MiningJobDetailSerializer, 400: ErrorSerializer},
+        responses={201: MiningJobDetailSerializer, 400: MiningErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start mining a corpus; ``params`` default to the paper's thresholds."""
@@ -142,7 +142,7 @@ class MiningJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         request=None,
         responses={
             200: MiningJobDetailSerializer,
-            409: OpenApiResponse(ErrorSerializer, description="the job is over"),
+            409: OpenApiResponse(MiningErrorSerializer, description="the job is over"),
         },
     )
     @action(detail=True, methods=["post"])
