@@ -18,11 +18,10 @@ class LexicalConfig(AppConfig):
     )
 
     def ready(self) -> None:
-        import rounds
         from lexical.evaluation import services as evaluation_services
-        from lexical.mining.services import recover_mining
+        from lexical.mining import services as mining_services
         from lexical.rules import services as rule_services
 
-        rounds.register(rounds.JobKind("lexical mining", recover_mining))
+        mining_services.register_recovery()
         rule_services.register_recovery()
         evaluation_services.register_recovery()

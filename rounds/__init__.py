@@ -5,12 +5,15 @@ does its work, commits, and reports an :class:`Outcome`; the task adapter decide
 and queues it by name on commit (:func:`enqueue`); commands run the same rounds in the
 foreground (:func:`run_in_foreground`); one sweep (:func:`sweep`) finds jobs whose message was
 lost, for every kind registered with :func:`register`; a round whose database went away is
-run again when it is back (:func:`retry_when_database_is_back`).
+run again when it is back (:func:`retry_when_database_is_back`). A kind of job whose lifecycle
+is the plain one (claim, fail, cancel, recover, foreground) describes it once with
+:class:`LeasedJobKind`.
 
 No models and no imports of the platform's apps: apps import this, never the other way round.
 """
 
 from rounds.foreground import foreground_worker, run_in_foreground
+from rounds.jobs import LeasedJobKind, round_lease
 from rounds.leases import claim, release, requeue_stalled, retry_after_lease
 from rounds.outage import database_lost, retry_when_database_is_back
 from rounds.outcome import Busy, Outcome, Status
@@ -20,6 +23,7 @@ from rounds.recovery import JobKind, register, registered, sweep
 __all__ = [
     "Busy",
     "JobKind",
+    "LeasedJobKind",
     "Outcome",
     "Status",
     "claim",
@@ -32,6 +36,7 @@ __all__ = [
     "requeue_stalled",
     "retry_after_lease",
     "retry_when_database_is_back",
+    "round_lease",
     "run_in_foreground",
     "sweep",
 ]

@@ -24,7 +24,6 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -36,7 +35,7 @@ from django.utils import timezone
 import rounds
 from engines.interfaces import EngineError
 from engines.registry import chat_model_for, translator_for
-from engines.selectors import cost_by_scope
+from engines.selectors import cost_of_scope
 from lexical.evaluation import matching, prompts
 from lexical.evaluation.entries import TRANSLATE, Entry
 from lexical.evaluation.options import option_order
@@ -61,11 +60,6 @@ Status = rounds.Status
 
 class EvaluationStateError(RuntimeError):
     """A control that does not apply in the evaluation's state (cancel a finished one)."""
-
-
-def _lease() -> timedelta:
-    seconds = getattr(settings, "LEXICAL_ROUND_LEASE_S", settings.SEARCH_ROUND_LEASE_S)
-    return timedelta(seconds=seconds)
 
 
 def _round_items() -> int:
@@ -263,24 +257,6 @@ def _answer(evaluation: LexicalEvaluation, item: Item) -> LexicalAnswer:
 # --- Rounds ------------------------------------------------------------------------------------
 
 
-def _claim(evaluation_id: int, round_index: int, worker: str) -> bool:
-    rows = LexicalEvaluation.objects.filter(
-        pk=evaluation_id, round_index=round_index, status__in=LexicalEvaluation.ACTIVE
-    )
-    return rounds.claim(rows, worker, _lease(), status=LexicalEvaluation.Status.RUNNING)
-
-
-def _unclaimed_outcome(evaluation_id: int, round_index: int) -> rounds.Outcome:
-    evaluation = LexicalEvaluation.objects.filter(pk=evaluation_id).first()
-    if evaluation is None or evaluation.round_index != round_index:
-        return rounds.Outcome(Status.STALE)
-    if evaluation.status in LexicalEvaluation.ACTIVE and evaluation.claimed_by:
-        return rounds.Outcome(
-            Status.BUSY, retry_in=rounds.retry_after_lease(evaluation.lease_expires_at)
-        )
-    return rounds.Outcome(Status.STOPPED)
-
-
 def advance_evaluation(
     evaluation_id: int,
     round_index: int,
@@ -289,8 +265,8 @@ def advance_evaluation(
     interrupts: tuple[type[BaseException], ...] = (),
 ) -> rounds.Outcome:
     """Run round ``round_index`` of an evaluation (see the module docstring)."""
-    if not _claim(evaluation_id, round_index, worker):
-        return _unclaimed_outcome(evaluation_id, round_index)
+    if not EVALUATIONS.claim(evaluation_id, round_index, worker):
+        return EVALUATIONS.unclaimed_outcome(evaluation_id, round_index)
     evaluation = LexicalEvaluation.objects.get(pk=evaluation_id)
     rows = LexicalEvaluation.objects.filter(pk=evaluation_id)
     try:
@@ -306,11 +282,11 @@ def advance_evaluation(
                 "evaluation %s: transient engine error, retrying: %s", evaluation_id, exc
             )
             return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        _fail(evaluation_id, worker, str(exc))
+        EVALUATIONS.fail(evaluation_id, worker, str(exc))
         return rounds.Outcome(Status.STOPPED)
     except Exception as exc:
         logger.exception("evaluation %s failed", evaluation_id)
-        _fail(evaluation_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        EVALUATIONS.fail(evaluation_id, worker, f"internal error: {type(exc).__name__}: {exc}")
         return rounds.Outcome(Status.STOPPED)
     return _commit(evaluation_id, round_index, worker, items)
 
@@ -323,7 +299,7 @@ def _commit(evaluation_id: int, round_index: int, worker: str, items: list[Item]
         LexicalAnswer.objects.bulk_create([_answer(evaluation, item) for item in items])
         evaluation.items_done = LexicalAnswer.objects.filter(evaluation=evaluation).count()
         evaluation.round_index += 1
-        evaluation.cost = cost_by_scope(evaluation.scope)["cost"]
+        evaluation.cost = cost_of_scope(evaluation.scope)
         outcome = _next(evaluation)
         evaluation.claimed_by, evaluation.lease_expires_at = "", None
         evaluation.save()
@@ -341,58 +317,16 @@ def _next(evaluation: LexicalEvaluation) -> rounds.Status:
     return Status.DONE
 
 
-def _fail(evaluation_id: int, worker: str, message: str) -> None:
-    rounds.release(
-        LexicalEvaluation.objects.filter(pk=evaluation_id),
-        worker,
-        status=LexicalEvaluation.Status.FAILED,
-        error=message[:5000],
-        finished_at=timezone.now(),
-    )
-
-
-def cancel_evaluation(evaluation: LexicalEvaluation) -> LexicalEvaluation:
-    """End the evaluation for good; the round in flight still records what it paid for."""
-    now = timezone.now()
-    updated = LexicalEvaluation.objects.filter(
-        pk=evaluation.pk, status__in=LexicalEvaluation.ACTIVE
-    ).update(status=LexicalEvaluation.Status.CANCELLED, finished_at=now, updated_at=now)
-    if not updated:
-        state = evaluation.get_status_display().lower()
-        raise EvaluationStateError(f"a {state} evaluation cannot be cancelled")
-    evaluation.refresh_from_db()
-    return evaluation
-
-
-def recover_evaluations(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue the current round of evaluations nobody works on (the sweep's part for them)."""
-    return rounds.requeue_stalled(
-        LexicalEvaluation.objects.filter(status__in=LexicalEvaluation.ACTIVE),
-        _lease(),
-        enqueue_round,
-        dead_worker_prefix=dead_worker_prefix,
-        fields=("pk", "round_index"),
-    )
-
-
-def register_recovery() -> None:
-    """Called from ``LexicalConfig.ready``: the shared sweep recovers evaluations too."""
-    rounds.register(rounds.JobKind("lexical evaluation", recover_evaluations))
-
-
-def run_in_foreground(evaluation_id: int, *, worker: str | None = None) -> LexicalEvaluation:
-    """Every round of an evaluation in this process until it finishes or stops."""
-    worker = worker or rounds.foreground_worker()
-
-    def advance() -> rounds.Outcome:
-        index = LexicalEvaluation.objects.values_list("round_index", flat=True).get(
-            pk=evaluation_id
-        )
-        return advance_evaluation(evaluation_id, index, worker=worker)
-
-    try:
-        rounds.run_in_foreground(advance)
-    except rounds.Busy:
-        message = f"evaluation {evaluation_id} is being run by a worker; try again later"
-        raise EvaluationStateError(message) from None
-    return LexicalEvaluation.objects.get(pk=evaluation_id)
+# The lifecycle every round-based job shares (rounds.jobs), for lexical evaluations.
+EVALUATIONS = rounds.LeasedJobKind(
+    label="evaluation",
+    sweep_name="lexical evaluation",
+    model=LexicalEvaluation,
+    advance=advance_evaluation,
+    enqueue_round=enqueue_round,
+    state_error=EvaluationStateError,
+)
+cancel_evaluation = EVALUATIONS.cancel
+recover_evaluations = EVALUATIONS.recover
+register_recovery = EVALUATIONS.register_recovery
+run_in_foreground = EVALUATIONS.run_in_foreground

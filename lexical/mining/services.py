@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -63,10 +62,6 @@ Status = rounds.Status
 
 class MiningStateError(ValueError):
     """The action does not apply to the job (or corpus) in its current state."""
-
-
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
 
 
 def enqueue_round(job_id: int, round_index: int, *, countdown: float | None = None) -> None:
@@ -122,20 +117,6 @@ def start_mining(
 def _polysemy_name() -> str:
     active = polysemy_filter()
     return getattr(active, "name", type(active).__name__) if active is not None else "off"
-
-
-def _claim(job_id: int, round_index: int, worker: str) -> bool:
-    rows = MiningJob.objects.filter(pk=job_id, round_index=round_index, status__in=MiningJob.ACTIVE)
-    return rounds.claim(rows, worker, _lease(), status=MiningJob.Status.RUNNING)
-
-
-def _unclaimed_outcome(job_id: int, round_index: int) -> rounds.Outcome:
-    job = MiningJob.objects.filter(pk=job_id).first()
-    if job is None or job.round_index != round_index:
-        return rounds.Outcome(Status.STALE)
-    if job.status in MiningJob.ACTIVE and job.claimed_by:
-        return rounds.Outcome(Status.BUSY, retry_in=rounds.retry_after_lease(job.lease_expires_at))
-    return rounds.Outcome(Status.STOPPED)
 
 
 def _chunk(corpus_id: int, cursor: int, size: int) -> list[tuple[int, int, str, str]]:
@@ -216,8 +197,8 @@ def advance_mining(
     interrupts: tuple[type[BaseException], ...] = (),
 ) -> rounds.Outcome:
     """Run round ``round_index`` of a mining job (see the module docstring)."""
-    if not _claim(job_id, round_index, worker):
-        return _unclaimed_outcome(job_id, round_index)
+    if not MINING_JOBS.claim(job_id, round_index, worker):
+        return MINING_JOBS.unclaimed_outcome(job_id, round_index)
     job = MiningJob.objects.select_related("corpus").get(pk=job_id)
     state, _ = MiningState.objects.get_or_create(job=job)
     try:
@@ -226,11 +207,11 @@ def advance_mining(
         rounds.release(MiningJob.objects.filter(pk=job_id), worker)
         raise
     except TaggerUnavailable as exc:
-        _fail(job_id, worker, str(exc))
+        MINING_JOBS.fail(job_id, worker, str(exc))
         return rounds.Outcome(Status.STOPPED)
     except Exception as exc:
         logger.exception("mining job %s failed", job_id)
-        _fail(job_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        MINING_JOBS.fail(job_id, worker, f"internal error: {type(exc).__name__}: {exc}")
         return rounds.Outcome(Status.STOPPED)
     return _commit(job_id, round_index, worker, result)
 
@@ -317,49 +298,16 @@ def _write_concepts(job: MiningJob, state: MiningState) -> dict[str, int]:
     return {"concepts_written": len(concepts), "examples_written": n_examples}
 
 
-def _fail(job_id: int, worker: str, message: str) -> None:
-    rounds.release(
-        MiningJob.objects.filter(pk=job_id),
-        worker,
-        status=MiningJob.Status.FAILED,
-        error=message[:5000],
-        finished_at=timezone.now(),
-    )
-
-
-def cancel_mining(job: MiningJob) -> MiningJob:
-    """End the job for good; the round in flight finishes its chunk and stops."""
-    now = timezone.now()
-    updated = MiningJob.objects.filter(pk=job.pk, status__in=MiningJob.ACTIVE).update(
-        status=MiningJob.Status.CANCELLED, finished_at=now, updated_at=now
-    )
-    if not updated:
-        raise MiningStateError(f"a {job.get_status_display().lower()} job cannot be cancelled")
-    job.refresh_from_db()
-    return job
-
-
-def recover_mining(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue the current round of mining jobs nobody works on (the sweep's part for them)."""
-    return rounds.requeue_stalled(
-        MiningJob.objects.filter(status__in=MiningJob.ACTIVE),
-        _lease(),
-        enqueue_round,
-        dead_worker_prefix=dead_worker_prefix,
-        fields=("pk", "round_index"),
-    )
-
-
-def run_in_foreground(job_id: int, *, worker: str | None = None) -> MiningJob:
-    """Every round of a job in this process until it finishes or stops."""
-    worker = worker or rounds.foreground_worker()
-
-    def advance() -> rounds.Outcome:
-        index = MiningJob.objects.values_list("round_index", flat=True).get(pk=job_id)
-        return advance_mining(job_id, index, worker=worker)
-
-    try:
-        rounds.run_in_foreground(advance)
-    except rounds.Busy:
-        raise MiningStateError(f"mining job {job_id} is being run by a worker; try later") from None
-    return MiningJob.objects.get(pk=job_id)
+# The lifecycle every round-based job shares (rounds.jobs), for mining jobs.
+MINING_JOBS = rounds.LeasedJobKind(
+    label="mining job",
+    sweep_name="lexical mining",
+    model=MiningJob,
+    advance=advance_mining,
+    enqueue_round=enqueue_round,
+    state_error=MiningStateError,
+)
+cancel_mining = MINING_JOBS.cancel
+recover_mining = MINING_JOBS.recover
+register_recovery = MINING_JOBS.register_recovery
+run_in_foreground = MINING_JOBS.run_in_foreground

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -33,7 +32,7 @@ import rounds
 from engines.interfaces import EngineError
 from engines.models import Engine
 from engines.registry import chat_model_for
-from engines.selectors import cost_by_scope
+from engines.selectors import cost_of_scope
 from lexical.models import Concept, ExampleSelection, MiningJob, Rule, RuleJob, RuleJobConcept
 from lexical.models.rules import DEFAULT_RULE_PARAMS
 from lexical.rules.prompts import (
@@ -81,10 +80,6 @@ class RuleConfigError(ValueError):
 
 class JobStateError(RuntimeError):
     """The job is not in a state that allows the action."""
-
-
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
 
 
 def _round_concepts() -> int:
@@ -299,20 +294,6 @@ def _ask(job: RuleJob, work: list[Work]) -> None:
             item.error = f"no usable rules after {item.attempts} answer(s); the last: {item.error}"
 
 
-def _claim(job_id: int, round_index: int, worker: str) -> bool:
-    rows = RuleJob.objects.filter(pk=job_id, round_index=round_index, status__in=RuleJob.ACTIVE)
-    return rounds.claim(rows, worker, _lease(), status=RuleJob.Status.RUNNING)
-
-
-def _unclaimed_outcome(job_id: int, round_index: int) -> rounds.Outcome:
-    job = RuleJob.objects.filter(pk=job_id).first()
-    if job is None or job.round_index != round_index:
-        return rounds.Outcome(Status.STALE)
-    if job.status in RuleJob.ACTIVE and job.claimed_by:
-        return rounds.Outcome(Status.BUSY, retry_in=rounds.retry_after_lease(job.lease_expires_at))
-    return rounds.Outcome(Status.STOPPED)
-
-
 def advance_job(
     job_id: int,
     round_index: int,
@@ -321,8 +302,8 @@ def advance_job(
     interrupts: tuple[type[BaseException], ...] = (),
 ) -> rounds.Outcome:
     """Run round ``round_index`` of a rule job (see the module docstring)."""
-    if not _claim(job_id, round_index, worker):
-        return _unclaimed_outcome(job_id, round_index)
+    if not RULE_JOBS.claim(job_id, round_index, worker):
+        return RULE_JOBS.unclaimed_outcome(job_id, round_index)
     job = RuleJob.objects.get(pk=job_id)
     work: list[Work] = []
     try:
@@ -341,11 +322,11 @@ def advance_job(
             rounds.release(RuleJob.objects.filter(pk=job_id), worker)
             logger.warning("rule job %s: transient engine error, retrying: %s", job_id, exc)
             return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        _fail(job_id, worker, str(exc))
+        RULE_JOBS.fail(job_id, worker, str(exc))
         return rounds.Outcome(Status.STOPPED)
     except Exception as exc:
         logger.exception("rule job %s failed", job_id)
-        _fail(job_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        RULE_JOBS.fail(job_id, worker, f"internal error: {type(exc).__name__}: {exc}")
         return rounds.Outcome(Status.STOPPED)
     return _commit(job_id, round_index, worker, work)
 
@@ -389,7 +370,7 @@ def _commit(job_id: int, round_index: int, worker: str, work: list[Work]) -> rou
         outcomes = job.job_concepts
         job.items_done = outcomes.exclude(status=RuleJobConcept.Status.PENDING).count()
         job.round_index += 1
-        job.cost = cost_by_scope(job.scope)["cost"]
+        job.cost = cost_of_scope(job.scope)
         status = _next(job, outcomes.filter(status=RuleJobConcept.Status.PENDING).exists())
         job.claimed_by, job.lease_expires_at = "", None
         job.save()
@@ -406,57 +387,17 @@ def _next(job: RuleJob, pending: bool) -> rounds.Status:
     return Status.DONE
 
 
-def _fail(job_id: int, worker: str, message: str) -> None:
-    rounds.release(
-        RuleJob.objects.filter(pk=job_id),
-        worker,
-        status=RuleJob.Status.FAILED,
-        error=message[:5000],
-        finished_at=timezone.now(),
-        cost=cost_by_scope(f"lexical_rules:{job_id}")["cost"],
-    )
-
-
-def cancel_job(job: RuleJob) -> RuleJob:
-    """End the job for good; the round in flight still records what it paid for."""
-    now = timezone.now()
-    updated = RuleJob.objects.filter(pk=job.pk, status__in=RuleJob.ACTIVE).update(
-        status=RuleJob.Status.CANCELLED, finished_at=now, updated_at=now
-    )
-    if not updated:
-        raise JobStateError(f"a {job.get_status_display().lower()} rule job cannot be cancelled")
-    job.refresh_from_db()
-    return job
-
-
-def recover_jobs(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue the current round of rule jobs nobody works on (the sweep's part for them)."""
-    return rounds.requeue_stalled(
-        RuleJob.objects.filter(status__in=RuleJob.ACTIVE),
-        _lease(),
-        enqueue_round,
-        dead_worker_prefix=dead_worker_prefix,
-        fields=("pk", "round_index"),
-    )
-
-
-def register_recovery() -> None:
-    """Called from ``LexicalConfig.ready``."""
-    rounds.register(rounds.JobKind("lexical rule job", recover_jobs))
-
-
-def run_in_foreground(job_id: int, *, worker: str | None = None) -> RuleJob:
-    """Every round of a job in this process until it finishes or stops."""
-    worker = worker or rounds.foreground_worker()
-
-    def advance() -> rounds.Outcome:
-        index = RuleJob.objects.values_list("round_index", flat=True).get(pk=job_id)
-        return advance_job(job_id, index, worker=worker)
-
-    try:
-        rounds.run_in_foreground(advance)
-    except rounds.Busy:
-        raise JobStateError(
-            f"rule job {job_id} is being run by a worker; try again later"
-        ) from None
-    return RuleJob.objects.get(pk=job_id)
+# The lifecycle every round-based job shares (rounds.jobs), for rule jobs.
+RULE_JOBS = rounds.LeasedJobKind(
+    label="rule job",
+    sweep_name="lexical rule job",
+    model=RuleJob,
+    advance=advance_job,
+    enqueue_round=enqueue_round,
+    state_error=JobStateError,
+    cost=lambda job_id: cost_of_scope(f"lexical_rules:{job_id}"),
+)
+cancel_job = RULE_JOBS.cancel
+recover_jobs = RULE_JOBS.recover
+register_recovery = RULE_JOBS.register_recovery
+run_in_foreground = RULE_JOBS.run_in_foreground

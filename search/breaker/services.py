@@ -17,15 +17,13 @@ chats from the same stored steps, and is answered from the cache: no step is wri
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
 import rounds
 from engines.interfaces import EngineError
-from engines.selectors import cost_by_scope, queue_for_engines
+from engines.selectors import cost_of_scope, queue_for_engines
 from search.breaker.methods import steps_per_chain
 from search.breaker.selection import curves, select_step
 from search.breaker.stepping import StepResult, new_step, plan_round, run_round
@@ -48,10 +46,6 @@ ADVANCE_TASK = "search.advance_breaker_run"
 Status = rounds.Status
 
 
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
-
-
 def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = None) -> None:
     """Queue round ``round_index`` of a breaker run once the current transaction commits."""
     llm, targets, qe = BreakerRun.objects.values_list(
@@ -59,22 +53,6 @@ def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = No
     ).get(pk=run_id)
     queue = queue_for_engines([llm, *targets, *qe])
     rounds.enqueue(ADVANCE_TASK, (run_id, round_index), queue=queue, countdown=countdown)
-
-
-def _claim(run_id: int, round_index: int, worker: str) -> bool:
-    rows = BreakerRun.objects.filter(
-        pk=run_id, round_index=round_index, status__in=BreakerRun.ACTIVE
-    )
-    return rounds.claim(rows, worker, _lease(), status=BreakerRun.Status.RUNNING)
-
-
-def _unclaimed_outcome(run_id: int, round_index: int) -> rounds.Outcome:
-    run = BreakerRun.objects.filter(pk=run_id).first()
-    if run is None or run.round_index != round_index:
-        return rounds.Outcome(Status.STALE)
-    if run.status in BreakerRun.ACTIVE and run.claimed_by:
-        return rounds.Outcome(Status.BUSY, retry_in=rounds.retry_after_lease(run.lease_expires_at))
-    return rounds.Outcome(Status.STOPPED)
 
 
 def _stored_steps(run: BreakerRun) -> dict[int, list[BreakerStep]]:
@@ -92,8 +70,8 @@ def advance_run(
     interrupts: tuple[type[BaseException], ...] = (),
 ) -> rounds.Outcome:
     """Run round ``round_index`` of a breaker run (see the module docstring)."""
-    if not _claim(run_id, round_index, worker):
-        return _unclaimed_outcome(run_id, round_index)
+    if not BREAKER_RUNS.claim(run_id, round_index, worker):
+        return BREAKER_RUNS.unclaimed_outcome(run_id, round_index)
     run = BreakerRun.objects.select_related("llm_engine").get(pk=run_id)
     chains = list(BreakerChain.objects.filter(run=run).order_by("index"))
     steps = _stored_steps(run)
@@ -109,13 +87,13 @@ def advance_run(
             rounds.release(BreakerRun.objects.filter(pk=run_id), worker)
             logger.warning("breaker run %s: transient engine error, retrying: %s", run_id, exc)
             return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        _fail(run_id, worker, str(exc))
+        BREAKER_RUNS.fail(run_id, worker, str(exc))
         return rounds.Outcome(Status.STOPPED)
     except Exception as exc:
         if rounds.database_lost(exc):
             raise  # the run is intact; the task runs the round again when the database is back
         logger.exception("breaker run %s failed", run_id)
-        _fail(run_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        BREAKER_RUNS.fail(run_id, worker, f"internal error: {type(exc).__name__}: {exc}")
         return rounds.Outcome(Status.STOPPED)
     return _commit(run_id, round_index, worker, results, steps)
 
@@ -134,7 +112,7 @@ def _commit(run_id, round_index, worker, results, steps) -> rounds.Outcome:
         _update_chains([chains[r.chain_id] for r in results])
         run.steps_done += len(written)
         run.round_index += 1
-        run.cost = cost_by_scope(run.scope)["cost"]
+        run.cost = cost_of_scope(run.scope)
         run.curves = _curves(run)
         outcome = _next(run, chains.values())
         run.claimed_by, run.lease_expires_at = "", None
@@ -208,16 +186,6 @@ def _next(run: BreakerRun, chains) -> rounds.Status:
     return Status.DONE
 
 
-def _fail(run_id: int, worker: str, message: str) -> None:
-    rounds.release(
-        BreakerRun.objects.filter(pk=run_id),
-        worker,
-        status=BreakerRun.Status.FAILED,
-        error=message[:5000],
-        finished_at=timezone.now(),
-    )
-
-
 # --- Controls -----------------------------------------------------------------------------------
 
 
@@ -266,28 +234,15 @@ def cancel_run(run: BreakerRun) -> BreakerRun:
 
 # --- Recovery and the foreground loop --------------------------------------------------------
 
-
-def recover_runs(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue the current round of breaker runs nobody works on (the sweep's part for them)."""
-    return rounds.requeue_stalled(
-        BreakerRun.objects.filter(status__in=BreakerRun.ACTIVE),
-        _lease(),
-        enqueue_round,
-        dead_worker_prefix=dead_worker_prefix,
-        fields=("pk", "round_index"),
-    )
-
-
-def run_in_foreground(run_id: int, *, worker: str | None = None) -> BreakerRun:
-    """Every round of a run in this process until it finishes or stops."""
-    worker = worker or rounds.foreground_worker()
-
-    def advance() -> rounds.Outcome:
-        round_index = BreakerRun.objects.values_list("round_index", flat=True).get(pk=run_id)
-        return advance_run(run_id, round_index, worker=worker)
-
-    try:
-        rounds.run_in_foreground(advance)
-    except rounds.Busy:
-        raise RunStateError(f"run {run_id} is being run by a worker; try again later") from None
-    return BreakerRun.objects.get(pk=run_id)
+# The lifecycle every round-based job shares (rounds.jobs), for breaker runs (whose cancel,
+# which also stops the chains, and pause/resume stay above).
+BREAKER_RUNS = rounds.LeasedJobKind(
+    label="run",
+    sweep_name="breaker run",
+    model=BreakerRun,
+    advance=advance_run,
+    enqueue_round=enqueue_round,
+    state_error=RunStateError,
+)
+recover_runs = BREAKER_RUNS.recover
+run_in_foreground = BREAKER_RUNS.run_in_foreground

@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
@@ -32,7 +31,7 @@ from django.utils import timezone
 import rounds
 from engines.interfaces import EngineError
 from engines.registry import quality_estimator_for, translator_for
-from engines.selectors import cost_by_scope, queue_for_engines
+from engines.selectors import cost_of_scope, queue_for_engines
 from search.breaker.services import RunStateError
 from search.breaker.stepping import isolated
 from search.models import BreakerChain, BreakerTransfer, TransferResult
@@ -50,10 +49,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 ADVANCE_TASK = "search.advance_breaker_transfer"
 Status = rounds.Status
-
-
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
 
 
 def _round_items() -> int:
@@ -153,23 +148,6 @@ def _result(transfer: BreakerTransfer, item: Item) -> TransferResult:
     )
 
 
-def _claim(transfer_id: int, round_index: int, worker: str) -> bool:
-    rows = BreakerTransfer.objects.filter(
-        pk=transfer_id, round_index=round_index, status__in=BreakerTransfer.ACTIVE
-    )
-    return rounds.claim(rows, worker, _lease(), status=BreakerTransfer.Status.RUNNING)
-
-
-def _unclaimed_outcome(transfer_id: int, round_index: int) -> rounds.Outcome:
-    transfer = BreakerTransfer.objects.filter(pk=transfer_id).first()
-    if transfer is None or transfer.round_index != round_index:
-        return rounds.Outcome(Status.STALE)
-    if transfer.status in BreakerTransfer.ACTIVE and transfer.claimed_by:
-        wait = rounds.retry_after_lease(transfer.lease_expires_at)
-        return rounds.Outcome(Status.BUSY, retry_in=wait)
-    return rounds.Outcome(Status.STOPPED)
-
-
 def advance_transfer(
     transfer_id: int,
     round_index: int,
@@ -178,8 +156,8 @@ def advance_transfer(
     interrupts: tuple[type[BaseException], ...] = (),
 ) -> rounds.Outcome:
     """Run round ``round_index`` of a transfer (see the module docstring)."""
-    if not _claim(transfer_id, round_index, worker):
-        return _unclaimed_outcome(transfer_id, round_index)
+    if not TRANSFERS.claim(transfer_id, round_index, worker):
+        return TRANSFERS.unclaimed_outcome(transfer_id, round_index)
     transfer = BreakerTransfer.objects.get(pk=transfer_id)
     items: list[Item] = []
     try:
@@ -195,11 +173,11 @@ def advance_transfer(
             rounds.release(BreakerTransfer.objects.filter(pk=transfer_id), worker)
             logger.warning("transfer %s: transient engine error, retrying: %s", transfer_id, exc)
             return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        _fail(transfer_id, worker, str(exc))
+        TRANSFERS.fail(transfer_id, worker, str(exc))
         return rounds.Outcome(Status.STOPPED)
     except Exception as exc:
         logger.exception("transfer %s failed", transfer_id)
-        _fail(transfer_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        TRANSFERS.fail(transfer_id, worker, f"internal error: {type(exc).__name__}: {exc}")
         return rounds.Outcome(Status.STOPPED)
     return _commit(transfer_id, round_index, worker, items)
 
@@ -212,7 +190,7 @@ def _commit(transfer_id: int, round_index: int, worker: str, items: list[Item]) 
         TransferResult.objects.bulk_create([_result(transfer, item) for item in items])
         transfer.items_done = TransferResult.objects.filter(transfer=transfer).count()
         transfer.round_index += 1
-        transfer.cost = cost_by_scope(transfer.scope)["cost"]
+        transfer.cost = cost_of_scope(transfer.scope)
         outcome = _next(transfer)
         transfer.claimed_by, transfer.lease_expires_at = "", None
         transfer.save()
@@ -236,51 +214,15 @@ def _next(transfer: BreakerTransfer) -> rounds.Status:
     return Status.DONE
 
 
-def _fail(transfer_id: int, worker: str, message: str) -> None:
-    rounds.release(
-        BreakerTransfer.objects.filter(pk=transfer_id),
-        worker,
-        status=BreakerTransfer.Status.FAILED,
-        error=message[:5000],
-        finished_at=timezone.now(),
-    )
-
-
-def cancel_transfer(transfer: BreakerTransfer) -> BreakerTransfer:
-    """End the transfer for good; the round in flight still records what it paid for."""
-    now = timezone.now()
-    updated = BreakerTransfer.objects.filter(
-        pk=transfer.pk, status__in=BreakerTransfer.ACTIVE
-    ).update(status=BreakerTransfer.Status.CANCELLED, finished_at=now, updated_at=now)
-    if not updated:
-        state = transfer.get_status_display().lower()
-        raise RunStateError(f"a {state} transfer cannot be cancelled")
-    transfer.refresh_from_db()
-    return transfer
-
-
-def recover_transfers(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue the current round of transfers nobody works on (the sweep's part for them)."""
-    return rounds.requeue_stalled(
-        BreakerTransfer.objects.filter(status__in=BreakerTransfer.ACTIVE),
-        _lease(),
-        enqueue_round,
-        dead_worker_prefix=dead_worker_prefix,
-        fields=("pk", "round_index"),
-    )
-
-
-def run_in_foreground(transfer_id: int, *, worker: str | None = None) -> BreakerTransfer:
-    """Every round of a transfer in this process until it finishes or stops."""
-    worker = worker or rounds.foreground_worker()
-
-    def advance() -> rounds.Outcome:
-        rows = BreakerTransfer.objects.values_list("round_index", flat=True)
-        return advance_transfer(transfer_id, rows.get(pk=transfer_id), worker=worker)
-
-    try:
-        rounds.run_in_foreground(advance)
-    except rounds.Busy:
-        message = f"transfer {transfer_id} is being run by a worker; try again later"
-        raise RunStateError(message) from None
-    return BreakerTransfer.objects.get(pk=transfer_id)
+# The lifecycle every round-based job shares (rounds.jobs), for breaker transfers.
+TRANSFERS = rounds.LeasedJobKind(
+    label="transfer",
+    sweep_name="breaker transfer",
+    model=BreakerTransfer,
+    advance=advance_transfer,
+    enqueue_round=enqueue_round,
+    state_error=RunStateError,
+)
+cancel_transfer = TRANSFERS.cancel
+recover_transfers = TRANSFERS.recover
+run_in_foreground = TRANSFERS.run_in_foreground

@@ -288,7 +288,9 @@ def test_a_round_killed_mid_way_writes_nothing_and_the_sweep_recovers_it(
     # A worker that died without releasing: its lease is still on the row.
     BreakerTransfer.objects.filter(pk=transfer.pk).update(claimed_by="dead@host:1")
     queued = []
-    monkeypatch.setattr(transfer_services, "enqueue_round", lambda *args: queued.append(args))
+    monkeypatch.setattr(
+        transfer_services.TRANSFERS, "enqueue_round", lambda *args: queued.append(args)
+    )
     assert "breaker transfer" in rounds.registered()  # the shared sweep calls recover_transfers
     assert recover_transfers(dead_worker_prefix="dead@host:") == [transfer.pk]
     assert queued == [(transfer.pk, 0)]
