@@ -72,6 +72,8 @@ def _concept_pool(config: Mapping[str, Any]) -> tuple[MiningJob | None, list[Con
         if job is None:
             raise StudyConfigError({"mining_job": f"no mining job #{mining_job_id}"})
         return job, list(job.concepts.filter(status=Concept.Status.ACTIVE).order_by("id"))
+    if isinstance(tgt_lang, str) and "\x00" in tgt_lang:
+        raise StudyConfigError({"tgt_lang": "must be a language code such as 'es'"})
     if isinstance(tgt_lang, str) and tgt_lang.strip():
         concepts = Concept.objects.filter(
             tgt_lang=tgt_lang.strip()[:16], status=Concept.Status.ACTIVE
@@ -244,6 +246,8 @@ def _plan(config: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(name, str) or not name.strip():
         raise StudyConfigError({"name": "give the campaign a name"})
     name = name.strip()[:200]
+    if any(ord(ch) < 32 for ch in name):
+        raise StudyConfigError({"name": "must not contain control characters"})
     if Campaign.objects.filter(name=name).exists():
         raise StudyConfigError({"name": f"a campaign named {name!r} already exists"})
     seed = _int(config, "seed", 0, 0, 2**31 - 1)

@@ -111,6 +111,10 @@ def test_a_concept_with_a_single_listed_variation_is_left_out_and_said_so():
     ("change", "field", "message"),
     [
         ({"name": ""}, "name", "give the campaign a name"),
+        ({"name": "a\x00b"}, "name", "control characters"),
+        ({"mining_job": None, "tgt_lang": "e\x00s"}, "tgt_lang", "language code"),
+        ({"seed": -1}, "seed", "whole number"),
+        ({"max_concepts": 1.5}, "max_concepts", "whole number"),
         ({"rule_jobs": []}, "rule_jobs", "choose at least one rule job"),
         ({"rule_jobs": [999999]}, "rule_jobs", "no rule job #999999"),
         ({"rule_jobs": "1"}, "rule_jobs", "must be a list of ids"),
