@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 
 from lexical.concepts.selectors import concepts_for_user, selections_for_user
 from lexical.corpora.selectors import corpora_for_user
-from lexical.models import Concept, LexicalEvaluation, MiningJob, RuleJob
+from lexical.models import Concept, LexicalEvaluation, MiningJob, RuleJob, RuleValidationStudy
 
 SHOWN = 10
 
@@ -34,5 +34,6 @@ def home(request: HttpRequest) -> HttpResponse:
         "n_mining_jobs": MiningJob.objects.count(),
         "n_rule_jobs": RuleJob.objects.count(),
         "n_evaluations": LexicalEvaluation.objects.count(),
+        "n_rule_validations": RuleValidationStudy.objects.count(),
     }
     return render(request, "lexical/home.html", context)

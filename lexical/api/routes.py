@@ -6,6 +6,7 @@ from lexical.api.concepts import ConceptViewSet, ExampleSelectionViewSet
 from lexical.api.corpora import ParallelCorpusViewSet
 from lexical.api.evaluation import LexicalEvaluationViewSet
 from lexical.api.mining import MiningJobViewSet
+from lexical.api.rule_validation import RuleValidationStudyViewSet
 from lexical.api.rules import RuleJobViewSet, RuleViewSet
 
 
@@ -17,3 +18,8 @@ def register(router: DefaultRouter) -> None:
     router.register("lexical-rule-jobs", RuleJobViewSet, basename="lexical-rule-job")
     router.register("lexical-rules", RuleViewSet, basename="lexical-rule")
     router.register("lexical-evaluations", LexicalEvaluationViewSet, basename="lexical-evaluation")
+    router.register(
+        "lexical-rule-validations",
+        RuleValidationStudyViewSet,
+        basename="lexical-rule-validation",
+    )

@@ -14,6 +14,7 @@ from lexical.models.corpora import ParallelCorpus, SentencePair
 from lexical.models.evaluation import LexicalAnswer, LexicalEvaluation
 from lexical.models.jobs import JobStatus, LexicalJob
 from lexical.models.mining import MiningState
+from lexical.models.rule_validation import RuleValidationStudy
 from lexical.models.rules import Rule, RuleJob, RuleJobConcept
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "Rule",
     "RuleJob",
     "RuleJobConcept",
+    "RuleValidationStudy",
     "SelectedExample",
     "SentencePair",
     "Variation",

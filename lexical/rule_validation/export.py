@@ -1,0 +1,55 @@
+"""The results tables of a rule-validation study as CSV, one row per figure.
+
+Concept lemmas and generator names come from corpora and users: a cell starting with
+``= + - @`` (or a tab / carriage return) would run as a formula in a spreadsheet, so it gets a
+leading ``'`` (OWASP's advice on CSV injection)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from typing import Any
+
+from lexical.rule_validation.results import Share
+from lexical.rule_validation.selectors import StudyResults
+
+HEADER = ["table", "row", "measure", "value", "positive", "total", "ties"]
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def guard_cell(value: Any) -> Any:
+    """The cell as is, or prefixed with ``'`` when a spreadsheet would read it as a formula."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _share_rows(table: str, row: str, value: Share) -> Iterator[list[Any]]:
+    yield [table, row, "micro", value.micro, value.micro_positive, value.micro_total, ""]
+    yield [
+        table, row, "majority", value.majority, value.majority_positive, value.majority_total,
+        value.ties,
+    ]  # fmt: skip
+
+
+def result_rows(results: StudyResults) -> Iterator[list[Any]]:
+    yield from _share_rows("table1_mined_variations", "precision", results.precision)
+    yield from _share_rows("table1_mined_variations", "recall", results.recall)
+    for generator, value in results.rules.items():
+        yield from _share_rows("table3_correct_rules", generator, value)
+    for family, agreement in results.agreement.items():
+        for measure in ("total_agreement", "fleiss_kappa", "pabak"):
+            yield [
+                "tables4_6_agreement", family, measure, getattr(agreement, measure), "",
+                agreement.n_units, "",
+            ]  # fmt: skip
+
+
+def results_csv(results: StudyResults) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(HEADER)
+    for row in result_rows(results):
+        writer.writerow(["" if v is None else guard_cell(v) for v in row])
+    return buffer.getvalue()
