@@ -14,4 +14,5 @@ urlpatterns: list = [
     path("selections/", include(selection_patterns)),
     path("rules/", include("lexical.rules.urls")),
     path("evaluation/", include("lexical.evaluation.urls")),
+    path("selection-studies/", include("lexical.selection_study.urls")),
 ]

@@ -7,6 +7,7 @@ from lexical.api.corpora import ParallelCorpusViewSet
 from lexical.api.evaluation import LexicalEvaluationViewSet
 from lexical.api.mining import MiningJobViewSet
 from lexical.api.rules import RuleJobViewSet, RuleViewSet
+from lexical.api.selection_studies import SelectionStudyViewSet
 
 
 def register(router: DefaultRouter) -> None:
@@ -17,3 +18,6 @@ def register(router: DefaultRouter) -> None:
     router.register("lexical-rule-jobs", RuleJobViewSet, basename="lexical-rule-job")
     router.register("lexical-rules", RuleViewSet, basename="lexical-rule")
     router.register("lexical-evaluations", LexicalEvaluationViewSet, basename="lexical-evaluation")
+    router.register(
+        "lexical-selection-studies", SelectionStudyViewSet, basename="lexical-selection-study"
+    )

@@ -15,6 +15,7 @@ from lexical.models.evaluation import LexicalAnswer, LexicalEvaluation
 from lexical.models.jobs import JobStatus, LexicalJob
 from lexical.models.mining import MiningState
 from lexical.models.rules import Rule, RuleJob, RuleJobConcept
+from lexical.models.selection_study import SelectionStudy
 
 __all__ = [
     "Concept",
@@ -31,6 +32,7 @@ __all__ = [
     "RuleJob",
     "RuleJobConcept",
     "SelectedExample",
+    "SelectionStudy",
     "SentencePair",
     "Variation",
 ]
