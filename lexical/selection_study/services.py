@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from annotation import agreement
 from annotation.models import Campaign, Item
@@ -268,6 +268,12 @@ def create_selection_study(
     except CampaignImportError as exc:
         raise SelectionStudyError(
             f"the study items were refused: {exc}", field="selection"
+        ) from None
+    except IntegrityError:
+        # Another request took the name between the check and the insert.
+        raise SelectionStudyError(
+            f"a campaign named {params.name.strip()!r} already exists; choose another name",
+            field="name",
         ) from None
     except ValidationError as exc:
         raise SelectionStudyError(f"the campaign was refused: {'; '.join(exc.messages)}") from None
