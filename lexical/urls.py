@@ -15,4 +15,5 @@ urlpatterns: list = [
     path("rules/", include("lexical.rules.urls")),
     path("evaluation/", include("lexical.evaluation.urls")),
     path("rule-validation/", include("lexical.rule_validation.urls")),
+    path("selection-studies/", include("lexical.selection_study.urls")),
 ]

@@ -25,6 +25,35 @@ CONFIDENCE_LABEL_MAX_LENGTH = 200
 ATTESTED_KEY = "attested"
 """``item.meta[ATTESTED_KEY]``: the option attested in the data (seed 004: the variation of the
 original sentence pair), which the ``attested_wins`` tie rule prefers."""
+HIGHLIGHT_KEY = "source_highlight"
+"""``item.meta[HIGHLIGHT_KEY]``: ``[start, end]`` codepoint offsets of the word the question is
+about in ``item.source`` (seed 004 Fig. 4: the concept word); the annotate page marks it."""
+
+
+def valid_highlight(value: Any, text: str) -> tuple[int, int] | None:
+    """``(start, end)`` when ``value`` is two ints with 0 ≤ start < end ≤ len(text), else ``None``.
+
+    The offsets come from imported files and are not trusted: anything else (null, floats,
+    bools, strings, reversed or out-of-range offsets) just leaves the sentence unmarked.
+    """
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        return None
+    start, end = value
+    if type(start) is not int or type(end) is not int:
+        return None
+    if not 0 <= start < end <= len(text):
+        return None
+    return start, end
+
+
+def highlighted_source(item: Any) -> tuple[str, str, str] | None:
+    """(before, marked, after) of ``item.source`` for a valid ``meta["source_highlight"]``."""
+    meta = item.meta if isinstance(getattr(item, "meta", None), dict) else {}
+    span = valid_highlight(meta.get(HIGHLIGHT_KEY), item.source)
+    if span is None:
+        return None
+    start, end = span
+    return item.source[:start], item.source[start:end], item.source[end:]
 
 
 def confidence_scale(labels: Any) -> list[tuple[int, str]]:
@@ -221,6 +250,8 @@ class Choice(Protocol):
         )
         return {
             "options": options,
+            # The template escapes each part; the mark is the only markup added.
+            "source_parts": highlighted_source(item),
             "confidence_levels": CONFIDENCE_LEVELS,
             "confidence_scale": confidence_scale(getattr(campaign, "confidence_labels", None)),
         }

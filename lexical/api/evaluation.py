@@ -96,6 +96,23 @@ def results_record(evaluation: LexicalEvaluation) -> dict:
             for b in results.bias
             for key, counts in b.series
         ],
+        "human": _human_record(evaluation),
+    }
+
+
+def _human_record(evaluation: LexicalEvaluation) -> dict | None:
+    """The human reference row (a selection study of the same selection), or null."""
+    human = selectors.human_reference(evaluation)
+    if human is None:
+        return None
+    return {
+        "label": human.label,
+        "study": human.study.pk,
+        "annotators_per_item": human.accuracy.annotators_per_item,
+        "examples": human.accuracy.examples,
+        "correct": human.accuracy.correct,
+        "missing": human.accuracy.missing,
+        "accuracy": human.accuracy.accuracy,
     }
 
 

@@ -8,6 +8,7 @@ from lexical.api.evaluation import LexicalEvaluationViewSet
 from lexical.api.mining import MiningJobViewSet
 from lexical.api.rule_validation import RuleValidationStudyViewSet
 from lexical.api.rules import RuleJobViewSet, RuleViewSet
+from lexical.api.selection_studies import SelectionStudyViewSet
 
 
 def register(router: DefaultRouter) -> None:
@@ -22,4 +23,7 @@ def register(router: DefaultRouter) -> None:
         "lexical-rule-validations",
         RuleValidationStudyViewSet,
         basename="lexical-rule-validation",
+    )
+    router.register(
+        "lexical-selection-studies", SelectionStudyViewSet, basename="lexical-selection-study"
     )

@@ -17,6 +17,7 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 from lexical.evaluation import charts, metrics
 from lexical.evaluation.entries import TRANSLATE, Entry
 from lexical.models import LexicalAnswer, LexicalEvaluation
+from lexical.selection_study.selectors import HumanRow, human_row
 
 __all__ = [
     "ANSWER_HEADER",
@@ -367,3 +368,10 @@ def latest_finished(user) -> list[LexicalEvaluation]:
 def bias_svg(evaluation: LexicalEvaluation, size: int) -> bytes:
     found = [b for b in results(evaluation).bias if b.size == size]
     return charts.position_bias_svg(size, found[0].series if found else [])
+
+
+def human_reference(evaluation: LexicalEvaluation) -> HumanRow | None:
+    """The "human (majority of N)" reference row: a selection study of the same selection,
+    scored over this evaluation's examples (``None`` when no study has a complete one)."""
+    example_ids = [e["id"] for e in evaluation.snapshot.get("examples", [])]
+    return human_row(evaluation.selection, example_ids)

@@ -71,6 +71,7 @@ def _context(evaluation) -> dict:
         "evaluation": evaluation,
         "version": _version(evaluation),
         "results": selectors.results(evaluation),
+        "human": selectors.human_reference(evaluation),
     }
 
 

@@ -16,6 +16,7 @@ from lexical.models.jobs import JobStatus, LexicalJob
 from lexical.models.mining import MiningState
 from lexical.models.rule_validation import RuleValidationStudy
 from lexical.models.rules import Rule, RuleJob, RuleJobConcept
+from lexical.models.selection_study import SelectionStudy
 
 __all__ = [
     "Concept",
@@ -33,6 +34,7 @@ __all__ = [
     "RuleJobConcept",
     "RuleValidationStudy",
     "SelectedExample",
+    "SelectionStudy",
     "SentencePair",
     "Variation",
 ]

@@ -1,0 +1,37 @@
+"""The lexical-selection study of an example selection (seed 004 §2.3, App. A Fig. 4): native
+speakers choose the variation that fits each selected sentence; the majority decides.
+
+The study *is* an ``annotation.Campaign`` with the choice protocol; this row only links it to the
+selection it was built from and records how it was built. Everything derived (majorities, Table 2)
+is computed from the campaign's judgments when read, never stored (see
+``lexical.selection_study``)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from annotation.models import Campaign
+from lexical.models.concepts import ExampleSelection
+
+
+class SelectionStudy(models.Model):
+    campaign = models.OneToOneField(
+        Campaign, on_delete=models.CASCADE, related_name="selection_study"
+    )
+    selection = models.ForeignKey(
+        ExampleSelection, on_delete=models.CASCADE, related_name="studies"
+    )
+    # What the creator chose and what creation left out: attention_checks, skipped_concepts
+    # ([{"id", "lemma", "variations"}]), items.
+    params = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Selection study {self.campaign.name}"
