@@ -14,4 +14,5 @@ urlpatterns: list = [
     path("selections/", include(selection_patterns)),
     path("rules/", include("lexical.rules.urls")),
     path("evaluation/", include("lexical.evaluation.urls")),
+    path("dtails/", include("lexical.dtails.urls")),
 ]

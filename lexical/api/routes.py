@@ -4,6 +4,7 @@ from rest_framework.routers import DefaultRouter
 
 from lexical.api.concepts import ConceptViewSet, ExampleSelectionViewSet
 from lexical.api.corpora import ParallelCorpusViewSet
+from lexical.api.dtails import DtailsViewSet
 from lexical.api.evaluation import LexicalEvaluationViewSet
 from lexical.api.mining import MiningJobViewSet
 from lexical.api.rules import RuleJobViewSet, RuleViewSet
@@ -17,3 +18,4 @@ def register(router: DefaultRouter) -> None:
     router.register("lexical-rule-jobs", RuleJobViewSet, basename="lexical-rule-job")
     router.register("lexical-rules", RuleViewSet, basename="lexical-rule")
     router.register("lexical-evaluations", LexicalEvaluationViewSet, basename="lexical-evaluation")
+    router.register("lexical-dtails", DtailsViewSet, basename="lexical-dtails")
