@@ -86,7 +86,9 @@ class DtailsViewSet(viewsets.ViewSet):
     def selection(self, request: Request, selection_id: str) -> HttpResponse:
         """A selection's examples in the released DTAiLS shape (label = attested variation)."""
         selection = selection_for_user(request.user, int(selection_id))
-        return csv_response(exports.selection_csv(selection), f"selection-{selection.pk}-dtails.csv")
+        return csv_response(
+            exports.selection_csv(selection), f"selection-{selection.pk}-dtails.csv"
+        )
 
     @extend_schema(
         parameters=[

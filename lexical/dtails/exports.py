@@ -18,7 +18,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from annotation.models import Campaign
+from annotation.models import Campaign, Item
 from annotation.protocols.choice import labels
 from annotation.selectors import ItemResult, item_results
 from lexical.dtails.format import DtailsRow, write_csv
@@ -87,7 +87,7 @@ def is_study(campaign: Campaign) -> bool:
     """A choice campaign with at least one lexical-selection item."""
     return (
         campaign.protocol == "choice"
-        and campaign.items.filter(origin=STUDY_ORIGIN).exists()  # type: ignore[attr-defined]
+        and Item.objects.filter(campaign=campaign, origin=STUDY_ORIGIN).exists()
     )
 
 

@@ -225,7 +225,9 @@ def read_csv(data: bytes) -> list[DtailsRow]:
     records = _records(text)
     first = next(iter(records), None)
     if first is None:
-        raise DtailsError([(1, "the file is empty; the header " + ",".join(HEADER) + " is missing")])
+        raise DtailsError(
+            [(1, "the file is empty; the header " + ",".join(HEADER) + " is missing")]
+        )
     header_line, header = first
     problem = _check_header([cell.strip() for cell in header])
     if problem:
@@ -255,9 +257,7 @@ def write_csv(rows: Iterable[DtailsRow]) -> bytes:
     writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(HEADER)
     for row in rows:
-        writer.writerow(
-            [row.concept, row.source, row.target, str(list(row.variations)), row.label]
-        )
+        writer.writerow([row.concept, row.source, row.target, str(list(row.variations)), row.label])
     return out.getvalue().encode("utf-8")
 
 
@@ -299,6 +299,6 @@ def read_words(data: bytes) -> list[WordsEntry]:
 
 
 def write_words(entries: Iterable[WordsEntry]) -> bytes:
-    return "".join(
-        f"{e.concept},{e.pos},{';'.join(e.variations)}\n" for e in entries
-    ).encode("utf-8")
+    return "".join(f"{e.concept},{e.pos},{';'.join(e.variations)}\n" for e in entries).encode(
+        "utf-8"
+    )

@@ -56,7 +56,7 @@ def _file_errors(field: str, error: DtailsError) -> ImportRefused:
     return ImportRefused({field: messages})
 
 
-def _words_for(row: DtailsRow, entries: list[WordsEntry]) -> WordsEntry | None | str:
+def _words_for(row: DtailsRow, entries: list[WordsEntry]) -> WordsEntry | str | None:
     """The words entry of ``row``'s concept whose variations include the row's; ``None`` when the
     words file lacks the concept, an error message when no entry of it fits."""
     same = [e for e in entries if e.concept == row.concept]
@@ -91,9 +91,7 @@ def plan_concepts(
         lemmas = [v.split("/")[0] for v in row.variations]
         clashing = sorted({lemma for lemma in lemmas if lemmas.count(lemma) > 1})
         if clashing:
-            problems.append(
-                (row.line, f"two variations start with the same form {clashing[0]!r}")
-            )
+            problems.append((row.line, f"two variations start with the same form {clashing[0]!r}"))
             continue
         known = plans.get(row.concept)
         if known is not None:

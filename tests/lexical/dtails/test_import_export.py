@@ -102,9 +102,7 @@ def test_reimporting_into_an_existing_name_is_refused():
 
 def test_inconsistent_rows_and_words_are_refused_with_lines():
     data = HEADER + (
-        b"a,a b,x,\"['x', 'y']\",x\n"
-        b"a,a c,y,\"['y', 'x']\",y\n"
-        b"b,b c,y,\"['y', 'yy']\",y\n"
+        b"a,a b,x,\"['x', 'y']\",x\na,a c,y,\"['y', 'x']\",y\nb,b c,y,\"['y', 'yy']\",y\n"
     )
     errors = refused("bad", "en", "es", data, b"b,NOUN,y;z\n")
     assert errors == {
@@ -139,4 +137,7 @@ def test_selection_export_of_mined_data_uses_attested_variations():
         SelectedExample.objects.create(selection=selection, example=example, position=position)
     export = exports.selection_rows(selection)
     assert export.skipped == 1
-    assert write_csv(export.rows) == HEADER + b"trip,A trip.,Un viaje.,\"['viaje/viajes', 'gira']\",viaje/viajes\n"
+    assert (
+        write_csv(export.rows)
+        == HEADER + b"trip,A trip.,Un viaje.,\"['viaje/viajes', 'gira']\",viaje/viajes\n"
+    )

@@ -31,7 +31,9 @@ def upload(data: bytes, name: str = "expert_dataset.csv") -> SimpleUploadedFile:
 
 
 def test_page_renders_with_columns_examples_and_exports(admin_client):
-    selection = ExampleSelection.objects.create(name="mined es", src_lang="en", tgt_lang="es", seed=1)
+    selection = ExampleSelection.objects.create(
+        name="mined es", src_lang="en", tgt_lang="es", seed=1
+    )
     campaign = finished_study()
     html = admin_client.get(reverse("lexical:dtails")).content.decode()
     assert "<code>source language text</code>" in html
@@ -153,9 +155,10 @@ def test_commands_import_and_export(tmp_path):
     (tmp_path / "expert_dataset.csv").write_bytes(CSV)
     (tmp_path / "gl.words").write_bytes(WORDS)
     out = io.StringIO()
+    csv_path, words_path = str(tmp_path / "expert_dataset.csv"), str(tmp_path / "gl.words")
     call_command(
-        "import_dtails", str(tmp_path / "expert_dataset.csv"), "--words", str(tmp_path / "gl.words"),
-        "--name", "cli gl", "--tgt-lang", "gl", stdout=out,
+        "import_dtails", csv_path, "--words", words_path, "--name", "cli gl", "--tgt-lang", "gl",
+        stdout=out,
     )  # fmt: skip
     assert "8 examples of 3 concepts" in out.getvalue()
     selection = ExampleSelection.objects.get()

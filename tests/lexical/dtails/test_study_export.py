@@ -21,7 +21,8 @@ HEADER = "concept,source language text,target language text,variations,label\n"
 def test_the_annotator_who_failed_the_check_is_left_out():
     campaign = finished_study()
     verdicts = {
-        e.annotator.pseudonym: qc.verdict_for(e) for e in Enrollment.objects.filter(campaign=campaign)
+        e.annotator.pseudonym: qc.verdict_for(e)
+        for e in Enrollment.objects.filter(campaign=campaign)
     }
     assert verdicts == {"ann-ana": "pass", "ann-bo": "pass", "ann-cy": "pass", "ann-eve": "fail"}
 
