@@ -27,12 +27,12 @@ from lexical.dtails.services import ImportRefused, import_dtails
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 SELECTIONS_SHOWN = 50
 COLUMNS = [
-    (HEADER[0], "The English source word (the concept)", "date"),
-    (HEADER[1], "The English sentence", "she brings me dried dates"),
-    (HEADER[2], "Its translation", "…"),
+    (HEADER[0], "The English source word (the concept)", "my"),
+    (HEADER[1], "The English sentence", "My mother was an administrator."),
+    (HEADER[2], "Its translation", "A miña nai era administradora."),
     (HEADER[3], "Python list of the variations; forms of one variation joined by /",
-     "['khorma', 'kharak', 'rotab']"),
-    (HEADER[4], "The correct variation, one of the list", "khorma"),
+     "['meu/meus', 'miña/miñas']"),
+    (HEADER[4], "The correct variation, one of the list", "miña/miñas"),
 ]  # fmt: skip
 
 

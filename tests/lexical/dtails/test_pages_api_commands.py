@@ -188,3 +188,14 @@ def test_export_command_for_studies():
         call_command("export_dtails", "--campaign", "999")
     with pytest.raises(CommandError, match="--extended is for studies"):
         call_command("export_dtails", "--selection", "1", "--extended")
+
+
+def test_selection_page_offers_the_download_and_names_the_file(admin_client):
+    response = admin_client.post(
+        reverse("lexical:dtails"),
+        {"name": "gl", "tgt_lang": "gl", "src_lang": "en", "csv_file": upload(CSV)},
+    )
+    html = admin_client.get(response["Location"]).content.decode()
+    selection = ExampleSelection.objects.get()
+    assert reverse("lexical:dtails_selection_csv", args=[selection.pk]) in html
+    assert "Imported from the DTAiLS file <code>expert_dataset.csv</code>: 8 rows" in html
