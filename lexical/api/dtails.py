@@ -31,6 +31,9 @@ class DtailsImportSerializer(serializers.Serializer):
     tgt_lang = serializers.CharField(max_length=16)
     csv_file = serializers.FileField(validators=[validate_upload_size])
     words_file = serializers.FileField(required=False, validators=[validate_upload_size])
+    keep_duplicates = serializers.BooleanField(
+        default=False, help_text="import a repeated row as a second example instead of refusing"
+    )
 
 
 IMPORTED = inline_serializer(
@@ -64,6 +67,7 @@ class DtailsViewSet(viewsets.ViewSet):
             selection = import_dtails(
                 data["name"], data["src_lang"], data["tgt_lang"], data["csv_file"].read(),
                 words.read() if words else None, filename=data["csv_file"].name,
+                keep_duplicates=data["keep_duplicates"],
             )  # fmt: skip
         except ImportRefused as exc:
             return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)

@@ -218,9 +218,13 @@ def _row(line: int, cells: list[str], errors: _Errors) -> DtailsRow | None:
     return DtailsRow(concept, source, target, variations, label, line)
 
 
-def read_csv(data: bytes) -> list[DtailsRow]:
+def read_csv(data: bytes, *, keep_duplicates: bool = False) -> list[DtailsRow]:
     """The rows of a DTAiLS CSV, in file order. Raises :class:`DtailsError` naming each bad line
-    (wrong header, cell count, variations, label not among them, repeated rows)."""
+    (wrong header, cell count, variations, label not among them, repeated rows).
+
+    A row repeating an earlier one (same concept, sentences and label) is an error unless
+    ``keep_duplicates``: the released en-gl expert file repeats one row, and keeping it is the
+    only way to write that file back as it was."""
     text = _decode(data)
     records = _records(text)
     first = next(iter(records), None)
@@ -240,10 +244,12 @@ def read_csv(data: bytes) -> list[DtailsRow]:
         if row is None:
             continue
         key = (row.concept, row.source, row.target, row.label)
-        if key in seen:
-            errors.add(line, f"repeats the row on line {seen[key]}")
+        if key in seen and not keep_duplicates:
+            errors.add(
+                line, f"repeats the row on line {seen[key]} (allow repeated rows to keep it)"
+            )
             continue
-        seen[key] = line
+        seen.setdefault(key, line)
         rows.append(row)
     errors.raise_if_any()
     if not rows:

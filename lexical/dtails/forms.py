@@ -24,3 +24,9 @@ class DtailsImportForm(forms.Form):
         label="Words file (optional)",
         help_text="xx.words: POS tags and every variation of each concept",
     )
+    keep_duplicates = forms.BooleanField(
+        required=False,
+        label="Keep repeated rows",
+        help_text="Import a row that repeats an earlier one as a second example instead of "
+        "refusing the file (the released en-gl expert file repeats one row).",
+    )

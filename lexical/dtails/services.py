@@ -162,10 +162,12 @@ def _languages(src_lang: str, tgt_lang: str) -> tuple[str, str]:
     return codes[0], codes[1]
 
 
-def read_files(csv_data: bytes, words_data: bytes | None) -> tuple[list[DtailsRow], dict]:
+def read_files(
+    csv_data: bytes, words_data: bytes | None, *, keep_duplicates: bool = False
+) -> tuple[list[DtailsRow], dict]:
     """Parse and check both files; returns the rows and the concept plans."""
     try:
-        rows = dtails.read_csv(csv_data)
+        rows = dtails.read_csv(csv_data, keep_duplicates=keep_duplicates)
     except DtailsError as error:
         raise _file_errors("csv_file", error) from None
     words: list[WordsEntry] = []
@@ -188,12 +190,14 @@ def import_dtails(
     words_data: bytes | None = None,
     *,
     filename: str = "",
+    keep_duplicates: bool = False,
 ) -> ExampleSelection:
     """Create imported concepts, their variations and examples, and a selection of the rows in
-    file order. Raises :class:`ImportRefused` (field → messages) and writes nothing on error."""
+    file order. Raises :class:`ImportRefused` (field → messages) and writes nothing on error.
+    With ``keep_duplicates`` a repeated row becomes a second example (as the file has it)."""
     src_lang, tgt_lang = _languages(src_lang, tgt_lang)
     _check_name(name)
-    rows, plans = read_files(csv_data, words_data)
+    rows, plans = read_files(csv_data, words_data, keep_duplicates=keep_duplicates)
     labelled = Counter((row.concept, row.label) for row in rows)
     with transaction.atomic():
         name = _check_name(name)  # again, inside the transaction
@@ -231,6 +235,7 @@ def import_dtails(
                 "source": SOURCE_TAG,
                 "file": filename,
                 "rows": len(rows),
+                "duplicates_kept": keep_duplicates,
                 # The variations as the file lists them, so an export writes the same order.
                 "variation_order": {
                     str(concepts[word].pk): list(plan.row_variations)

@@ -47,6 +47,7 @@ def dtails_home(request: HttpRequest) -> HttpResponse:
             selection = import_dtails(
                 data["name"], data["src_lang"], data["tgt_lang"], data["csv_file"].read(),
                 words.read() if words else None, filename=data["csv_file"].name,
+                keep_duplicates=data["keep_duplicates"],
             )  # fmt: skip
         except ImportRefused as exc:
             for field, problems in exc.errors.items():

@@ -26,6 +26,12 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True, help="Name of the new selection.")
         parser.add_argument("--src-lang", default="en")
         parser.add_argument("--tgt-lang", required=True)
+        parser.add_argument(
+            "--keep-duplicates",
+            action="store_true",
+            help="Import a row repeating an earlier one as a second example instead of refusing "
+            "the file (the released en-gl expert file repeats one row).",
+        )
 
     def handle(self, *args, **options):
         words = _read(options["words"]) if options["words"] else None
@@ -37,6 +43,7 @@ class Command(BaseCommand):
                 _read(options["csv"]),
                 words,
                 filename=Path(options["csv"]).name,
+                keep_duplicates=options["keep_duplicates"],
             )
         except ImportRefused as exc:
             lines = [f"{field}: {message}" for field, ms in exc.errors.items() for message in ms]

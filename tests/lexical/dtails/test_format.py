@@ -128,9 +128,18 @@ def test_label_missing_cells_and_duplicates():
     assert errors_of(data) == [
         (2, "label 'z' is not one of the variations ['x', 'y']"),
         (3, "expected 5 cells, got 4"),
-        (5, "repeats the row on line 4"),
+        (5, "repeats the row on line 4 (allow repeated rows to keep it)"),
         (6, "concept is empty"),
     ]
+
+
+def test_repeated_rows_can_be_kept_for_an_exact_round_trip():
+    # The released en-gl expert file repeats a row ("mean", "At the beginning, ...").
+    data = HEADER + b"a,s,t,\"['x', 'y']\",x\n" * 2
+    assert errors_of(data) == [(3, "repeats the row on line 2 (allow repeated rows to keep it)")]
+    rows = fmt.read_csv(data, keep_duplicates=True)
+    assert [r.line for r in rows] == [2, 3]
+    assert fmt.write_csv(rows) == data
 
 
 def test_errors_are_capped_and_counted():

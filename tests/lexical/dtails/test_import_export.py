@@ -64,6 +64,18 @@ def test_import_then_export_gives_back_the_same_bytes():
     assert exports.selection_csv(without_words) == CSV
 
 
+def test_repeated_rows_are_refused_or_kept_as_asked():
+    repeated = CSV + CSV.splitlines(keepends=True)[-1]
+    errors = refused("twice", "en", "gl", repeated)
+    assert errors == {
+        "csv_file": ["line 10: repeats the row on line 9 (allow repeated rows to keep it)"]
+    }
+    assert nothing_written()
+    selection = services.import_dtails("kept", "en", "gl", repeated, keep_duplicates=True)
+    assert selection.selected.count() == 9
+    assert exports.selection_csv(selection) == repeated
+
+
 def test_imported_selection_can_be_evaluated():
     selection = services.import_dtails("eval me", "en", "gl", CSV, WORDS)
     fields, errors = validate_evaluation(

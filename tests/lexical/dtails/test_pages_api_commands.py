@@ -124,6 +124,22 @@ def test_api_upload_errors_are_400_naming_the_line(admin_client, fields, field, 
     assert not ExampleSelection.objects.exists() and not Concept.objects.exists()
 
 
+def test_api_and_page_keep_repeated_rows_when_asked(admin_client):
+    repeated = CSV + CSV.splitlines(keepends=True)[-1]
+    data = {"name": "rep", "tgt_lang": "gl", "keep_duplicates": "true"}
+    response = admin_client.post(
+        reverse("lexical-dtails-list"), {**data, "csv_file": upload(repeated)}
+    )
+    assert response.status_code == 201 and response.json()["rows"] == 9
+    page = admin_client.post(
+        reverse("lexical:dtails"),
+        {**data, "name": "rep2", "src_lang": "en", "keep_duplicates": "on",
+         "csv_file": upload(repeated)},
+    )  # fmt: skip
+    assert page.status_code == 302
+    assert ExampleSelection.objects.get(name="rep2").selected.count() == 9
+
+
 def test_api_reimport_into_the_same_name_is_refused(admin_client):
     url = reverse("lexical-dtails-list")
     data = {"name": "twice", "tgt_lang": "gl"}
