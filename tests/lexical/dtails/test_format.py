@@ -43,6 +43,24 @@ def test_released_file_round_trips_byte_for_byte():
     assert rows[1].surface_forms() == ["meu", "meus"]
 
 
+def test_released_quoting_corner_cases_round_trip():
+    # Rows as the released en-gl file writes them: a cell that starts with a quote, one that
+    # ends with one, and quotes inside a quoted cell.
+    data = (
+        HEADER
+        + (
+            'mean,"And there was silence in the class, and finally one woman stood up, she said '
+            '""Khrew,"" which means ""teacher.""",""". E a sala quedárase en silencio, e dixo '
+            '""Khrew"" que significa ""mestre"".","[\'dicir\', \'significa\']",significa\n'
+            'child,"(Laughter) ""Come to visit the children?","(Risos) ""Veu visita-los seus '
+            "fillos?\",\"['fillo/fillos', 'neno/nenos']\",fillo/fillos\n"
+        ).encode()
+    )
+    rows = fmt.read_csv(data)
+    assert rows[0].target.startswith('". E a sala') and rows[0].source.endswith('"teacher."')
+    assert fmt.write_csv(rows) == data
+
+
 def test_writer_uses_pandas_shape():
     row = DtailsRow("it's", 'He said "hi", then left', "x", ("l'eau", "b"), "b")
     assert fmt.write_csv([row]) == HEADER + (

@@ -215,3 +215,15 @@ def test_selection_page_offers_the_download_and_names_the_file(admin_client):
     selection = ExampleSelection.objects.get()
     assert reverse("lexical:dtails_selection_csv", args=[selection.pk]) in html
     assert "Imported from the DTAiLS file <code>expert_dataset.csv</code>: 8 rows" in html
+
+
+def test_imported_concepts_show_on_the_concept_pages(admin_client):
+    admin_client.post(
+        reverse("lexical:dtails"),
+        {"name": "gl", "tgt_lang": "gl", "src_lang": "en", "csv_file": upload(CSV),
+         "words_file": upload(WORDS, "gl.words")},
+    )  # fmt: skip
+    concept = Concept.objects.get(lemma="good")
+    html = admin_client.get(reverse("lexical:concept_detail", args=[concept.pk])).content.decode()
+    assert "mellor/mellores" in html and "óptimo" in html
+    assert admin_client.get(reverse("lexical:concept_list")).status_code == 200
