@@ -16,4 +16,5 @@ urlpatterns: list = [
     path("evaluation/", include("lexical.evaluation.urls")),
     path("rule-validation/", include("lexical.rule_validation.urls")),
     path("selection-studies/", include("lexical.selection_study.urls")),
+    path("dtails/", include("lexical.dtails.urls")),
 ]

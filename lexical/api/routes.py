@@ -4,6 +4,7 @@ from rest_framework.routers import DefaultRouter
 
 from lexical.api.concepts import ConceptViewSet, ExampleSelectionViewSet
 from lexical.api.corpora import ParallelCorpusViewSet
+from lexical.api.dtails import DtailsViewSet
 from lexical.api.evaluation import LexicalEvaluationViewSet
 from lexical.api.mining import MiningJobViewSet
 from lexical.api.rule_validation import RuleValidationStudyViewSet
@@ -27,3 +28,4 @@ def register(router: DefaultRouter) -> None:
     router.register(
         "lexical-selection-studies", SelectionStudyViewSet, basename="lexical-selection-study"
     )
+    router.register("lexical-dtails", DtailsViewSet, basename="lexical-dtails")

@@ -1,0 +1,44 @@
+"""What the DTAiLS page lists and the CSV downloads it offers (staff only, like all of lexical)."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import Http404, HttpResponse
+
+from annotation.models import Campaign
+from lexical.access import may_use_lexical
+from lexical.dtails import exports
+
+EXAMPLE_FILES = {"expert_dataset.csv": "text/csv", "gl.words": "text/plain"}
+
+
+def studies_for_user(user) -> QuerySet[Campaign]:
+    """Choice campaigns with lexical-selection items (studies following the item contract)."""
+    if not may_use_lexical(user):
+        return Campaign.objects.none()
+    return (
+        Campaign.objects.filter(protocol="choice", items__origin=exports.STUDY_ORIGIN)
+        .distinct()
+        .order_by("-id")
+    )
+
+
+def study_for_user(user, pk: int) -> Campaign:
+    campaign = studies_for_user(user).filter(pk=pk).first()
+    if campaign is None:
+        raise Http404("No such lexical-selection study.")
+    return campaign
+
+
+def csv_response(data: bytes, filename: str) -> HttpResponse:
+    response = HttpResponse(data, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def study_csv_response(campaign: Campaign, *, extended: bool) -> HttpResponse:
+    if extended:
+        return csv_response(
+            exports.study_extended_csv(campaign), f"study-{campaign.pk}-extended.csv"
+        )
+    return csv_response(exports.study_released_csv(campaign), f"study-{campaign.pk}-dtails.csv")

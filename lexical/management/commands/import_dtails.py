@@ -1,0 +1,56 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from lexical.dtails.services import ImportRefused, import_dtails
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a DTAiLS CSV (expert_dataset.csv / train_dataset.csv of seed 004), with its "
+        "optional xx.words file for POS tags and full variation lists, as imported concepts, "
+        "examples and an example selection named --name. All or nothing: on any error nothing "
+        "is written and every bad line is listed."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("csv", help="Path of the DTAiLS CSV file.")
+        parser.add_argument("--words", help="Path of the xx.words file (optional).")
+        parser.add_argument("--name", required=True, help="Name of the new selection.")
+        parser.add_argument("--src-lang", default="en")
+        parser.add_argument("--tgt-lang", required=True)
+        parser.add_argument(
+            "--keep-duplicates",
+            action="store_true",
+            help="Import a row repeating an earlier one as a second example instead of refusing "
+            "the file (the released en-gl expert file repeats one row).",
+        )
+
+    def handle(self, *args, **options):
+        words = _read(options["words"]) if options["words"] else None
+        try:
+            selection = import_dtails(
+                options["name"],
+                options["src_lang"],
+                options["tgt_lang"],
+                _read(options["csv"]),
+                words,
+                filename=Path(options["csv"]).name,
+                keep_duplicates=options["keep_duplicates"],
+            )
+        except ImportRefused as exc:
+            lines = [f"{field}: {message}" for field, ms in exc.errors.items() for message in ms]
+            raise CommandError("nothing was written:\n" + "\n".join(lines)) from None
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported selection #{selection.pk} {selection.name!r}: "
+                f"{selection.params['rows']} examples of {selection.concepts.count()} concepts."
+            )
+        )
