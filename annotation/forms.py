@@ -231,6 +231,18 @@ class LanguageFields(forms.Form):
         return named
 
 
+def ask_for_codes(form: forms.Form) -> None:
+    """Where a campaign requires languages, only codes can be checked: say so by the fields."""
+    hints = {
+        "native_language": "A language code, e.g. de, fa, pt-BR; two if you have two native "
+        "languages: hi, en.",
+        "working_languages": "Language codes, comma-separated, e.g. en, fr.",
+    }
+    for name, hint in hints.items():
+        if name in form.fields:
+            form.fields[name].help_text = hint
+
+
 class JoinConfirmForm(forms.Form):
     """A logged-in annotator with a profile joins with one click: nothing to fill in."""
 

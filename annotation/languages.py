@@ -117,4 +117,5 @@ def describe(native_required: list[str], working_required: list[str]) -> str:
         parts.append(f"native speakers of {' or '.join(native_required)}")
     if working_required:
         parts.append(f"who also work in {' and '.join(working_required)}")
-    return ("For " + " ".join(parts) + ".") if parts else ""
+    text = " ".join(parts)
+    return f"{text[:1].upper()}{text[1:]}." if parts else ""

@@ -333,7 +333,7 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
     if request.user.is_authenticated:
         return _join_signup(request, campaign, token)
     closed = campaign.signup_closed
-    form = forms.SignUpForm(request.POST or None)
+    form = _for_campaign(forms.SignUpForm(request.POST or None), campaign)
     if request.method == "POST" and not closed and form.is_valid():
         data = form.cleaned_data
         try:
@@ -360,6 +360,14 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+def _for_campaign(form, campaign: Campaign):
+    """The sign-up form, its language hints asking for codes where the campaign requires
+    languages (a name such as "German" is fine otherwise)."""
+    if campaign.has_language_requirement:
+        forms.ask_for_codes(form)
+    return form
+
+
 def _refusal_on_form(form, exc: services.NotAllowed, extra: str = "") -> None:
     """A refusal next to the field it is about (the declared native language, ...)."""
     field = getattr(exc, "field", None)
@@ -375,7 +383,7 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
     pid = params.get("PROLIFIC_PID", "").strip()
     ids = {"study_id": params.get("STUDY_ID", ""), "session_id": params.get("SESSION_ID", "")}
     existing = services.find_prolific_annotator(pid)
-    form = forms.JoinForm(request.POST or None)
+    form = _for_campaign(forms.JoinForm(request.POST or None), campaign)
     if existing is not None or (request.method == "POST" and form.is_valid()):
         data = form.cleaned_data if existing is None else {}
         try:
@@ -428,7 +436,7 @@ def _join_signup(request: HttpRequest, campaign: Campaign, token: str) -> HttpRe
         and Enrollment.objects.filter(campaign=campaign, annotator=annotator).exists()
     ):
         return redirect("annotation:annotate_next", campaign_id=campaign.pk)
-    form = _join_form(request, campaign, annotator)
+    form = _for_campaign(_join_form(request, campaign, annotator), campaign)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

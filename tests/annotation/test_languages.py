@@ -87,5 +87,5 @@ def test_working_languages_are_all_needed_and_a_native_language_counts():
 
 def test_describe():
     assert languages.describe([], []) == ""
-    assert languages.describe(["fa"], ["en"]) == "For native speakers of fa who also work in en."
-    assert languages.describe(["pt-BR", "pt-PT"], []) == "For native speakers of pt-BR or pt-PT."
+    assert languages.describe(["fa"], ["en"]) == "Native speakers of fa who also work in en."
+    assert languages.describe(["pt-BR", "pt-PT"], []) == "Native speakers of pt-BR or pt-PT."

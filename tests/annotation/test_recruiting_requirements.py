@@ -41,7 +41,7 @@ def test_the_signup_page_states_the_requirement(client):
     response = client.get(signup_url(campaign))
 
     assert response.status_code == 200
-    assert "For native speakers of fa who also work in en." in response.content.decode()
+    assert "Native speakers of fa who also work in en." in response.content.decode()
 
 
 def test_without_a_requirement_the_page_says_nothing_and_a_name_is_accepted(client):
@@ -364,7 +364,7 @@ def test_the_campaign_page_names_the_requirement_and_the_other_studies(admin_cli
 
     page = admin_client.get(f"/annotation/campaigns/{rules.pk}/").content.decode()
 
-    assert "For native speakers of fa." in page
+    assert "Native speakers of fa." in page
     assert f'href="/annotation/campaigns/{selection.pk}/">fa lexical selection</a>' in page
 
 
@@ -416,3 +416,32 @@ def test_the_new_fields_are_import_settings():
     assert {
         "required_native_languages", "required_working_languages", "exclusive_group"
     } <= services.campaign_settings()  # fmt: skip
+
+
+def test_django_admin_edits_the_fields_and_refuses_a_bad_code(admin_client):
+    campaign = esa_campaign(1)
+    url = f"/admin/annotation/campaign/{campaign.pk}/change/"
+    page = admin_client.get(url)
+    form = page.context["adminform"].form
+    data = {
+        name: value
+        for name, value in (
+            (name, form.initial.get(name, field.initial)) for name, field in form.fields.items()
+        )
+        if value is not None and value is not False
+    }
+
+    refused = admin_client.post(url, {**data, "required_native_languages": '["Farsi"]'})
+    saved = admin_client.post(
+        url,
+        {**data, "required_native_languages": '["fa"]', "exclusive_group": "fa-studies"},
+    )
+
+    assert "required_native_languages" in page.content.decode()
+    assert refused.status_code == 200
+    assert refused.context["adminform"].form.errors["required_native_languages"] == [
+        "not a language code: 'Farsi' (e.g. en, fa, pt-BR)"
+    ]
+    assert saved.status_code == 302, saved.context["adminform"].form.errors
+    campaign.refresh_from_db()
+    assert (campaign.required_native_languages, campaign.exclusive_group) == (["fa"], "fa-studies")
