@@ -3,9 +3,9 @@
 Codes are BCP-47 tags known to ``langcodes`` (``fa``, ``ja``, ``pt-BR``, ``zh-Hans``), compared
 in their standard form, so case and aliases do not matter (``PT-br`` is ``pt-BR``, ``iw`` is
 ``he``). A bare requirement accepts every variety: ``pt`` is met by ``pt``, ``pt-BR`` and
-``pt-PT``. A requirement with a subtag asks for that variety: ``pt-BR`` is met by ``pt-BR`` (and
-``pt-BR-x-...`` refinements) but not by a bare ``pt``, which does not say which one. Pure: no
-Django, so the rules are tested without a database.
+``pt-PT``. A requirement with a subtag asks for that variety: ``pt-BR`` is met by ``pt-BR`` but
+neither by ``pt-PT`` nor by a bare ``pt``, which does not say which one. Pure: no Django, so the
+rules are tested without a database.
 
 The same code check as ``lexical/corpora/languages.py``; repeated here because ``annotation``
 imports no other app (DESIGN.md §1).
