@@ -16,7 +16,7 @@ class AnnotatorAdmin(admin.ModelAdmin):
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
     list_display = ("name", "protocol", "src_lang", "tgt_lang", "overlap", "status", "created_at")
-    list_filter = ("protocol", "status")
+    list_filter = ("protocol", "status", "exclusive_group")
     search_fields = ("name",)
     readonly_fields = ("slug", "created_at", "updated_at")
 

@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.validators import UnicodeUsernameValidator
 
-from annotation import formats, protocols, scoring
+from annotation import formats, languages, protocols, scoring
 from annotation.models import Campaign
 from config.uploads import validate_upload_size
 
@@ -41,6 +41,7 @@ class CampaignForm(forms.ModelForm):
             "name", "protocol", "src_lang", "tgt_lang", "overlap", "status", "instructions",
             "signup_open", "invite_token", "require_approval", "require_qualification",
             "qualification_min_accuracy", "max_items_per_annotator",
+            "required_native_languages", "required_working_languages", "exclusive_group",
             "prolific_completion_url", "prolific_pass_code", "prolific_fail_code",
             "qc_min_pass_rate", "qc_min_checks", "qc_min_seconds_per_item", "qc_max_fast_fraction",
             "mqm_allow_critical", "multi_select", "ask_confidence", "confidence_labels", "tie_rule",
@@ -58,6 +59,7 @@ class CampaignForm(forms.ModelForm):
             "require_qualification": "Require the tutorial",
             "qualification_min_accuracy": "Tutorial pass mark",
             "max_items_per_annotator": "Items per annotator (at most)",
+            "exclusive_group": "Exclusive group",
             "prolific_pass_code": "Prolific completion code (passed quality control)",
             "prolific_fail_code": "Prolific completion code (failed quality control)",
             "qc_min_pass_rate": "Attention checks to pass",
@@ -81,6 +83,8 @@ class CampaignForm(forms.ModelForm):
             "require_qualification": "Annotators must pass the tutorial items first.",
             "qualification_min_accuracy": "Share of tutorial items to get right, from 0 to 1.",
             "max_items_per_annotator": "Empty: as many as are left (typical for Prolific: set it).",
+            "exclusive_group": "A short name, e.g. fa-studies. Someone enrolled in one campaign "
+            "of the group cannot join another one of it. Empty: no exclusion.",
             "prolific_completion_url": "Participants are sent to <url>?cc=<pass or fail code>.",
             "qc_min_pass_rate": "Share of attention checks (0 to 1) an annotator must pass; "
             "below it the annotator fails quality control.",
@@ -103,9 +107,27 @@ class CampaignForm(forms.ModelForm):
         "Likely but uncertain / Certain. Empty: a 1–5 scale.",
     )
 
+    required_native_languages = forms.CharField(
+        label="Native speakers of",
+        required=False,
+        max_length=300,
+        help_text="Language codes, comma-separated, e.g. fa or pt-BR, pt-PT; annotators must "
+        "declare one of them as their native language. pt accepts every variety of "
+        "Portuguese. Empty: anyone.",
+    )
+    required_working_languages = forms.CharField(
+        label="Also working in",
+        required=False,
+        max_length=300,
+        help_text="Language codes that annotators must all speak (native or working), e.g. en. "
+        "Empty: no requirement.",
+    )
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.initial.setdefault("confidence_labels", "\n".join(self.instance.confidence_labels))
+        for name in ("required_native_languages", "required_working_languages"):
+            self.initial[name] = ", ".join(getattr(self.instance, name))
         # Forms (and scripts posting them) written before the setting existed leave it out.
         self.fields["tie_rule"].required = False
         defaults = scoring.DEFAULT_WEIGHTS.to_dict()
@@ -132,6 +154,19 @@ class CampaignForm(forms.ModelForm):
 
     def clean_tie_rule(self) -> str:
         return self.cleaned_data.get("tie_rule") or Campaign.TieRule.NO_MAJORITY
+
+    def _language_codes(self, name: str) -> list[str]:
+        codes = languages.split_codes(self.cleaned_data.get(name) or "")
+        try:
+            return languages.clean_language_codes(codes)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
+    def clean_required_native_languages(self) -> list[str]:
+        return self._language_codes("required_native_languages")
+
+    def clean_required_working_languages(self) -> list[str]:
+        return self._language_codes("required_working_languages")
 
     def clean_confidence_labels(self) -> list[str]:
         text = self.cleaned_data.get("confidence_labels") or ""
@@ -176,23 +211,47 @@ def _languages(value: str) -> list[str]:
     return [part.strip() for part in value.replace(";", ",").split(",") if part.strip()]
 
 
-class ProfileFields(forms.Form):
-    native_language = forms.CharField(max_length=64, help_text="e.g. German, de")
-    working_languages = forms.CharField(
-        max_length=300, help_text="Comma-separated, e.g. English, French"
+class LanguageFields(forms.Form):
+    """The languages an annotator declares; checked against a campaign's requirement by
+    ``services.admit``."""
+
+    native_language = forms.CharField(
+        max_length=64, help_text="A language code, e.g. de, fa, pt-BR (or a name, e.g. German)"
     )
+    working_languages = forms.CharField(
+        max_length=300, help_text="Comma-separated, e.g. en, fr (or names: English, French)"
+    )
+
+    def clean_working_languages(self):
+        named = _languages(self.cleaned_data["working_languages"])
+        if not named:
+            raise forms.ValidationError("Name at least one language.")
+        if any(len(language) > 64 for language in named):
+            raise forms.ValidationError("Each language must be at most 64 characters.")
+        return named
+
+
+def ask_for_codes(form: forms.Form) -> None:
+    """Where a campaign requires languages, only codes can be checked: say so by the fields."""
+    hints = {
+        "native_language": "A language code, e.g. de, fa, pt-BR; two if you have two native "
+        "languages: hi, en.",
+        "working_languages": "Language codes, comma-separated, e.g. en, fr.",
+    }
+    for name, hint in hints.items():
+        if name in form.fields:
+            form.fields[name].help_text = hint
+
+
+class JoinConfirmForm(forms.Form):
+    """A logged-in annotator with a profile joins with one click: nothing to fill in."""
+
+
+class ProfileFields(LanguageFields):
     consent = forms.BooleanField(
         label="I agree to take part and that my answers are stored and published under a "
         "pseudonym (never my name or email).",
     )
-
-    def clean_working_languages(self):
-        languages = _languages(self.cleaned_data["working_languages"])
-        if not languages:
-            raise forms.ValidationError("Name at least one language.")
-        if any(len(language) > 64 for language in languages):
-            raise forms.ValidationError("Each language must be at most 64 characters.")
-        return languages
 
 
 class SignUpForm(ProfileFields):

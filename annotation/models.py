@@ -9,6 +9,7 @@ saves, so a span never splits a combining sequence, an emoji or a CJK/RTL charac
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from typing import Any
 
@@ -20,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from annotation import protocols, scoring
+from annotation import languages, protocols, scoring
 
 
 def new_pseudonym() -> str:
@@ -35,6 +36,13 @@ def new_invite_token() -> str:
 def _validate_language_list(value: Any) -> None:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValidationError("working languages must be a list of non-empty strings")
+
+
+def _validate_language_codes(value: Any) -> None:
+    try:
+        languages.clean_language_codes(value)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from exc
 
 
 def _validate_json_object(value: Any) -> None:
@@ -145,6 +153,17 @@ class Campaign(models.Model):
         default=0.8, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
     )
     max_items_per_annotator = models.PositiveIntegerField(null=True, blank=True)
+    # Who may join, by declared language (annotation/languages.py): codes such as "fa" or
+    # "pt-BR"; [] lets anyone in. Native: any one of them; working: all of them.
+    required_native_languages = models.JSONField(
+        default=list, blank=True, validators=[_validate_language_codes]
+    )
+    required_working_languages = models.JSONField(
+        default=list, blank=True, validators=[_validate_language_codes]
+    )
+    # Campaigns sharing a non-empty group exclude each other: someone enrolled in one of them
+    # cannot join another (two studies of one language must have different annotators).
+    exclusive_group = models.SlugField(max_length=50, blank=True)
 
     # Prolific: the completion URL gets ``?cc=<code>``; the code depends on the QC verdict.
     prolific_completion_url = models.URLField(
@@ -218,6 +237,17 @@ class Campaign(models.Model):
         super().save(*args, **kwargs)
 
     def clean(self) -> None:
+        self._standardize_languages()
+        self._check_protocol_switch()
+
+    def _standardize_languages(self) -> None:
+        # Stored in standard form (PT-br → pt-BR) so pages and exports show one spelling;
+        # a bad code was already reported by the field validator.
+        for name in ("required_native_languages", "required_working_languages"):
+            with contextlib.suppress(ValueError):
+                setattr(self, name, languages.clean_language_codes(getattr(self, name)))
+
+    def _check_protocol_switch(self) -> None:
         # Answers (drafts too) were validated and scored by the old protocol's rules: under
         # another protocol they would no longer mean anything, so the switch is refused.
         if self.pk is None:
@@ -240,6 +270,15 @@ class Campaign(models.Model):
     def signup_closed(self) -> bool:
         """New annotators cannot join: sign-up switched off, or the campaign closed."""
         return not self.signup_open or self.status == self.Status.CLOSED
+
+    @property
+    def has_language_requirement(self) -> bool:
+        return bool(self.required_native_languages or self.required_working_languages)
+
+    @property
+    def language_requirement(self) -> str:
+        """The language requirement in words (``""`` when anyone may join)."""
+        return languages.describe(self.required_native_languages, self.required_working_languages)
 
     def get_protocol(self) -> protocols.Protocol:
         """The registered protocol this campaign's items are judged with."""

@@ -129,6 +129,18 @@ def describe_item_counts(campaign: Campaign) -> str:
     return f"{text} (+ {', '.join(others)})" if others else text
 
 
+def exclusive_with(campaign: Campaign) -> list[Campaign]:
+    """The other campaigns of ``campaign``'s exclusive group (none without a group)."""
+    if not campaign.exclusive_group:
+        return []
+    return list(
+        Campaign.objects.filter(exclusive_group=campaign.exclusive_group)
+        .exclude(pk=campaign.pk)
+        .only("name")
+        .order_by("name")
+    )
+
+
 def campaign_rows() -> QuerySet[Campaign]:
     """Campaigns with item, annotator and submission counts for the admin list."""
     return Campaign.objects.annotate(

@@ -34,7 +34,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
-from annotation import corruption, formats, ordering, protocols, qc
+from annotation import corruption, formats, languages, ordering, protocols, qc
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
@@ -68,6 +68,19 @@ class NotAllowed(Exception):
 class EnrollmentBlocked(NotAllowed):
     """The annotator's enrollment does not allow working (pending, paused, rejected, none):
     pages and the API answer 403."""
+
+
+class RequirementNotMet(NotAllowed):
+    """The declared languages do not meet the campaign's requirement; ``field`` is the form
+    field the message is about. Nothing was written."""
+
+    def __init__(self, message: str, field: str):
+        self.field = field
+        super().__init__(message)
+
+
+class Excluded(NotAllowed):
+    """The annotator takes part in another campaign of this one's exclusive group."""
 
 
 class ItemFull(NotAllowed):
@@ -425,7 +438,7 @@ def sign_up(
         source=Annotator.Source.INVITE if campaign.invite_token else Annotator.Source.OPEN,
         consent_at=timezone.now(),
     )
-    return user, annotator, enroll(annotator, campaign)
+    return user, annotator, admit(annotator, campaign)
 
 
 @transaction.atomic
@@ -447,7 +460,77 @@ def join_campaign(
             source=Annotator.Source.INVITE if campaign.invite_token else Annotator.Source.OPEN,
             consent_at=timezone.now(),
         )
-    return annotator, enroll(annotator, campaign)
+    else:
+        _record_languages(annotator, native_language, working_languages)
+    return annotator, admit(annotator, campaign)
+
+
+def _record_languages(annotator: Annotator, native_language: str, working_languages) -> None:
+    """Keep what the annotator declared on joining on their profile (the latest declaration
+    wins); nothing given leaves the profile as it was."""
+    changed = []
+    if native_language and native_language != annotator.native_language:
+        annotator.native_language = native_language
+        changed.append("native_language")
+    if working_languages and list(working_languages) != annotator.working_languages:
+        annotator.working_languages = list(working_languages)
+        changed.append("working_languages")
+    if changed:
+        annotator.save(update_fields=[*changed, "updated_at"])
+
+
+def check_languages(annotator: Annotator, campaign: Campaign) -> None:
+    """Raise :class:`RequirementNotMet` when the annotator's declared languages do not meet
+    the campaign's requirement (annotation/languages.py)."""
+    native = annotator.native_language
+    problems = {
+        "native_language": languages.native_problem(campaign.required_native_languages, native),
+        "working_languages": languages.working_problem(
+            campaign.required_working_languages, native, annotator.working_languages
+        ),
+    }
+    for field_name, problem in problems.items():
+        if problem:
+            raise RequirementNotMet(problem, field_name)
+
+
+def excluding_enrollment(annotator: Annotator, campaign: Campaign) -> Enrollment | None:
+    """The annotator's enrollment in another campaign of ``campaign``'s exclusive group, which
+    keeps them out of it; ``None`` when there is none. Any status counts: someone rejected or
+    paused there has still seen that study's items. A Prolific participant is one annotator per
+    PROLIFIC_PID (a unique constraint), so their second study finds the same row."""
+    if not campaign.exclusive_group:
+        return None
+    return (
+        Enrollment.objects.select_related("campaign")
+        .filter(annotator=annotator, campaign__exclusive_group=campaign.exclusive_group)
+        .exclude(campaign=campaign)
+        .order_by("created_at")
+        .first()
+    )
+
+
+def admit(annotator: Annotator, campaign: Campaign) -> Enrollment:
+    """Enrol an annotator after checking the campaign's language requirement and exclusive
+    group; idempotent (an existing enrollment is returned unchecked, so a later change of the
+    requirement never locks out someone already working).
+
+    The annotator's row is locked first: two joins by one annotator to two campaigns of one
+    group (two tabs, a double click) run one after the other, and the second sees the first's
+    enrollment. Call inside a transaction; a refusal raises :class:`NotAllowed`.
+    """
+    Annotator.objects.select_for_update().filter(pk=annotator.pk).values_list("pk").first()
+    existing = Enrollment.objects.filter(campaign=campaign, annotator=annotator).first()
+    if existing is not None:
+        return existing
+    check_languages(annotator, campaign)
+    other = excluding_enrollment(annotator, campaign)
+    if other is not None:
+        raise Excluded(
+            f"You already take part in “{other.campaign.name}”, and the same person may not "
+            f"take part in both it and “{campaign.name}”."
+        )
+    return enroll(annotator, campaign)
 
 
 def find_prolific_annotator(prolific_pid: str) -> Annotator | None:
@@ -508,7 +591,7 @@ def prolific_sign_in(
     annotator.study_id = study_id[:64]
     annotator.session_id = session_id[:64]
     annotator.save(update_fields=["study_id", "session_id", "updated_at"])
-    return annotator.user, annotator, enroll(annotator, campaign)
+    return annotator.user, annotator, admit(annotator, campaign)
 
 
 def set_enrollment_status(enrollment: Enrollment, status: str) -> Enrollment:

@@ -177,6 +177,7 @@ def campaign_detail(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
         "rows": rows,
         "progress": selectors.campaign_progress(campaign),
         "kinds": selectors.item_kind_counts(campaign),
+        "exclusive_with": selectors.exclusive_with(campaign),
         "signup_url": signup_url,
         "prolific_url": prolific_url,
         "upload_form": forms.ItemsUploadForm(),
@@ -332,7 +333,7 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
     if request.user.is_authenticated:
         return _join_signup(request, campaign, token)
     closed = campaign.signup_closed
-    form = forms.SignUpForm(request.POST or None)
+    form = _for_campaign(forms.SignUpForm(request.POST or None), campaign)
     if request.method == "POST" and not closed and form.is_valid():
         data = form.cleaned_data
         try:
@@ -347,7 +348,7 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
                 invite_token=token,
             )
         except services.NotAllowed as exc:
-            form.add_error(None, str(exc))
+            _refusal_on_form(form, exc)
         else:
             login(request, user, backend=_AUTH_BACKEND)
             return redirect("annotation:annotate_next", campaign_id=campaign.pk)
@@ -359,11 +360,30 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+def _for_campaign(form, campaign: Campaign):
+    """The sign-up form, its language hints asking for codes where the campaign requires
+    languages (a name such as "German" is fine otherwise)."""
+    if campaign.has_language_requirement:
+        forms.ask_for_codes(form)
+    return form
+
+
+def _refusal_on_form(form, exc: services.NotAllowed, extra: str = "") -> None:
+    """A refusal next to the field it is about (the declared native language, ...)."""
+    field = getattr(exc, "field", None)
+    form.add_error(field if field in form.fields else None, f"{exc}{extra}")
+
+
+# Prolific participants who are not eligible must return the study (not submit it), so that
+# their place goes to someone else and they are not rejected.
+_PROLIFIC_RETURN = " You cannot take part in this study: please return it on Prolific."
+
+
 def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, params) -> HttpResponse:
     pid = params.get("PROLIFIC_PID", "").strip()
     ids = {"study_id": params.get("STUDY_ID", ""), "session_id": params.get("SESSION_ID", "")}
     existing = services.find_prolific_annotator(pid)
-    form = forms.JoinForm(request.POST or None)
+    form = _for_campaign(forms.JoinForm(request.POST or None), campaign)
     if existing is not None or (request.method == "POST" and form.is_valid()):
         data = form.cleaned_data if existing is None else {}
         try:
@@ -376,12 +396,19 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
                 consent=bool(data.get("consent")),
                 **ids,
             )
+        except services.RequirementNotMet as exc:
+            if existing is not None:
+                return _notice(request, "Cannot start", f"{exc}{_PROLIFIC_RETURN}", status=403)
+            _refusal_on_form(form, exc, _PROLIFIC_RETURN)
+        except services.Excluded as exc:
+            return _notice(request, "Cannot start", f"{exc}{_PROLIFIC_RETURN}", status=403)
         except services.NotAllowed as exc:
             return _notice(request, "Cannot start", str(exc), status=403)
-        if request.user.is_authenticated and request.user.pk != user.pk:
-            request.session.flush()
-        login(request, user, backend=_AUTH_BACKEND)
-        return redirect("annotation:annotate_next", campaign_id=campaign.pk)
+        else:
+            if request.user.is_authenticated and request.user.pk != user.pk:
+                request.session.flush()
+            login(request, user, backend=_AUTH_BACKEND)
+            return redirect("annotation:annotate_next", campaign_id=campaign.pk)
     closed = campaign.signup_closed
     return render(
         request,
@@ -409,10 +436,9 @@ def _join_signup(request: HttpRequest, campaign: Campaign, token: str) -> HttpRe
         and Enrollment.objects.filter(campaign=campaign, annotator=annotator).exists()
     ):
         return redirect("annotation:annotate_next", campaign_id=campaign.pk)
-    form = forms.JoinForm(request.POST or None)
-    # With a profile (and its consent) already there, joining only needs the button.
-    if request.method == "POST" and (annotator is not None or form.is_valid()):
-        data = form.cleaned_data if annotator is None else {}
+    form = _for_campaign(_join_form(request, campaign, annotator), campaign)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
         try:
             services.join_campaign(
                 request.user,
@@ -423,7 +449,7 @@ def _join_signup(request: HttpRequest, campaign: Campaign, token: str) -> HttpRe
                 invite_token=token,
             )
         except services.NotAllowed as exc:
-            form.add_error(None, str(exc))
+            _refusal_on_form(form, exc)
         else:
             return redirect("annotation:annotate_next", campaign_id=campaign.pk)
     closed = campaign.signup_closed
@@ -439,6 +465,22 @@ def _join_signup(request: HttpRequest, campaign: Campaign, token: str) -> HttpRe
         },
         status=403 if closed else (422 if request.method == "POST" else 200),
     )
+
+
+def _join_form(request: HttpRequest, campaign: Campaign, annotator: Annotator | None):
+    """The form a logged-in user fills to join: the whole profile without one; with one, only
+    the languages (prefilled from the profile) where the campaign requires languages, else
+    nothing but the button."""
+    data = request.POST if request.method == "POST" else None
+    if annotator is None:
+        return forms.JoinForm(data)
+    if not campaign.has_language_requirement:
+        return forms.JoinConfirmForm(data)
+    initial = {
+        "native_language": annotator.native_language,
+        "working_languages": ", ".join(annotator.working_languages),
+    }
+    return forms.LanguageFields(data, initial=initial)
 
 
 # --- annotators -----------------------------------------------------------------------------
