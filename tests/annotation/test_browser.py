@@ -435,3 +435,49 @@ def test_s_then_digits_replace_a_restored_draft_score(browser, live_server):
     page.wait_for_selector("#save-status:has-text('Draft saved')")
     page.close()
     assert Annotation.objects.get(annotator=annotator).draft["score"] == 45
+
+
+def test_a_selection_across_a_bold_tag_is_saved_in_visible_text_offsets(browser, live_server):
+    # An html campaign (ADR 0033): the target keeps its markup; offsets count the visible text.
+    target = 'Der 🐕 <b>große Hund</b> <img src=x onerror="window.pwned=1">lief weg.'
+    visible = "Der 🐕 große Hund lief weg."
+    campaign = services.create_campaign(
+        "Browser HTML", "esa",
+        [{"doc_id": "d", "seg_id": 1, "src_lang": "en", "tgt_lang": "de",
+          "source": "The <i>big</i> dog ran away.", "target": target}],
+        text_format="html", prolific_pass_code="C0MPLETE", qc_min_seconds_per_item=0,
+    )  # fmt: skip
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    intercept_prolific(page, live_server)
+
+    start_as_prolific_participant(page, live_server, campaign, "PID-html-1")
+    # One grapheme per code point here (the dog is one code point), so unit k is offset k.
+    first, last = visible.index("Hund"), visible.index("lief") + 3
+    assert (
+        page.eval_on_selector(f'#target .g[data-k="{first}"]', "e => e.parentElement.tagName")
+        == "B"
+    )
+    assert (
+        page.eval_on_selector(f'#target .g[data-k="{last}"]', "e => e.parentElement.id") == "target"
+    )
+    start = page.locator(f'#target .g[data-k="{first}"]').bounding_box()
+    end = page.locator(f'#target .g[data-k="{last}"]').bounding_box()
+    page.mouse.move(start["x"] + 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(end["x"] + end["width"] - 2, end["y"] + end["height"] / 2, steps=5)
+    page.mouse.up()
+    assert page.inner_text("#span-list").startswith("Hund lief")
+    assert page.evaluate("window.pwned") is None
+    page.keyboard.press("s")
+    page.keyboard.type("55")
+    page.wait_for_selector("#checklist.ready")
+    with page.expect_navigation(url="**/next/"):
+        page.keyboard.press("Control+Enter")
+
+    annotation = Annotation.objects.get(item__campaign=campaign)
+    (span,) = annotation.answer["spans"]
+    assert (span["start"], span["end"]) == (visible.index("Hund"), visible.index("lief") + 4)
+    assert visible[span["start"] : span["end"]] == "Hund lief"
+    assert errors == []
