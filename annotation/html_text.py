@@ -112,11 +112,6 @@ def visible_text(sanitized: str) -> str:
     )
 
 
-def has_markup(text: str) -> bool:
-    """Whether ``text`` reads differently as HTML than as plain text (a tag or an entity)."""
-    return visible_text(sanitize(text)) != text
-
-
 def html_item(raw: Any) -> Any:
     """An imported item of an ``html`` campaign: ``source`` and ``target`` become their visible
     text and ``meta["html"]`` keeps their sanitised HTML. Anything that is not an item with text
@@ -129,11 +124,10 @@ def html_item(raw: Any) -> Any:
         if isinstance(raw.get(side), str):
             kept[side] = sanitize(raw[side])
             item[side] = visible_text(kept[side])
-    if kept:
-        meta = raw.get("meta")
-        item["meta"] = {**(meta if isinstance(meta, Mapping) else {}), "html": kept}
-        if meta is not None and not isinstance(meta, Mapping):
-            item["meta"] = meta  # not an object: the protocol's check names it
+    meta = raw.get("meta")
+    # A meta that is not an object is left as it is: the protocol's check names it.
+    if kept and (meta is None or isinstance(meta, Mapping)):
+        item["meta"] = {**(meta or {}), "html": kept}
     return item
 
 

@@ -481,3 +481,38 @@ def test_a_selection_across_a_bold_tag_is_saved_in_visible_text_offsets(browser,
     assert (span["start"], span["end"]) == (visible.index("Hund"), visible.index("lief") + 4)
     assert visible[span["start"] : span["end"]] == "Hund lief"
     assert errors == []
+
+
+TRICKY_HTML = [
+    "AT&T &copy &notanentity; &amp;amp; 1 < 2 > 0",
+    "a\r\nb\rc\x00d &#0; &#xD800;",
+    "<b>bold <i>both</b> after</i> end",
+    "<table><tr><td>cell</td></tr></table>tail<p>para<br>line",
+    '<span class="x">in</span>\u00a0&nbsp;<sub>2</sub><sup>n</sup>',
+    "<textarea><b>raw</b></textarea><noscript>ns</noscript><template>tp</template>",
+    "<svg><title>t</title></svg><math><mi>x</mi></math>\u200d👩‍👩‍👧 שָׁלוֹם 東京",
+    "<!-- c --><![CDATA[cd]]><?pi?>text</br>",
+]
+
+
+def test_the_browser_reads_sanitised_html_as_the_server_does(browser):
+    # The span editor counts the DOM's text nodes (each <br> one "\n"); the server counts
+    # html_text.visible_text. Both must agree on every stored HTML, hostile input included.
+    from annotation import html_text
+
+    page = browser.new_page()
+    read = """html => {
+        const t = document.createElement("template");
+        t.innerHTML = html;
+        const show = NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT;
+        const w = document.createTreeWalker(t.content, show);
+        let out = "";
+        for (let n = w.nextNode(); n; n = w.nextNode()) {
+            if (n.nodeType === Node.TEXT_NODE) out += n.data;
+            else if (n.nodeName === "BR") out += "\\n";
+        }
+        return out;
+    }"""
+    for raw in TRICKY_HTML:
+        sanitized = html_text.sanitize(raw)
+        assert page.evaluate(read, sanitized) == html_text.visible_text(sanitized), raw

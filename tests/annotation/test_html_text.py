@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import html_text
 from annotation.html_text import highlight, html_item, sanitize, visible_text
 
 
@@ -87,13 +86,6 @@ def test_emoji_cjk_and_rtl_are_counted_in_code_points():
     text = "<b>👍🏽</b> 東京<i>へ</i> שָׁלוֹם"
     assert shown(text) == "👍🏽 東京へ שָׁלוֹם"
     assert len(shown("<b>😀</b>x")) == 2
-
-
-def test_has_markup():
-    assert html_text.has_markup("a <b>b</b>")
-    assert html_text.has_markup("fish &amp; chips")
-    assert not html_text.has_markup("plain text, 1 < 2 fails? no: kept")
-    assert not html_text.has_markup("plain")
 
 
 # --- items ------------------------------------------------------------------------------------
