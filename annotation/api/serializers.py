@@ -21,7 +21,8 @@ class CampaignSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "slug", "protocol", "src_lang", "tgt_lang", "instructions", "overlap",
             "status", "multi_select", "ask_confidence", "confidence_labels", "tie_rule",
-            "shuffle_items", "mqm_allow_critical", "mqm_weights", "created_at", "updated_at",
+            "shuffle_items", "mqm_allow_critical", "mqm_weights", "text_format", "created_at",
+            "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -9,6 +9,7 @@ import json
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
+from rest_framework.test import APIClient
 
 from annotation import exports, services
 from annotation.models import Annotation, Campaign
@@ -203,3 +204,26 @@ def test_a_submitted_span_counts_the_visible_text_and_the_export_keeps_the_html(
     (record,) = list(exports.annotation_rows(campaign))
     assert record["tgt"] == VISIBLE
     assert record["meta"]["html"]["target"].startswith("Der <b>große Hund</b>")
+
+
+def test_the_api_imports_an_html_campaign_and_says_so(admin_user):
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    items = [{"doc_id": "d1", "seg_id": "1", "source": SOURCE, "target": TARGET}]
+    response = api.post(
+        "/api/campaigns/import/",
+        {"name": "API", "protocol": "esa", "items": items,
+         "settings": {"text_format": "html", "src_lang": "en", "tgt_lang": "de"}},
+        format="json",
+    )  # fmt: skip
+    assert response.status_code == 201, response.content
+    assert response.json()["text_format"] == "html"
+    assert Campaign.objects.get(name="API").items.get().target == VISIBLE
+
+
+def test_the_campaign_page_names_the_text_format(admin_client):
+    campaign = html_campaign()
+    assert (
+        "HTML item text"
+        in admin_client.get(f"/annotation/campaigns/{campaign.pk}/").content.decode()
+    )
