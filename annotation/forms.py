@@ -194,8 +194,23 @@ class CampaignCreateForm(CampaignForm):
         help_text="Auto recognises the format; a wrong choice is refused with the right one named.",
     )
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Forms (and scripts posting them) written before the setting existed leave it out.
+        self.fields["text_format"].required = False
+
+    def clean_text_format(self) -> str:
+        return self.cleaned_data.get("text_format") or Campaign.TextFormat.PLAIN
+
     class Meta(CampaignForm.Meta):
-        pass
+        # Chosen once: the items' text is read by it on import (and stays so), ADR 0033.
+        fields = [*CampaignForm.Meta.fields, "text_format"]
+        labels = {**CampaignForm.Meta.labels, "text_format": "Item text is"}
+        help_texts = {
+            **CampaignForm.Meta.help_texts,
+            "text_format": "HTML: source and target may hold <b>, <i>, <u>, <sub>, <sup>, "
+            "<br>, <span class>…; other markup is removed and spans count the visible text.",
+        }
 
 
 class ItemsUploadForm(forms.Form):

@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from annotation import languages, protocols, scoring
+from annotation import html_text, languages, protocols, scoring
 
 
 def new_pseudonym() -> str:
@@ -208,6 +208,16 @@ class Campaign(models.Model):
     # them in a permutation drawn from (item_order_seed, annotator), see annotation/ordering.py.
     shuffle_items = models.BooleanField(default=False)
     item_order_seed = models.PositiveIntegerField(default=new_item_order_seed)
+
+    class TextFormat(models.TextChoices):
+        PLAIN = html_text.PLAIN, "Plain text"
+        HTML = html_text.HTML, "HTML (sanitised; spans count the visible text)"
+
+    # How item text is read on import and shown (ADR 0033): html items keep their sanitised
+    # markup in meta["html"] and their visible text in source/target, which spans index.
+    text_format = models.CharField(
+        max_length=8, choices=TextFormat.choices, default=TextFormat.PLAIN
+    )
 
     claim_ttl_seconds = models.PositiveIntegerField(
         default=1800, validators=[MinValueValidator(60)]
@@ -402,6 +412,29 @@ class Item(models.Model):
     def is_per_annotator(self) -> bool:
         """Checks and tutorials are shown to every annotator; overlap does not limit them."""
         return self.kind != self.Kind.REGULAR
+
+    @property
+    def source_html(self) -> str | None:
+        return self.html_of("source")
+
+    @property
+    def target_html(self) -> str | None:
+        return self.html_of("target")
+
+    def html_of(self, side: str) -> str | None:
+        """The sanitised HTML of ``side`` (``source`` or ``target``) in an ``html`` campaign,
+        sanitised again on the way out (the row may have been edited since the import); None
+        where the item is plain text (a plain campaign, a generated check, no markup kept)."""
+        if self.campaign.text_format != Campaign.TextFormat.HTML:
+            return None
+        kept = self.meta.get("html") if isinstance(self.meta, dict) else None
+        value = kept.get(side) if isinstance(kept, dict) else None
+        if not isinstance(value, str):
+            return None
+        sanitized = html_text.sanitize(value)
+        # Spans index the stored visible text: markup that no longer matches it is not shown.
+        visible = self.source if side == "source" else self.target
+        return sanitized if html_text.visible_text(sanitized) == visible else None
 
     def clean(self) -> None:
         try:

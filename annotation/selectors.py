@@ -24,12 +24,12 @@ def document_context(item: Item, size: int = CONTEXT_SEGMENTS) -> tuple[list[Ite
     before = list(
         same_doc.filter(Q(position__lt=item.position) | Q(position=item.position, id__lt=item.pk))
         .order_by("-position", "-id")
-        .only("source", "target", "seg_id")[:size]
+        .only("source", "target", "seg_id", "meta")[:size]
     )
     after = list(
         same_doc.filter(Q(position__gt=item.position) | Q(position=item.position, id__gt=item.pk))
         .order_by("position", "id")
-        .only("source", "target", "seg_id")[:size]
+        .only("source", "target", "seg_id", "meta")[:size]
     )
     return before[::-1], after
 

@@ -34,7 +34,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
-from annotation import corruption, formats, languages, ordering, protocols, qc
+from annotation import corruption, formats, html_text, languages, ordering, protocols, qc
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
@@ -100,10 +100,15 @@ class AnswerInvalid(ValueError):
 # --- campaigns and items --------------------------------------------------------------------
 
 
-def _normalize(protocol: str, raw: Any, defaults, offset_unit: str) -> dict:
-    """One item validated by its protocol, its span offsets first read in ``offset_unit``."""
+def _normalize(
+    protocol: str, raw: Any, defaults, offset_unit: str, text_format: str = html_text.PLAIN
+) -> dict:
+    """One item validated by its protocol, its span offsets first read in ``offset_unit``;
+    in an ``html`` campaign its text first becomes visible text (markup kept in meta)."""
     if offset_unit not in offsets.UNITS:
         raise ValidationError({"offset_unit": f"must be one of {', '.join(offsets.UNITS)}"})
+    if text_format == html_text.HTML:
+        raw = html_text.html_item(raw)
     if offset_unit == "utf16":
         try:
             raw = offsets.item_from_utf16(raw)
@@ -113,7 +118,11 @@ def _normalize(protocol: str, raw: Any, defaults, offset_unit: str) -> dict:
 
 
 def parse_jsonl(
-    source: str | bytes | IO | Iterable, protocol: str, defaults=None, offset_unit="codepoint"
+    source: str | bytes | IO | Iterable,
+    protocol: str,
+    defaults=None,
+    offset_unit="codepoint",
+    text_format=html_text.PLAIN,
 ) -> list[dict]:
     """Parse and validate JSONL items; raise :class:`CampaignImportError` listing bad lines.
 
@@ -128,7 +137,7 @@ def parse_jsonl(
             errors.append((number, data.reason))
             continue
         try:
-            items.append(_normalize(protocol, data, defaults, offset_unit))
+            items.append(_normalize(protocol, data, defaults, offset_unit, text_format))
         except protocols.ItemError as exc:
             errors.append((number, str(exc)))
         if len(errors) >= _MAX_REPORTED_ERRORS:
@@ -141,7 +150,11 @@ def parse_jsonl(
 
 
 def _normalize_dicts(
-    protocol: str, items: Iterable[Mapping], defaults, offset_unit: str = "codepoint"
+    protocol: str,
+    items: Iterable[Mapping],
+    defaults,
+    offset_unit: str = "codepoint",
+    text_format: str = html_text.PLAIN,
 ) -> list[dict]:
     normalized, errors = [], []
     for number, raw in enumerate(items, start=1):
@@ -150,7 +163,7 @@ def _normalize_dicts(
         if where:
             raw = {key: value for key, value in raw.items() if key != formats.WHERE}
         try:
-            normalized.append(_normalize(protocol, raw, defaults, offset_unit))
+            normalized.append(_normalize(protocol, raw, defaults, offset_unit, text_format))
         except protocols.ItemError as exc:
             errors.append((number, f"{where}: {exc}" if where else str(exc)))
     if errors:
@@ -158,6 +171,16 @@ def _normalize_dicts(
     if not normalized:
         raise CampaignImportError([(0, "no items given")], unit="item")
     return normalized
+
+
+def _text_format(settings: Mapping[str, Any]) -> str:
+    """The campaign's ``text_format`` setting, checked before its items are read by it."""
+    text_format = settings.get("text_format") or html_text.PLAIN
+    if text_format not in html_text.TEXT_FORMATS:
+        raise ValidationError(
+            {"text_format": f"must be one of {', '.join(html_text.TEXT_FORMATS)}"}
+        )
+    return str(text_format)
 
 
 def campaign_settings() -> set[str]:
@@ -223,7 +246,8 @@ def create_campaign(name: str, protocol: str, items: Iterable[Mapping], **settin
     """
     offset_unit = str(settings.pop("offset_unit", "codepoint"))
     defaults = {k: settings[k] for k in ("src_lang", "tgt_lang") if settings.get(k)}
-    normalized = _normalize_dicts(protocol, items, defaults, offset_unit)
+    text_format = _text_format(settings)
+    normalized = _normalize_dicts(protocol, items, defaults, offset_unit, text_format)
     with transaction.atomic():
         campaign = _new_campaign(name, protocol, settings, normalized[0])
         _create_items(campaign, normalized)
@@ -233,7 +257,9 @@ def create_campaign(name: str, protocol: str, items: Iterable[Mapping], **settin
 def add_items(campaign: Campaign, items: Iterable[Mapping]) -> list[Item]:
     """Append validated items to a campaign, all or nothing (same checks as the import)."""
     defaults = {"src_lang": campaign.src_lang, "tgt_lang": campaign.tgt_lang}
-    normalized = _normalize_dicts(campaign.protocol, items, defaults)
+    normalized = _normalize_dicts(
+        campaign.protocol, items, defaults, text_format=campaign.text_format
+    )
     with transaction.atomic():
         return _create_items(campaign, normalized)
 
@@ -257,6 +283,7 @@ def _items_in_format(
     protocol: str,
     defaults: Mapping[str, str],
     offset_unit: str = "codepoint",
+    text_format: str = html_text.PLAIN,
 ) -> list[dict]:
     """Items of a whole file, refusing with a pointer to the right format when it looks like
     another one (a user who picked the wrong format gets its name, not a list of bad lines)."""
@@ -271,15 +298,15 @@ def _items_in_format(
             [(0, f"this looks like {label}; import it with the format {looks_like!r}")]
         )
     if formats.FORMATS[file_format].read is None:
-        return parse_jsonl(data, protocol, defaults, offset_unit)
+        return parse_jsonl(data, protocol, defaults, offset_unit, text_format)
     if offset_unit != "codepoint":
         # Each reader knows its tool's unit and converts its offsets itself.
         raise ValidationError({"offset_unit": f"{file_format} files set their own offset unit"})
     try:
-        raw_items = formats.read_items(file_format, data)
+        raw_items = formats.read_items(file_format, data, text_format=text_format)
     except formats.FormatError as exc:
         raise CampaignImportError([(0, str(exc))]) from None
-    return _normalize_dicts(protocol, raw_items, defaults)
+    return _normalize_dicts(protocol, raw_items, defaults, text_format=text_format)
 
 
 def import_campaign(
@@ -296,7 +323,9 @@ def import_campaign(
 
     ``file_format`` is one of :data:`annotation.formats.FORMATS` (``jsonl`` by default, e.g.
     ``appraise``) or ``auto`` to sniff it; ``offset_unit`` (``codepoint`` or ``utf16``) is how
-    a JSONL file's span offsets count (the other formats convert their own). Raises
+    a JSONL file's span offsets count (the other formats convert their own). With the setting
+    ``text_format="html"`` the items' text is read as HTML: sanitised, kept in ``meta["html"]``,
+    and offsets count its visible text (``annotation.html_text``, ADR 0033). Raises
     :class:`CampaignImportError` with every bad line's (or item's) number and reason, or
     Django's ``ValidationError`` for bad settings (e.g. a name already taken); nothing is
     written then. ``on_written(campaign)`` runs inside the writing transaction (a background
@@ -304,7 +333,10 @@ def import_campaign(
     """
     check_new_campaign(name, protocol)
     defaults = {k: settings[k] for k in ("src_lang", "tgt_lang") if settings.get(k)}
-    items = _items_in_format(_whole_file(source), file_format, protocol, defaults, offset_unit)
+    text_format = _text_format(settings)
+    items = _items_in_format(
+        _whole_file(source), file_format, protocol, defaults, offset_unit, text_format
+    )
     with transaction.atomic():
         campaign = _new_campaign(name, protocol, settings, items[0])
         _create_items(campaign, items)
@@ -324,7 +356,7 @@ def check_new_campaign(name: str, protocol: str) -> None:
 def import_items(campaign: Campaign, source: str | bytes | IO | Iterable) -> list[Item]:
     """Append JSONL items to an existing campaign; atomic, errors as :func:`import_campaign`."""
     defaults = {"src_lang": campaign.src_lang, "tgt_lang": campaign.tgt_lang}
-    items = parse_jsonl(source, campaign.protocol, defaults)
+    items = parse_jsonl(source, campaign.protocol, defaults, text_format=campaign.text_format)
     with transaction.atomic():
         return _create_items(campaign, items)
 

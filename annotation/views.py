@@ -23,7 +23,17 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation import access, formats, forms, qc, scoring, selectors, services, signup_limits
+from annotation import (
+    access,
+    formats,
+    forms,
+    html_text,
+    qc,
+    scoring,
+    selectors,
+    services,
+    signup_limits,
+)
 from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from annotation.protocols import ESA_LOW_SCORE
@@ -101,7 +111,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
         settings = {
             name: value
             for name, value in form.cleaned_data.items()
-            if name in forms.CampaignForm.Meta.fields and name not in ("name", "protocol")
+            if name in forms.CampaignCreateForm.Meta.fields and name not in ("name", "protocol")
         }
         settings["mqm_weights"] = form.instance.mqm_weights
         upload = form.cleaned_data["items_file"]
@@ -528,11 +538,32 @@ def _answer_from_post(campaign: Campaign, post) -> dict:
     return campaign.get_protocol().answer_from_form(post)
 
 
+def _target_html(item: Item, annotation: Annotation) -> str | None:
+    """The target's sanitised HTML in an ``html`` campaign with the answer's (or draft's) target
+    spans drawn in, so the page shows them before its script runs; None for plain text."""
+    sanitized = item.target_html
+    if sanitized is None:
+        return None
+    answer = annotation.draft or {}
+    spans = answer.get("spans") if isinstance(answer, dict) else None
+    marks = [
+        (s["start"], s["end"], f"err-{s.get('severity') or 'minor'}")
+        for s in (spans if isinstance(spans, list) else [])
+        if isinstance(s, dict) and not s.get("missing") and s.get("side", "target") == "target"
+    ]
+    try:
+        return html_text.highlight(sanitized, marks)
+    except (TypeError, ValueError):  # a draft is not validated: show it without marks
+        return sanitized
+
+
 def _item_context(request, item: Item, annotation: Annotation, annotator: Annotator) -> dict:
     campaign = item.campaign
     protocol = campaign.get_protocol()
     # Choice items are independent questions: other items of a "document" are no context.
     before, after = selectors.document_context(item) if protocol.uses_document_context else ([], [])
+    for segment in (*before, *after):
+        segment.campaign = campaign  # their HTML depends on the campaign's text format
     previous_id, next_id = selectors.neighbours_in_history(annotator, item)
     history = selectors.my_history(annotator, campaign)
     payload = {
@@ -571,6 +602,7 @@ def _item_context(request, item: Item, annotation: Annotation, annotator: Annota
         "next_id": next_id,
         "severities": campaign.severities(),
         "is_tutorial": item.kind == Item.Kind.TUTORIAL,
+        "target_html": _target_html(item, annotation),
         **protocol.page_context(campaign, item, annotation),
     }
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from annotation import html_text
 from annotation.formats import appraise, google_mqm, pearmut
 from annotation.formats.errors import WHERE, FormatError
 from formats import strict_json
@@ -40,7 +41,9 @@ JSONL_FIELDS: Fields = (
 class FileFormat:
     name: str
     label: str  # reads well after "this looks like"
-    read: Callable[[bytes], list[dict[str, Any]]] | None  # None: the import service's JSONL path
+    # (file, HTML?) -> items; None: the import service's JSONL path. With HTML true, the
+    # reader converts its tool's offsets over the visible text of the item's HTML.
+    read: Callable[[bytes, bool], list[dict[str, Any]]] | None
     example: str = ""  # a small file of this format under static/annotation/examples/
     fields: Fields = ()
 
@@ -60,7 +63,7 @@ FORMATS: dict[str, FileFormat] = {
     "google-mqm": FileFormat(
         "google-mqm",
         "a Google MQM TSV file",
-        google_mqm.read_items,
+        google_mqm.read_campaign_items,
         "google-mqm.tsv",
         google_mqm.FIELDS,
     ),
@@ -102,9 +105,15 @@ def sniff(data: bytes) -> str | None:
         return None
 
 
-def read_items(file_format: str, data: bytes) -> list[dict[str, Any]]:
-    """Items of a whole file in ``file_format`` (not ``jsonl``); raises :class:`FormatError`."""
+def read_items(
+    file_format: str, data: bytes, *, text_format: str = html_text.PLAIN
+) -> list[dict[str, Any]]:
+    """Items of a whole file in ``file_format`` (not ``jsonl``); raises :class:`FormatError`.
+
+    With ``text_format="html"`` span offsets count the visible text of the items' HTML
+    (the import service then turns the text itself into visible text, ADR 0033).
+    """
     reader = FORMATS[file_format].read
     if reader is None:
         raise ValueError(f"{file_format} files are read line by line by the import service")
-    return reader(data)
+    return reader(data, text_format == html_text.HTML)

@@ -30,6 +30,7 @@ from typing import Any, TypeGuard
 
 import langcodes
 
+from annotation import html_text
 from annotation.formats.errors import WHERE, FormatError
 from annotation.formats.offsets import codepoint_offset
 from formats import strict_json
@@ -138,13 +139,15 @@ def _tutorial(
     return expected, _spans(mqm.get("payload"), target, where)
 
 
-def _item(raw: Any, languages: tuple[str, str], where: str) -> dict[str, Any]:
+def _item(raw: Any, languages: tuple[str, str], where: str, html: bool) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise FormatError(where, "an item must be an object")
     item_type = raw.get("itemType")
     if item_type not in ITEM_TYPES:
         raise FormatError(where, f"itemType must be one of {', '.join(ITEM_TYPES)}")
     target = _text(raw, "targetText", where)
+    # Offsets are converted over the text the annotator sees: the visible text in html mode.
+    spanned = html_text.visible_text(html_text.sanitize(target)) if html else target
     item: dict[str, Any] = {
         "doc_id": str(raw.get("documentID") or ""),
         "seg_id": str(raw.get("itemID") or ""),
@@ -159,9 +162,9 @@ def _item(raw: Any, languages: tuple[str, str], where: str) -> dict[str, Any]:
     mqm = raw.get("mqm")
     if isinstance(mqm, dict):
         item["kind"] = "tutorial"
-        item["expected"], prefill = _tutorial(mqm, target, where)
+        item["expected"], prefill = _tutorial(mqm, spanned, where)
     else:
-        prefill = _spans(mqm, target, where)
+        prefill = _spans(mqm, spanned, where)
         if item_type == "BAD":
             item["kind"] = "attention_check"
             item["expected"] = {"score_max": BAD_SCORE_MAX}
@@ -173,9 +176,10 @@ def _item(raw: Any, languages: tuple[str, str], where: str) -> dict[str, Any]:
     return item
 
 
-def read_batches(data: bytes) -> list[dict[str, Any]]:
+def read_batches(data: bytes, html: bool = False) -> list[dict[str, Any]]:
     """Every item of every batch, in file order; raises :class:`FormatError` at the first
-    structural problem (the protocol's own checks come after, item by item)."""
+    structural problem (the protocol's own checks come after, item by item). With ``html``,
+    span offsets count the visible text of the (sanitised) ``targetText`` (ADR 0033)."""
     try:
         document = strict_json.loads(data)
     except strict_json.JSONSyntaxError as exc:
@@ -193,5 +197,5 @@ def read_batches(data: bytes) -> list[dict[str, Any]]:
             _language(task.get("targetLanguage"), where),
         )
         for i, raw in enumerate(batch["items"], start=1):
-            items.append(_item(raw, languages, f"batch {b}, item {i}"))
+            items.append(_item(raw, languages, f"batch {b}, item {i}", html))
     return items

@@ -203,3 +203,11 @@ def read_items(data: bytes) -> list[dict[str, Any]]:
         }
         for segment in read_tsv(data)
     ]
+
+
+def read_campaign_items(data: bytes, html: bool = False) -> list[dict[str, Any]]:
+    """:func:`read_items` for a campaign import; refused for an ``html`` campaign, since the
+    file's text is plain (its only marks, ``<v>…</v>``, are read here) and offsets count it."""
+    if html:
+        raise FormatError("", "a Google MQM TSV holds plain text: import it as plain text")
+    return read_items(data)

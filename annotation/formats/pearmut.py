@@ -37,6 +37,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from annotation import html_text
 from annotation.formats.errors import WHERE, FormatError
 from annotation.formats.offsets import codepoint_offset
 from formats import strict_json
@@ -265,6 +266,9 @@ def _system_item(
         WHERE: f"{where}, system {system!r}",
     }
     at = f"{where}, system {system!r}"
+    # Offsets are converted over the text the annotator sees: the visible text in html mode.
+    if place["html"]:
+        target = html_text.visible_text(html_text.sanitize(target))
     prefill = _prefill((raw.get("error_spans") or {}).get(system), target, place["tokens"], at)
     if prefill:
         item["prefill_spans"] = prefill
@@ -294,7 +298,7 @@ def _check_item(raw: Any, where: str) -> dict[str, Any]:
 
 
 def _document_items(
-    document: Any, section: str, task: int | None, doc: int, tokens: list[Any]
+    document: Any, section: str, task: int | None, doc: int, tokens: list[Any], html: bool
 ) -> Iterator[dict[str, Any]]:
     if not isinstance(document, list) or not document:
         raise FormatError(_where(section, task, doc), "a document must be a non-empty list")
@@ -310,6 +314,7 @@ def _document_items(
             "doc_id": doc_id,
             "seg_id": str(raw.get("item_id") or i),
             "tokens": tokens,
+            "html": html,
         }
         for system, target in raw["tgt"].items():
             yield _system_item(raw, system, target, place, where)
@@ -319,17 +324,18 @@ def _key(item: dict[str, Any]) -> str:
     return json.dumps({k: v for k, v in item.items() if k not in ("meta", WHERE)}, sort_keys=True)
 
 
-def read_campaign(data: bytes) -> list[dict[str, Any]]:
+def read_campaign(data: bytes, html: bool = False) -> list[dict[str, Any]]:
     """Every item of the campaign, in file order; raises :class:`FormatError` naming the
     section, task, document and item of the first structural problem (the protocol's own
-    checks come after, item by item)."""
+    checks come after, item by item). With ``html``, span offsets count the visible text of
+    the (sanitised) ``tgt`` (ADR 0033)."""
     campaign = _campaign(data)
     tokens = campaign.get("info", {}).get("special_tokens", ["[missing]"])
     if not isinstance(tokens, list):
         raise FormatError("info", "special_tokens must be a list")
     items: dict[str, dict[str, Any]] = {}
     for section, task, doc, document in _documents(campaign):
-        for item in _document_items(document, section, task, doc, tokens):
+        for item in _document_items(document, section, task, doc, tokens, html):
             kept = items.setdefault(_key(item), item)
             tasks = kept["meta"]["pearmut"].setdefault("tasks", []) if task else None
             if tasks is not None and task not in tasks:

@@ -1,7 +1,8 @@
 /* Hardset annotation page: error spans (ESA, MQM, ESA+MQM), scores, choices, translations,
  * the non-scorable flag, autosave, submission.
  *
- * Plain JavaScript, no framework. Text is only ever inserted with textContent (never HTML).
+ * Plain JavaScript, no framework. Text is only ever inserted with textContent (never HTML); an
+ * html campaign's target is the server's sanitised HTML, whose text nodes are split in place.
  * Offsets: the translation is split into grapheme clusters (Intl.Segmenter) so a span never
  * cuts a combining sequence, an emoji or a CJK/RTL character; spans are saved as offsets in
  * Unicode code points (Python str indices), end exclusive. The [MISSING] marker is a span with
@@ -114,16 +115,60 @@
     return checked ? checked.value : severities[0];
   }
 
+  function unitEl(i) {
+    const el = document.createElement("span");
+    el.className = "g" + (units[i].space ? " space" : "");
+    el.dataset.k = String(i);
+    el.textContent = units[i].text;
+    return el;
+  }
+
+  // An html campaign's target arrives as sanitised HTML (annotation/html_text.py) whose visible
+  // text (text nodes in order, each <br> one "\n") is data.target, the text spans index. Each
+  // text node is replaced by the grapheme units that start in it, inside the same elements, so
+  // the markup stays and a selection across a <b> boundary maps to the same offsets. False (and
+  // nothing changed) when the DOM does not read as data.target: the page falls back to plain text.
+  function buildTargetInMarkup() {
+    targetEl.querySelectorAll("mark.hs-span").forEach((m) => m.replaceWith(...m.childNodes));
+    targetEl.normalize();
+    const pieces = [];
+    const walker = document.createTreeWalker(targetEl, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.nodeType === Node.TEXT_NODE || n.nodeName === "BR") pieces.push(n);
+    }
+    const textOf = (n) => (n.nodeType === Node.TEXT_NODE ? n.data : "\n");
+    if (pieces.map(textOf).join("") !== target) return false;
+    let unit = 0, unitStart = 0, pos = 0; // UTF-16 positions, as DOM strings count
+    unitEls = [];
+    for (const piece of pieces) {
+      const end = pos + textOf(piece).length;
+      const fragment = document.createDocumentFragment();
+      // Units that start here; the tail of a unit begun in an earlier piece is dropped
+      // (that unit's element already holds it).
+      while (unit < units.length && unitStart < end) {
+        if (unitStart >= pos) {
+          const el = unitEl(unit);
+          unitEls.push(el);
+          fragment.appendChild(el);
+        }
+        unitStart += units[unit].text.length;
+        unit++;
+      }
+      piece.replaceWith(fragment);
+      pos = end;
+    }
+    return true;
+  }
+
   function buildTarget() {
-    targetEl.textContent = "";
-    unitEls = units.map((u, i) => {
-      const el = document.createElement("span");
-      el.className = "g" + (u.space ? " space" : "");
-      el.dataset.k = String(i);
-      el.textContent = u.text;
-      targetEl.appendChild(el);
-      return el;
-    });
+    if (!(targetEl.dataset.html && buildTargetInMarkup())) {
+      targetEl.textContent = "";
+      unitEls = units.map((u, i) => {
+        const el = unitEl(i);
+        targetEl.appendChild(el);
+        return el;
+      });
+    }
     const missing = document.createElement("span");
     missing.className = "g missing-token";
     missing.dataset.k = String(MISSING);

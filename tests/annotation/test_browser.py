@@ -435,3 +435,84 @@ def test_s_then_digits_replace_a_restored_draft_score(browser, live_server):
     page.wait_for_selector("#save-status:has-text('Draft saved')")
     page.close()
     assert Annotation.objects.get(annotator=annotator).draft["score"] == 45
+
+
+def test_a_selection_across_a_bold_tag_is_saved_in_visible_text_offsets(browser, live_server):
+    # An html campaign (ADR 0033): the target keeps its markup; offsets count the visible text.
+    target = 'Der 🐕 <b>große Hund</b> <img src=x onerror="window.pwned=1">lief weg.'
+    visible = "Der 🐕 große Hund lief weg."
+    campaign = services.create_campaign(
+        "Browser HTML", "esa",
+        [{"doc_id": "d", "seg_id": 1, "src_lang": "en", "tgt_lang": "de",
+          "source": "The <i>big</i> dog ran away.", "target": target}],
+        text_format="html", prolific_pass_code="C0MPLETE", qc_min_seconds_per_item=0,
+    )  # fmt: skip
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    intercept_prolific(page, live_server)
+
+    start_as_prolific_participant(page, live_server, campaign, "PID-html-1")
+    # One grapheme per code point here (the dog is one code point), so unit k is offset k.
+    first, last = visible.index("Hund"), visible.index("lief") + 3
+    assert (
+        page.eval_on_selector(f'#target .g[data-k="{first}"]', "e => e.parentElement.tagName")
+        == "B"
+    )
+    assert (
+        page.eval_on_selector(f'#target .g[data-k="{last}"]', "e => e.parentElement.id") == "target"
+    )
+    start = page.locator(f'#target .g[data-k="{first}"]').bounding_box()
+    end = page.locator(f'#target .g[data-k="{last}"]').bounding_box()
+    page.mouse.move(start["x"] + 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(end["x"] + end["width"] - 2, end["y"] + end["height"] / 2, steps=5)
+    page.mouse.up()
+    assert page.inner_text("#span-list").startswith("Hund lief")
+    assert page.evaluate("window.pwned") is None
+    page.keyboard.press("s")
+    page.keyboard.type("55")
+    page.wait_for_selector("#checklist.ready")
+    with page.expect_navigation(url="**/next/"):
+        page.keyboard.press("Control+Enter")
+
+    annotation = Annotation.objects.get(item__campaign=campaign)
+    (span,) = annotation.answer["spans"]
+    assert (span["start"], span["end"]) == (visible.index("Hund"), visible.index("lief") + 4)
+    assert visible[span["start"] : span["end"]] == "Hund lief"
+    assert errors == []
+
+
+TRICKY_HTML = [
+    "AT&T &copy &notanentity; &amp;amp; 1 < 2 > 0",
+    "a\r\nb\rc\x00d &#0; &#xD800;",
+    "<b>bold <i>both</b> after</i> end",
+    "<table><tr><td>cell</td></tr></table>tail<p>para<br>line",
+    '<span class="x">in</span>\u00a0&nbsp;<sub>2</sub><sup>n</sup>',
+    "<textarea><b>raw</b></textarea><noscript>ns</noscript><template>tp</template>",
+    "<svg><title>t</title></svg><math><mi>x</mi></math>\u200d👩‍👩‍👧 שָׁלוֹם 東京",
+    "<!-- c --><![CDATA[cd]]><?pi?>text</br>",
+]
+
+
+def test_the_browser_reads_sanitised_html_as_the_server_does(browser):
+    # The span editor counts the DOM's text nodes (each <br> one "\n"); the server counts
+    # html_text.visible_text. Both must agree on every stored HTML, hostile input included.
+    from annotation import html_text
+
+    page = browser.new_page()
+    read = """html => {
+        const t = document.createElement("template");
+        t.innerHTML = html;
+        const show = NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT;
+        const w = document.createTreeWalker(t.content, show);
+        let out = "";
+        for (let n = w.nextNode(); n; n = w.nextNode()) {
+            if (n.nodeType === Node.TEXT_NODE) out += n.data;
+            else if (n.nodeName === "BR") out += "\\n";
+        }
+        return out;
+    }"""
+    for raw in TRICKY_HTML:
+        sanitized = html_text.sanitize(raw)
+        assert page.evaluate(read, sanitized) == html_text.visible_text(sanitized), raw

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import formats, protocols, services
+from annotation import formats, html_text, protocols, services
 from annotation.formats import offsets
 from config.command_io import problems_error
 
@@ -49,6 +49,12 @@ class Command(BaseCommand):
             choices=list(offsets.UNITS),
             help="How a JSONL file's span offsets count (utf16: JavaScript string indices).",
         )
+        parser.add_argument(
+            "--text-format",
+            default=html_text.PLAIN,
+            choices=list(html_text.TEXT_FORMATS),
+            help="html: read the items' text as HTML (sanitised; spans count its visible text).",
+        )
         parser.add_argument("--overlap", type=int, default=1)
         parser.add_argument("--src-lang", default="", help="For items that name no language.")
         parser.add_argument("--tgt-lang", default="", help="For items that name no language.")
@@ -67,6 +73,7 @@ class Command(BaseCommand):
                     protocol=protocol,
                     file_format=file_format,
                     offset_unit=options["offset_unit"],
+                    text_format=options["text_format"],
                     overlap=overlap,
                     **{key: options[key] for key in ("src_lang", "tgt_lang") if options[key]},
                     instructions=options["instructions"],
