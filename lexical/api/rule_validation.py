@@ -97,6 +97,14 @@ class RuleValidationConfigSerializer(serializers.Serializer):
     seed = serializers.IntegerField(required=False, help_text="Sample and order (0).")
     overlap = serializers.IntegerField(required=False, help_text="Annotators per concept (3).")
     attention_checks = serializers.IntegerField(required=False, help_text="Check items (2).")
+    native_speakers = serializers.BooleanField(
+        required=False, help_text="Only native speakers of the target language may join (true)."
+    )
+    one_study_per_person = serializers.BooleanField(
+        required=False,
+        help_text="Put the campaign in the language's exclusive group (false): a person takes "
+        "only one study of this language.",
+    )
 
 
 class RuleValidationStudyViewSet(

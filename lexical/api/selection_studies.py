@@ -174,6 +174,17 @@ class SelectionStudyCreateSerializer(serializers.Serializer):
     instructions = serializers.CharField(
         required=False, default="", allow_blank=True, max_length=5000
     )
+    native_speakers = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="Only native speakers of the target language may join (true).",
+    )
+    one_study_per_person = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Put the campaign in the language's exclusive group: a person takes only one "
+        "study of this language.",
+    )
 
 
 class SelectionStudyErrorSerializer(serializers.Serializer):
@@ -230,6 +241,8 @@ class SelectionStudyViewSet(
             confidence_labels=tuple(data["confidence_labels"]),
             attention_checks=data["attention_checks"],
             instructions=data["instructions"],
+            native_speakers=data["native_speakers"],
+            one_study_per_person=data["one_study_per_person"],
         )
         try:
             study = create_selection_study(selection, params, created_by=request.user)

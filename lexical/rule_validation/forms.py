@@ -41,6 +41,15 @@ class RuleValidationStudyForm(forms.Form):
     attention_checks = forms.IntegerField(
         initial=DEFAULT_ATTENTION_CHECKS, min_value=0, max_value=50, label="Attention checks"
     )
+    native_speakers = forms.BooleanField(
+        required=False, initial=True, label="Only native speakers of the target language"
+    )
+    one_study_per_person = forms.BooleanField(
+        required=False,
+        label="One study of this language per person",
+        help_text="Annotators of this study cannot join its lexical-selection study, "
+        "and the other way round.",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -58,8 +67,11 @@ class RuleValidationStudyForm(forms.Form):
         data = self.cleaned_data
         config = {
             key: data[key]
-            for key in ("name", "rule_jobs", "max_concepts", "seed", "overlap", "attention_checks")
-        }
+            for key in (
+                "name", "rule_jobs", "max_concepts", "seed", "overlap", "attention_checks",
+                "native_speakers", "one_study_per_person",
+            )
+        }  # fmt: skip
         if data.get("mining_job"):
             config["mining_job"] = data["mining_job"]
         else:

@@ -20,11 +20,14 @@ from annotation import services as annotation_services
 from annotation.models import Campaign
 from annotation.protocols.questionnaire import MAX_OPTIONS, MAX_QUESTIONS, PROMPT_MAX_LENGTH
 from lexical.models import Concept, MiningJob, Rule, RuleJob, RuleValidationStudy
+from lexical.recruiting import recruiting_settings
 from lexical.rule_validation import results
 from lexical.rule_validation.selectors import ORIGIN, study_judgments
 
 DEFAULT_OVERLAP = 3
 DEFAULT_ATTENTION_CHECKS = 2
+# Who may join (lexical.recruiting): native speakers of the target language by default.
+RECRUITING_DEFAULTS = {"native_speakers": True, "one_study_per_person": False}
 MAX_CONCEPTS = 5000
 RECALL, PRECISION = "recall", "precision"
 NONE_LABEL = "None of these: every listed word can mean it"
@@ -53,6 +56,13 @@ def _int(config: Mapping[str, Any], key: str, default: int | None, low: int, hig
     if not low <= number <= high:
         raise StudyConfigError({key: f"must be from {low} to {high}, got {number}"})
     return number
+
+
+def _flag(config: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = config.get(key, default)
+    if not isinstance(value, bool):
+        raise StudyConfigError({key: "must be true or false"})
+    return value
 
 
 def _ids(config: Mapping[str, Any], key: str) -> list[int]:
@@ -254,6 +264,7 @@ def _plan(config: Mapping[str, Any]) -> dict[str, Any]:
     cap = _int(config, "max_concepts", None, 1, MAX_CONCEPTS)
     overlap = _int(config, "overlap", DEFAULT_OVERLAP, 1, 20)
     n_checks = _int(config, "attention_checks", DEFAULT_ATTENTION_CHECKS, 0, 50)
+    recruiting = {key: _flag(config, key, default) for key, default in RECRUITING_DEFAULTS.items()}
     jobs = _rule_jobs(config)
     mining_job, pool = _concept_pool(config)
     if not pool:
@@ -283,6 +294,7 @@ def _plan(config: Mapping[str, Any]) -> dict[str, Any]:
         "mining_job": mining_job,
         "concepts": concepts,
         "rules": rules_by_concept,
+        "recruiting": recruiting,
     }
 
 
@@ -318,8 +330,10 @@ def create_study(config: Mapping[str, Any], *, created_by=None) -> RuleValidatio
 
     ``config``: ``name`` (the campaign's, unique), ``rule_jobs`` (ids), the concepts as
     ``mining_job`` (its active concepts) or ``tgt_lang`` (every active concept of that target
-    language), optional ``max_concepts`` sampled with ``seed``, ``overlap`` (3) and
-    ``attention_checks`` (2). Raises :class:`StudyConfigError`.
+    language), optional ``max_concepts`` sampled with ``seed``, ``overlap`` (3),
+    ``attention_checks`` (2), ``native_speakers`` (true: only native speakers of the target
+    language may join) and ``one_study_per_person`` (false; see :mod:`lexical.recruiting`).
+    Raises :class:`StudyConfigError`.
     """
     if not isinstance(config, Mapping):
         raise StudyConfigError({"config": "must be a JSON object"})
@@ -338,6 +352,7 @@ def create_study(config: Mapping[str, Any], *, created_by=None) -> RuleValidatio
                 shuffle_items=True,
                 instructions=INSTRUCTIONS,
                 created_by=created_by,
+                **recruiting_settings(first.tgt_lang, **plan["recruiting"]),
             )
         except annotation_services.CampaignImportError as exc:
             raise StudyConfigError({"config": str(exc)}) from exc
@@ -355,6 +370,7 @@ def create_study(config: Mapping[str, Any], *, created_by=None) -> RuleValidatio
                 "attention_checks": plan["n_checks"],
                 "concepts": len(kept),
                 "left_out": left_out,
+                **plan["recruiting"],
             },
             created_by=created_by,
         )

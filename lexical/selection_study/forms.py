@@ -48,6 +48,15 @@ class SelectionStudyForm(forms.Form):
         max_length=5000,
         help_text="Empty: seed 004 Fig. 4's instructions.",
     )
+    native_speakers = forms.BooleanField(
+        required=False, initial=True, label="Only native speakers of the target language"
+    )
+    one_study_per_person = forms.BooleanField(
+        required=False,
+        label="One study of this language per person",
+        help_text="Annotators of this study cannot join the language's rule-validation study, "
+        "and the other way round.",
+    )
 
     def clean_confidence_labels(self) -> tuple[str, ...]:
         lines = [line.strip() for line in self.cleaned_data["confidence_labels"].splitlines()]
@@ -62,4 +71,6 @@ class SelectionStudyForm(forms.Form):
             confidence_labels=data["confidence_labels"],
             attention_checks=data["attention_checks"],
             instructions=data["instructions"],
+            native_speakers=data["native_speakers"],
+            one_study_per_person=data["one_study_per_person"],
         )

@@ -24,6 +24,7 @@ from annotation.models import Campaign, Item
 from annotation.protocols.choice import ATTESTED_KEY, HIGHLIGHT_KEY, confidence_scale
 from annotation.services import CampaignImportError, create_campaign
 from lexical.models import Concept, ConceptExample, ExampleSelection, SelectionStudy, Variation
+from lexical.recruiting import recruiting_settings
 
 __all__ = [
     "CHECK_ORIGIN",
@@ -61,6 +62,9 @@ class StudyParams:
     confidence_labels: tuple[str, ...] = DEFAULT_CONFIDENCE_LABELS
     attention_checks: int = 0
     instructions: str = ""
+    # Who may join (lexical.recruiting).
+    native_speakers: bool = True
+    one_study_per_person: bool = False
 
 
 def default_instructions(selection: ExampleSelection) -> str:
@@ -253,6 +257,11 @@ def create_selection_study(
                 shuffle_items=True,
                 instructions=params.instructions.strip() or default_instructions(selection),
                 created_by=created_by,
+                **recruiting_settings(
+                    selection.tgt_lang,
+                    native_speakers=params.native_speakers,
+                    one_study_per_person=params.one_study_per_person,
+                ),
             )
             return SelectionStudy.objects.create(
                 campaign=campaign,
@@ -263,6 +272,8 @@ def create_selection_study(
                     "attention_checks": params.attention_checks,
                     "skipped_concepts": plan.skipped_concepts,
                     "skipped_examples": plan.skipped_examples,
+                    "native_speakers": params.native_speakers,
+                    "one_study_per_person": params.one_study_per_person,
                 },
             )
     except CampaignImportError as exc:

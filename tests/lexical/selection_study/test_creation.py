@@ -34,6 +34,8 @@ def test_the_campaign_follows_the_contract_settings():
         "attention_checks": 0,
         "skipped_concepts": [],
         "skipped_examples": 0,
+        "native_speakers": True,
+        "one_study_per_person": False,
     }
 
 
