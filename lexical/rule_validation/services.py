@@ -398,3 +398,13 @@ def apply_rule_verdicts(study: RuleValidationStudy) -> int:
             if status != wanted[rule_id]:
                 changed += Rule.objects.filter(pk=rule_id).update(validation_status=wanted[rule_id])
     return changed
+
+
+def on_item_completed(sender: Any, item: Any, **kwargs: Any) -> None:
+    """``annotation.signals.item_completed``: a concept item of a study reached its overlap, so
+    its rules get their verdicts now rather than when someone next opens the study page."""
+    if item.origin != ORIGIN:
+        return
+    study = RuleValidationStudy.objects.filter(campaign_id=item.campaign_id).first()
+    if study is not None:
+        apply_rule_verdicts(study)

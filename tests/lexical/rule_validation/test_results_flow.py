@@ -155,3 +155,19 @@ def test_full_flow_form_then_annotate_page_then_results_page_csv_and_api(admin_c
     assert body["results"]["rules"]["gpt"]["majority"] == 1.0
     assert body["results"]["agreement"]["rules"]["total_agreement"] == 0.0
     assert api.get("/api/lexical-rule-validations/").json()["results"][0]["id"] == study.pk
+
+
+def test_verdicts_are_written_when_an_item_completes(django_capture_on_commit_callbacks):
+    study = make_study("On completion", attention_checks=0)
+    with django_capture_on_commit_callbacks(execute=True):
+        work(make_annotator("a"), study.campaign, answers_for())
+        work(make_annotator("b"), study.campaign, answers_for())
+    assert set(Rule.objects.values_list("validation_status", flat=True)) == {"unvalidated"}
+    with django_capture_on_commit_callbacks(execute=True):
+        work(
+            make_annotator("c"),
+            study.campaign,
+            answers_for(rule=by_generator("gemma", "no", "yes")),
+        )
+    statuses = dict(Rule.objects.values_list("generator", "validation_status").distinct())
+    assert statuses == {"gpt": "correct", "gemma": "correct"}  # gemma: yes, yes, no
