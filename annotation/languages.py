@@ -7,8 +7,8 @@ in their standard form, so case and aliases do not matter (``PT-br`` is ``pt-BR`
 neither by ``pt-PT`` nor by a bare ``pt``, which does not say which one. Pure: no Django, so the
 rules are tested without a database.
 
-The same code check as ``lexical/corpora/languages.py``; repeated here because ``annotation``
-imports no other app (DESIGN.md §1).
+``lexical`` checks its corpora's codes with the same function (``annotation`` imports no other
+app, DESIGN.md §1, so the check lives here).
 """
 
 from __future__ import annotations

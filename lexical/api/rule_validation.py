@@ -12,6 +12,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotation.api.serializers import FamilyAgreementSerializer
 from config.api_errors import field_errors
 from lexical.models import RuleValidationStudy
 from lexical.rule_validation.selectors import studies_for_user, study_for_user, study_results
@@ -45,17 +46,6 @@ class RuleValidationShareSerializer(serializers.Serializer):
     ties = serializers.IntegerField(help_text="Complete units whose vote was tied (left out).")
 
 
-class RuleValidationAgreementSerializer(serializers.Serializer):
-    family = serializers.CharField()
-    question_type = serializers.CharField()
-    n_item_questions = serializers.IntegerField()
-    n_units = serializers.IntegerField()
-    n_categories = serializers.IntegerField()
-    total_agreement = serializers.FloatField(allow_null=True)
-    fleiss_kappa = serializers.FloatField(allow_null=True)
-    pabak = serializers.FloatField(allow_null=True)
-
-
 class RuleValidationResultsSerializer(serializers.Serializer):
     items_total = serializers.IntegerField()
     items_complete = serializers.IntegerField()
@@ -68,7 +58,7 @@ class RuleValidationResultsSerializer(serializers.Serializer):
         child=RuleValidationShareSerializer(), help_text="Table 3, by generator."
     )
     agreement = serializers.DictField(
-        child=RuleValidationAgreementSerializer(), help_text="Tables 4–6: rules, precision, recall."
+        child=FamilyAgreementSerializer(), help_text="Tables 4–6: rules, precision, recall."
     )
 
 
