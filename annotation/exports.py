@@ -56,6 +56,7 @@ from annotation import ordering, protocols, qc, selectors
 from annotation.models import Annotation, Campaign, Enrollment, Item
 from annotation.protocols import mqm
 from formats.jsonl import sorted_keys
+from formats.spreadsheet import guard_cell
 
 ITEMS_FORMAT = "items-jsonl"
 FORMATS = ("jsonl", "csv", "mqm-tsv", ITEMS_FORMAT)
@@ -442,7 +443,7 @@ def _csv(
     yield line.write_row(writer, columns)
     for row in rows:
         flat = _flatten(row, protocol)
-        yield line.write_row(writer, [_cell(flat.get(c)) for c in columns])
+        yield line.write_row(writer, [guard_cell(_cell(flat.get(c))) for c in columns])
 
 
 def _tsv_field(value: Any) -> str:

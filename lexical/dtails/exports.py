@@ -21,18 +21,11 @@ from dataclasses import dataclass
 from annotation.models import Campaign, Item
 from annotation.protocols.choice import labels
 from annotation.selectors import ItemResult, item_results
+from formats.spreadsheet import guard_row
 from lexical.dtails.format import DtailsRow, write_csv
 from lexical.models import ExampleSelection, SelectedExample
 
 STUDY_ORIGIN = "lexical_selection"
-FORMULA_STARTS = ("=", "+", "-", "@")
-
-
-def guard_formula(value: object) -> object:
-    """A cell a spreadsheet would run as a formula, prefixed with ``'`` (strings only)."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 # --- selections ------------------------------------------------------------------------------
@@ -160,5 +153,5 @@ def study_extended_csv(campaign: Campaign) -> bytes:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(EXTENDED_HEADER)
     for result in study_results(campaign):
-        writer.writerow([guard_formula(cell) for cell in extended_row(result)])
+        writer.writerow(guard_row(extended_row(result)))
     return out.getvalue().encode("utf-8")

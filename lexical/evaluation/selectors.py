@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 
+from formats.spreadsheet import guard_row
 from lexical.evaluation import charts, metrics
 from lexical.evaluation.entries import TRANSLATE, Entry
 from lexical.models import LexicalAnswer, LexicalEvaluation
@@ -302,7 +303,8 @@ def _answer_rows(evaluation: LexicalEvaluation) -> Iterator[list[Any]]:
 def answers_csv_response(evaluation: LexicalEvaluation) -> StreamingHttpResponse:
     """One line per answer (streamed: an evaluation may hold tens of thousands)."""
     writer = csv.writer(_Echo())
-    lines = (writer.writerow(row) for row in _with_header(ANSWER_HEADER, _answer_rows(evaluation)))
+    rows = _with_header(ANSWER_HEADER, _answer_rows(evaluation))
+    lines = (writer.writerow(guard_row(row)) for row in rows)
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = (
         f'attachment; filename="lexical-evaluation-{evaluation.pk}-answers.csv"'
@@ -347,7 +349,7 @@ def summary_csv_response(evaluation: LexicalEvaluation) -> HttpResponse:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(SUMMARY_HEADER)
-    writer.writerows(summary_rows(evaluation))
+    writer.writerows(guard_row(row) for row in summary_rows(evaluation))
     response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = (
         f'attachment; filename="lexical-evaluation-{evaluation.pk}-summary.csv"'

@@ -1,8 +1,7 @@
 """The results tables of a rule-validation study as CSV, one row per figure.
 
-Concept lemmas and generator names come from corpora and users: a cell starting with
-``= + - @`` (or a tab / carriage return) would run as a formula in a spreadsheet, so it gets a
-leading ``'`` (OWASP's advice on CSV injection)."""
+Concept lemmas and generator names come from corpora and users, so every cell goes through
+:func:`formats.spreadsheet.guard_cell` (no formulas in a spreadsheet)."""
 
 from __future__ import annotations
 
@@ -11,18 +10,11 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
+from formats.spreadsheet import guard_cell
 from lexical.rule_validation.results import Share
 from lexical.rule_validation.selectors import StudyResults
 
 HEADER = ["table", "row", "measure", "value", "positive", "total", "ties"]
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def guard_cell(value: Any) -> Any:
-    """The cell as is, or prefixed with ``'`` when a spreadsheet would read it as a formula."""
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 def _share_rows(table: str, row: str, value: Share) -> Iterator[list[Any]]:

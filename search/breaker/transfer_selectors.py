@@ -19,6 +19,7 @@ from typing import Any
 from django.db.models import Avg, Count, Q, QuerySet
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 
+from formats.spreadsheet import guard_row
 from search.breaker.methods import spec
 from search.breaker.selection import lowest_per_column
 from search.breaker.selectors import may_see_runs
@@ -127,7 +128,7 @@ def csv_response(transfer: BreakerTransfer) -> HttpResponse:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(CSV_HEADER)
-    writer.writerows(_csv_rows(transfer))
+    writer.writerows(guard_row(row) for row in _csv_rows(transfer))
     response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="breaker-transfer-{transfer.pk}.csv"'
     return response

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 from pathlib import Path
@@ -378,3 +380,21 @@ def test_download_is_404_for_annotators_and_outsiders(client, annotator_user, ou
         assert client.get(url, {"format": "jsonl"}).status_code == 404
     client.logout()
     assert client.get(url).status_code == 302  # to the login page
+
+
+@pytest.mark.django_db
+def test_csv_cells_never_run_as_spreadsheet_formulas():
+    from annotation import services
+
+    items = [{"source": '=HYPERLINK("http://evil.example")', "question": "@who?",
+              "choices": ["-rm", "b"], "meta": {"note": "-3"}}]  # fmt: skip
+    campaign = services.create_campaign("Formulas", "choice", items, overlap=1)
+    work(make_annotator("formula"), campaign, lambda item: choice_answer(0))
+    rows = list(csv.DictReader(io.StringIO(export(campaign, "csv"))))
+    assert rows[0]["source"] == '\'=HYPERLINK("http://evil.example")'
+    assert rows[0]["question"] == "'@who?"
+    assert rows[0]["selected"] == "'-rm"
+    aggregate = list(csv.DictReader(io.StringIO(export(campaign, "csv", aggregate=True))))
+    assert aggregate[0]["source"].startswith("'=")
+    # JSONL keeps the text exactly: only spreadsheets need the quote.
+    assert json.loads(export(campaign, "jsonl").splitlines()[0])["src"].startswith("=HYPERLINK")

@@ -62,9 +62,3 @@ def test_extended_csv_has_every_vote_and_guards_formulas():
     assert formula["source language text"] == "'=HYPERLINK(date)"
     assert formula["target language text"] == "'=HYPERLINK(cita)"
     assert formula["variations"] == "['cita', 'dátil', 'fecha']"
-
-
-def test_guard_formula():
-    assert [exports.guard_formula(v) for v in ["=1", "+1", "-1", "@x", "a=1", 3, ""]] == [
-        "'=1", "'+1", "'-1", "'@x", "a=1", 3, "",
-    ]  # fmt: skip

@@ -7,8 +7,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotation.models import Campaign
+from formats.spreadsheet import guard_cell
 from lexical.models import RuleValidationStudy
-from lexical.rule_validation.export import guard_cell, results_csv
+from lexical.rule_validation.export import results_csv
 from lexical.rule_validation.selectors import study_results
 from lexical.rule_validation.services import create_study
 from tests.factories import UserFactory
@@ -68,8 +69,8 @@ def test_api_create_and_refuse(admin_user):
 
 
 def test_csv_defuses_formula_cells_and_lists_every_table():
-    assert [guard_cell(v) for v in ("=SUM(A1)", "+1", "-x", "@me", "gpt", 0.5)] == [
-        "'=SUM(A1)", "'+1", "'-x", "'@me", "gpt", 0.5,
+    assert [guard_cell(v) for v in ("=SUM(A1)", "+A1", "-x", "@me", "gpt", 0.5, "-0.5")] == [
+        "'=SUM(A1)", "'+A1", "'-x", "'@me", "gpt", 0.5, "-0.5",
     ]  # fmt: skip
     job, _ = make_world()
     hostile = make_rule_job(job, "=HYPERLINK(1)")

@@ -1,0 +1,26 @@
+"""CSV cells a spreadsheet would run as formulas get a leading quote; numbers and plain text
+stay as they are."""
+
+from __future__ import annotations
+
+import pytest
+
+from formats.spreadsheet import guard_cell, guard_row
+
+
+@pytest.mark.parametrize(
+    "cell",
+    ["=1+1", "+SUM(A1:A3)", "-2+3", "@cmd", "\tx", "\rx", '=HYPERLINK("http://x")', "-", "+"],
+)
+def test_formula_starts_are_quoted(cell):
+    assert guard_cell(cell) == "'" + cell
+
+
+@pytest.mark.parametrize("cell", ["-0.25", "+3", "-1e-3", "plain", "a=b", "", "'=already"])
+def test_numbers_and_plain_text_are_kept(cell):
+    assert guard_cell(cell) == cell
+
+
+def test_non_strings_pass_through_and_rows_are_guarded_cell_by_cell():
+    assert guard_cell(None) is None and guard_cell(-3) == -3 and guard_cell(1.5) == 1.5
+    assert guard_row(["=x", 2, "ok", "-y"]) == ["'=x", 2, "ok", "'-y"]
