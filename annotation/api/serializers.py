@@ -16,6 +16,13 @@ from config.uploads import validate_upload_size
 
 
 class CampaignSerializer(serializers.ModelSerializer):
+    # A plain string: the model's SlugField would document a pattern that the empty value
+    # (no group, the default) does not match.
+    exclusive_group = serializers.CharField(
+        read_only=True,
+        help_text="Campaigns sharing a non-empty group take each person in one of them only.",
+    )
+
     class Meta:
         model = Campaign
         fields = [
