@@ -88,6 +88,12 @@ def test_full_flow_form_annotate_results_page_and_api(admin_client):
     assert "60.0" in html and "5 / 5" in html
     assert "<mark>date</mark>" in html
     assert f"/annotation/dashboard/{campaign.pk}/" in html
+    released = admin_client.get(f"/lexical/dtails/studies/{campaign.pk}/released.csv")
+    assert f"/lexical/dtails/studies/{campaign.pk}/released.csv" in html
+    # The downloadable dataset is the 3 sufficient-context sentences, in the released shape.
+    lines = released.content.decode().splitlines()
+    assert lines[0] == "concept,source language text,target language text,variations,label"
+    assert len(lines) == 1 + 3 and all(line.startswith("date,") for line in lines[1:])
 
     listing = admin_client.get("/lexical/selection-studies/")
     assert listing.status_code == 200 and "Farsi lexical selection" in listing.content.decode()
