@@ -239,6 +239,10 @@ def test_farsi_selection_study_from_sign_up_to_dtails(browser, live_server):  # 
     pool = ConceptExample.objects.filter(concept__in=farsi.concepts.all()).count()
     assert (n_sufficient, pool) == (4, 8)  # the four "date" sentences
     assert cells == [str(pool), "6", "6", f"{100 * n_sufficient / 6:.1f}", "0", str(n_sufficient)]
+    # Each Farsi label is isolated, so the counts and "(3 submitted)" keep their place.
+    votes = admin.locator("table.study-items td.votes").first
+    assert votes.evaluate("el => getComputedStyle(el).direction") == "ltr"
+    assert votes.locator("bdi").count() == 2 and "(3 submitted)" in votes.inner_text()
     marks = admin.locator("table.study-items mark").all_inner_texts()
     assert sorted(set(marks)) == ["date", "trip"]
     _screenshot(admin, "selection_study.png")
