@@ -51,7 +51,7 @@ def selection_answer(annotator: int, item: Item, tie_ref: str | None) -> dict[st
     otherwise the attested variation, except for one seeded choice in five."""
     choices = list(item.choices)
     if item.kind == Item.Kind.ATTENTION_CHECK:
-        wanted = item.expected["selected"][0]
+        wanted = (item.expected or {})["selected"][0]
     elif item.origin_ref == tie_ref:
         wanted = choices[annotator % len(choices)]
     else:
@@ -66,7 +66,8 @@ def rule_answer(annotator: int, item: Item) -> dict[str, Any]:
     """Questionnaire answers: checks answered right; most listed words kept and most rules
     judged correct, with seeded exceptions."""
     if item.kind == Item.Kind.ATTENTION_CHECK:
-        return {"answers": {"recall": "no", "precision": item.expected["answers"]["precision"]}}
+        expected = (item.expected or {})["answers"]["precision"]
+        return {"answers": {"recall": "no", "precision": expected}}
     rng = random.Random(f"{annotator}:{item.origin_ref}")
     n_options = len(item.meta.get("variation_ids", []))
     wrong: Any = [rng.randrange(n_options)] if n_options and rng.random() < 0.2 else "none"
@@ -108,10 +109,14 @@ def load(stdout, job: MiningJob, selection: ExampleSelection) -> None:
             _work(annotator, study.campaign, lambda item, n=n: rule_answer(n, item))
         stdout.write(f"lexical: rule-validation study {RULE_STUDY_NAME!r}, 3 simulated annotators")
     if not Campaign.objects.filter(name=SELECTION_STUDY_NAME).exists():
-        study = create_selection_study(
+        selection_study = create_selection_study(
             selection, StudyParams(name=SELECTION_STUDY_NAME, attention_checks=1)
         )
-        tie = _first_three_way(study.campaign)
+        tie = _first_three_way(selection_study.campaign)
         for n, annotator in enumerate(annotators):
-            _work(annotator, study.campaign, lambda item, n=n: selection_answer(n, item, tie))
+            _work(
+                annotator,
+                selection_study.campaign,
+                lambda item, n=n: selection_answer(n, item, tie),
+            )
         stdout.write(f"lexical: selection study {SELECTION_STUDY_NAME!r}, 3 simulated annotators")
