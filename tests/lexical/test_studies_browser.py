@@ -146,7 +146,7 @@ def _answer_all_by_keyboard(page, annotator: int) -> list[str]:
     return served
 
 
-def _rule_validation_study(selection: ExampleSelection):
+def _rule_validation_study(selection: ExampleSelection, *, one_study_per_person: bool = True):
     rule_job = RuleJob.objects.create(
         source=RuleJob.Source.SELECTION, selection=selection, engine="gpt", status="finished"
     )
@@ -157,8 +157,8 @@ def _rule_validation_study(selection: ExampleSelection):
                 text=f"Use {variation.lemma} when the context fits.",
             )  # fmt: skip
     return create_study(
-        {"name": "Rule validation fa", "tgt_lang": "fa", "rule_jobs": [rule_job.pk],
-         "one_study_per_person": True}
+        {"name": f"Rule validation of {selection.name}", "tgt_lang": "fa", "rule_jobs": [rule_job.pk],
+         "one_study_per_person": one_study_per_person}
     )  # fmt: skip
 
 
@@ -267,4 +267,70 @@ def test_japanese_study_annotate_page(browser, live_server):  # noqa: F811
     texts = page.locator("fieldset.choice .option span").all_inner_texts()
     assert sorted(texts) == sorted(["ご飯", "米", "稲"])
     _screenshot(page, "annotate_ja.png")
+    assert outside == []
+
+
+def _answer_rules_by_keyboard(page, annotator: int, variation_of: dict[str, str]) -> None:
+    """Answer every rule-validation item with the keyboard only: y/n, digits, 0, j, Ctrl+Enter.
+
+    Annotator 1 says a "trip" variation is missing; annotator 2 marks خارک as not meaning
+    "date" and judges the rules of خارک and گشت wrong; attention checks are answered right."""
+    words = {lemma: set(counts) for lemma, counts, _ in FARSI}
+    while "/finish/" not in page.url:
+        page.wait_for_selector("fieldset.question")
+        concept = page.inner_text(".segment.source").split()[0]
+        page.keyboard.press("y" if annotator == 1 and concept == "trip" else "n")
+        options = page.locator(
+            "fieldset[data-question=precision] label.option:not(.none-option) span"
+        ).all_inner_texts()
+        intruders = [o for o in options if o not in words[concept]]
+        if intruders:
+            page.keyboard.press(str(options.index(intruders[0]) + 1))
+        elif annotator == 2 and concept == "date":
+            page.keyboard.press(str(options.index("خارک") + 1))
+        else:
+            page.keyboard.press("0")
+        page.keyboard.press("j")
+        for qid in page.locator("fieldset[data-question^='rule-']").evaluate_all(
+            "els => els.map(el => el.dataset.question)"
+        ):
+            wrong = annotator == 2 and variation_of[qid] in ("خارک", "گشت")
+            page.keyboard.press("n" if wrong else "y")
+        page.wait_for_selector("#checklist.ready")
+        with page.expect_navigation():
+            page.keyboard.press("Control+Enter")
+
+
+def test_farsi_rule_validation_by_keyboard_tables(browser, live_server):  # noqa: F811
+    UserFactory(username="admin", is_staff=True, is_superuser=True)
+    farsi = _selection("Farsi rules", "fa", FARSI)
+    study = _rule_validation_study(farsi, one_study_per_person=False)
+    campaign = study.campaign
+    Campaign.objects.filter(pk=campaign.pk).update(qc_min_seconds_per_item=0)
+    variation_of = {f"rule-{r.pk}": r.variation.lemma for r in Rule.objects.all()}
+
+    for n in range(3):
+        page, errors = _sign_up(browser, live_server, campaign.slug, f"rater{n}", "fa")
+        if n == 0:
+            _screenshot(page, "rule_validation_fa.png")
+        _answer_rules_by_keyboard(page, n, variation_of)
+        assert errors == []
+
+    admin, outside = offline_page(browser, live_server, "admin")
+    admin.set_viewport_size({"width": 1280, "height": 900})
+    admin.goto(f"{live_server.url}/lexical/rule-validation/{study.pk}/")
+    _screenshot(admin, "rule_validation_study.png")
+
+    def row(heading: str, label: str) -> list[str]:
+        table = admin.locator(
+            f"h2:has-text('{heading}') + table, h2:has-text('{heading}') + div table"
+        )
+        return table.locator("tr", has_text=label).locator("td").all_inner_texts()
+
+    # 5 listed variations × 3 annotators, one "not this concept" (خارک, by annotator 2).
+    assert row("Table 1", "Precision")[1:] == ["0.933 (14/15)", "1.000 (5/5)", "0"]
+    # 2 concepts × 3 annotators, one "a variation is missing" (trip, by annotator 1).
+    assert row("Table 1", "Recall")[1:] == ["0.833 (5/6)", "1.000 (2/2)", "0"]
+    # 5 rules × 3 annotators, two judged wrong (by annotator 2 only: majorities stay correct).
+    assert row("Table 3", "gpt")[1:] == ["0.867 (13/15)", "1.000 (5/5)", "0"]
     assert outside == []
