@@ -156,10 +156,10 @@ def _rule_validation_study(selection: ExampleSelection, *, one_study_per_person:
                 job=rule_job, concept=concept, variation=variation, generator="gpt",
                 text=f"Use {variation.lemma} when the context fits.",
             )  # fmt: skip
+    config = {"name": f"Rule validation of {selection.name}", "tgt_lang": "fa"}
     return create_study(
-        {"name": f"Rule validation of {selection.name}", "tgt_lang": "fa", "rule_jobs": [rule_job.pk],
-         "one_study_per_person": one_study_per_person}
-    )  # fmt: skip
+        {**config, "rule_jobs": [rule_job.pk], "one_study_per_person": one_study_per_person}
+    )
 
 
 def _expected_table2() -> tuple[int, list[str]]:
