@@ -137,6 +137,7 @@ def _answer_all_by_keyboard(page, annotator: int) -> list[str]:
             wanted = check.group(1)
         else:
             served.append(source)
+            assert page.inner_text(".segment.source mark") == CONCEPT_OF[source]
             wanted = _pick(annotator, source, options)
         page.keyboard.press(str(options.index(wanted) + 1))
         page.keyboard.press("Shift+Digit3")
