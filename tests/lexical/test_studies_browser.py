@@ -62,6 +62,15 @@ JAPANESE = [
 ]  # fmt: skip
 
 
+def _logged_in(browser, live_server, username: str):  # noqa: F811
+    """``offline_page``, once the landing page's own requests are over: the live server shares
+    one SQLite connection between its threads, so two requests at once can fail there."""
+    page, outside = offline_page(browser, live_server, username)
+    page.wait_for_load_state("networkidle")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    return page, outside
+
+
 def _screenshot(page, name: str) -> None:
     folder = os.environ.get("LEXICAL_SCREENSHOTS")
     if folder:
@@ -179,8 +188,7 @@ def test_farsi_selection_study_from_sign_up_to_dtails(browser, live_server):  # 
     farsi = _selection("Farsi dates and trips", "fa", FARSI)
     rule_study = _rule_validation_study(farsi)
 
-    admin, outside = offline_page(browser, live_server, "admin")
-    admin.set_viewport_size({"width": 1280, "height": 900})
+    admin, outside = _logged_in(browser, live_server, "admin")
     admin.goto(f"{live_server.url}/lexical/selection-studies/new/")
     admin.select_option("select[name=selection]", str(farsi.pk))
     admin.fill("input[name=name]", "Farsi lexical selection")
@@ -260,8 +268,7 @@ def test_japanese_study_annotate_page(browser, live_server):  # noqa: F811
     selection = _selection("Japanese rice", "ja", JAPANESE)
     study = create_selection_study(selection, StudyParams(name="Japanese lexical selection"))
     enrolled(study.campaign, "jp1")  # enrolled directly: the sign-up is the Farsi test's
-    page, outside = offline_page(browser, live_server, "jp1")
-    page.set_viewport_size({"width": 1280, "height": 900})
+    page, outside = _logged_in(browser, live_server, "jp1")
     page.goto(f"{live_server.url}/annotation/campaigns/{study.campaign.pk}/next/")
     page.wait_for_selector("fieldset.choice")
     assert page.locator(".segment.source mark").inner_text() == "rice"
@@ -317,8 +324,7 @@ def test_farsi_rule_validation_by_keyboard_tables(browser, live_server):  # noqa
         _answer_rules_by_keyboard(page, n, variation_of)
         assert errors == []
 
-    admin, outside = offline_page(browser, live_server, "admin")
-    admin.set_viewport_size({"width": 1280, "height": 900})
+    admin, outside = _logged_in(browser, live_server, "admin")
     admin.goto(f"{live_server.url}/lexical/rule-validation/{study.pk}/")
     _screenshot(admin, "rule_validation_study.png")
 
