@@ -1,7 +1,8 @@
 """Offline demo data of the lexical app (called by ``manage.py load_demo``; idempotent), the
 whole seed 004 flow on SIMULATED engines: a synthetic corpus with mined concepts, an example
 selection, rules from two ``lexical_world`` generators, and an evaluation of three engines
-without rules, with their own rules and with the strong generator's rules."""
+without rules, with their own rules and with the strong generator's rules; then both human
+studies of the selection, answered by SIMULATED annotators (``lexical.studies_demo``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from engines.models import Engine
 from engines.services import save_engine
+from lexical import studies_demo
 from lexical.concepts.demo import create_selection_for_demo
 from lexical.evaluation import demo as evaluation_demo
 from lexical.mining import demo as mining_demo
@@ -41,3 +43,4 @@ def load_demo(stdout) -> None:
         f"lexical: selection {selection.name!r} ({selection.selected.count()} examples), "
         f"evaluation #{evaluation.pk} {evaluation.status}"
     )
+    studies_demo.load(stdout, job, selection)

@@ -104,8 +104,18 @@ def _listed(concept: Concept) -> list[Any]:
     return [v for v in concept.variations.all() if not v.dropped]
 
 
+def isolated(word: str) -> str:
+    """``word`` in Unicode first-strong isolates (FSI … PDI): an Arabic or Persian word inside
+    an English prompt then keeps its place, and a list of them keeps its order."""
+    return f"\u2068{word}\u2069"
+
+
+def _word_list(labels: list[str]) -> str:
+    return ", ".join(isolated(label) for label in labels)
+
+
 def _rule_prompt(label: str, text: str) -> str:
-    prompt = f"Is this rule correct? “{label}”: {text.strip()}"
+    prompt = f"Is this rule correct? “{isolated(label)}”: {text.strip()}"
     return prompt[: PROMPT_MAX_LENGTH - 1] + "…" if len(prompt) > PROMPT_MAX_LENGTH else prompt
 
 
@@ -119,7 +129,7 @@ def _concept_item(
             "family": RECALL,
             "type": "yes_no",
             "prompt": f"Is any variation of “{concept.lemma}” missing from this list: "
-            f"{', '.join(labels)}?",
+            f"{_word_list(labels)}?",
         },
         {
             "id": PRECISION,
@@ -192,7 +202,7 @@ def _check_item(
                 "family": RECALL,
                 "type": "yes_no",
                 "prompt": f"Is any variation of “{concept.lemma}” missing from this list: "
-                f"{', '.join(options)}?",
+                f"{_word_list(options)}?",
             },
             {
                 "id": PRECISION,

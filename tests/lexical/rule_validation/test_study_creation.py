@@ -28,6 +28,8 @@ def test_study_has_one_questionnaire_item_per_concept_with_three_families():
     assert (recall["id"], recall["family"], recall["type"]) == ("recall", "recall", "yes_no")
     assert recall["prompt"].startswith("Is any variation of “trip” missing from this list")
     labels = [v.label for v in trip.variations.all()]
+    # Each listed word is isolated, so an RTL list keeps its order inside the English prompt.
+    assert recall["prompt"].endswith(": " + ", ".join(f"\u2068{w}\u2069" for w in labels) + "?")
     assert precision["family"] == "precision" and precision["type"] == "multiple"
     assert precision["prompt"] == "Which of these listed words do NOT mean “trip”?"
     assert precision["options"] == labels == ["excursión", "recorrido", "viaje/viajes"]
@@ -40,7 +42,10 @@ def test_study_has_one_questionnaire_item_per_concept_with_three_families():
         rule = Rule.objects.get(pk=meta["rule_id"])
         assert question["id"] == f"rule-{rule.pk}"
         assert meta["generator"] == rule.generator
-        assert question["prompt"] == f"Is this rule correct? “{rule.variation.label}”: {rule.text}"
+        assert (
+            question["prompt"]
+            == f"Is this rule correct? “\u2068{rule.variation.label}\u2069”: {rule.text}"
+        )
     assert regular.count() == 2
     assert study.params["concepts"] == 2
     assert set(study.rule_jobs.values_list("engine", flat=True)) == {"gpt", "gemma"}
