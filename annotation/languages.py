@@ -110,12 +110,24 @@ def working_problem(required: list[str], native: str, working: Iterable[str]) ->
     )
 
 
+def language_name(code: str) -> str:
+    """``"Persian (fa)"``: the English name with the code people are asked to type; the code
+    alone when ``langcodes`` has no name for it (its names come from ``language_data``)."""
+    try:
+        name = langcodes.Language.get(code).display_name()
+    except (LookupError, ValueError, ImportError):
+        return code
+    if not name or name.startswith("Unknown language") or name.lower() == code.lower():
+        return code
+    return f"{name} ({code})"
+
+
 def describe(native_required: list[str], working_required: list[str]) -> str:
     """The requirement in words for sign-up and campaign pages; ``""`` when there is none."""
     parts = []
     if native_required:
-        parts.append(f"native speakers of {' or '.join(native_required)}")
+        parts.append(f"native speakers of {' or '.join(map(language_name, native_required))}")
     if working_required:
-        parts.append(f"who also work in {' and '.join(working_required)}")
+        parts.append(f"who also work in {' and '.join(map(language_name, working_required))}")
     text = " ".join(parts)
     return f"{text[:1].upper()}{text[1:]}." if parts else ""

@@ -87,5 +87,14 @@ def test_working_languages_are_all_needed_and_a_native_language_counts():
 
 def test_describe():
     assert languages.describe([], []) == ""
-    assert languages.describe(["fa"], ["en"]) == "Native speakers of fa who also work in en."
-    assert languages.describe(["pt-BR", "pt-PT"], []) == "Native speakers of pt-BR or pt-PT."
+    assert languages.describe(["fa"], ["en"]) == (
+        "Native speakers of Persian (fa) who also work in English (en)."
+    )
+    assert languages.describe(["pt-BR", "pt-PT"], []) == (
+        "Native speakers of Portuguese (Brazil) (pt-BR) or Portuguese (Portugal) (pt-PT)."
+    )
+
+
+def test_language_names_fall_back_to_the_code():
+    assert languages.language_name("ja") == "Japanese (ja)"
+    assert languages.language_name("qaa") == "qaa"  # a private-use code has no name

@@ -41,7 +41,9 @@ def test_the_signup_page_states_the_requirement(client):
     response = client.get(signup_url(campaign))
 
     assert response.status_code == 200
-    assert "Native speakers of fa who also work in en." in response.content.decode()
+    assert "Native speakers of Persian (fa) who also work in English (en)." in (
+        response.content.decode()
+    )
 
 
 def test_without_a_requirement_the_page_says_nothing_and_a_name_is_accepted(client):
@@ -364,7 +366,7 @@ def test_the_campaign_page_names_the_requirement_and_the_other_studies(admin_cli
 
     page = admin_client.get(f"/annotation/campaigns/{rules.pk}/").content.decode()
 
-    assert "Native speakers of fa." in page
+    assert "Native speakers of Persian (fa)." in page
     assert f'href="/annotation/campaigns/{selection.pk}/">fa lexical selection</a>' in page
 
 
