@@ -24,6 +24,8 @@ from annotation.selectors import ItemResult, item_results
 from formats.spreadsheet import guard_row
 from lexical.dtails.format import DtailsRow, write_csv
 from lexical.models import ExampleSelection, SelectedExample
+from lexical.selection_study import results
+from lexical.selection_study.selectors import votes_of
 
 STUDY_ORIGIN = "lexical_selection"
 
@@ -88,15 +90,10 @@ def study_results(campaign: Campaign) -> Iterator[ItemResult]:
     return item_results(campaign, origin=STUDY_ORIGIN)
 
 
-def sufficient_context(result: ItemResult) -> bool:
-    """The QC-passing majority (with the campaign's tie rule) chose the attested variation."""
-    attested = (result.meta or {}).get("attested")
-    return (
-        attested is not None
-        and not result.extra.get("tie", False)
-        and result.majority is not None
-        and result.majority == attested
-    )
+def sufficient_context(result: ItemResult, tie_rule: str) -> bool:
+    """The study page's definition (``lexical.selection_study.results``): the item is complete
+    and the QC-passing majority, under the campaign's tie rule, chose the attested variation."""
+    return results.decide(votes_of(result), tie_rule).sufficient is True
 
 
 def _released_row(result: ItemResult) -> DtailsRow:
@@ -112,7 +109,8 @@ def _released_row(result: ItemResult) -> DtailsRow:
 
 def study_released_csv(campaign: Campaign) -> bytes:
     """The items with sufficient context, in the released DTAiLS shape (the expert dataset)."""
-    return write_csv(_released_row(r) for r in study_results(campaign) if sufficient_context(r))
+    rows = study_results(campaign)
+    return write_csv(_released_row(r) for r in rows if sufficient_context(r, campaign.tie_rule))
 
 
 EXTENDED_HEADER = (
@@ -126,7 +124,7 @@ def _vote(result: ItemResult, answer: dict) -> str:
     return "|".join(labels(result, answer.get("selected", [])))
 
 
-def extended_row(result: ItemResult) -> list[object]:
+def extended_row(result: ItemResult, tie_rule: str) -> list[object]:
     """Every vote of one item: counted votes and confidences by annotator pseudonym (sorted),
     the annotators left out with their QC verdict, and the item's majority and agreement."""
     meta = result.meta or {}
@@ -142,7 +140,7 @@ def extended_row(result: ItemResult) -> list[object]:
         result.n_judgments, json.dumps(excluded, ensure_ascii=False),
         result.majority if result.majority is not None else "",
         result.extra.get("majority_votes", 0), result.extra.get("tie", False),
-        sufficient_context(result),
+        sufficient_context(result, tie_rule),
         "" if result.agreement is None else round(result.agreement, 6),
     ]  # fmt: skip
 
@@ -153,5 +151,5 @@ def study_extended_csv(campaign: Campaign) -> bytes:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(EXTENDED_HEADER)
     for result in study_results(campaign):
-        writer.writerow(guard_row(extended_row(result)))
+        writer.writerow(guard_row(extended_row(result, campaign.tie_rule)))
     return out.getvalue().encode("utf-8")

@@ -13,6 +13,7 @@ from django.http import Http404
 from annotation import selectors as annotation_selectors
 from annotation.models import Campaign
 from annotation.protocols.choice import ATTESTED_KEY, HIGHLIGHT_KEY, valid_highlight
+from annotation.selectors import ItemResult
 from lexical.access import may_use_lexical
 from lexical.models import ConceptExample, ExampleSelection, SelectionStudy
 from lexical.selection_study import results
@@ -53,35 +54,35 @@ def _int_or_none(value: object) -> int | None:
     return None
 
 
+def votes_of(result: ItemResult) -> results.ItemVotes:
+    """One study item's record: which concept and example, and its passing annotators' labels."""
+    choices = result.choices
+    labels = tuple(
+        choices[index]
+        for judgment in result.counted
+        for index in judgment.answer.get("selected", [])[:1]
+        if isinstance(index, int) and 0 <= index < len(choices)
+    )
+    meta = result.meta if isinstance(result.meta, dict) else {}
+    attested = meta.get(ATTESTED_KEY)
+    return results.ItemVotes(
+        item_id=result.item_id,
+        example_id=_int_or_none(result.origin_ref),
+        concept_id=_int_or_none(meta.get("concept_id")),
+        concept=str(meta.get("concept", "")),
+        attested=attested if isinstance(attested, str) else None,
+        labels=labels,
+        complete=result.complete,
+        n_submitted=result.n_submitted,
+        source=result.source,
+        highlight=valid_highlight(meta.get(HIGHLIGHT_KEY), result.source),
+        choices=tuple(choices),
+    )
+
+
 def item_votes(campaign: Campaign) -> list[results.ItemVotes]:
     """One record per regular study item with the labels its passing annotators chose."""
-    out = []
-    for result in annotation_selectors.item_results(campaign, origin=ORIGIN):
-        choices = result.choices
-        labels = tuple(
-            choices[index]
-            for judgment in result.counted
-            for index in judgment.answer.get("selected", [])[:1]
-            if isinstance(index, int) and 0 <= index < len(choices)
-        )
-        meta = result.meta if isinstance(result.meta, dict) else {}
-        attested = meta.get(ATTESTED_KEY)
-        out.append(
-            results.ItemVotes(
-                item_id=result.item_id,
-                example_id=_int_or_none(result.origin_ref),
-                concept_id=_int_or_none(meta.get("concept_id")),
-                concept=str(meta.get("concept", "")),
-                attested=attested if isinstance(attested, str) else None,
-                labels=labels,
-                complete=result.complete,
-                n_submitted=result.n_submitted,
-                source=result.source,
-                highlight=valid_highlight(meta.get(HIGHLIGHT_KEY), result.source),
-                choices=tuple(choices),
-            )
-        )
-    return out
+    return [votes_of(r) for r in annotation_selectors.item_results(campaign, origin=ORIGIN)]
 
 
 def pool_size(selection: ExampleSelection) -> int:

@@ -62,3 +62,25 @@ def test_extended_csv_has_every_vote_and_guards_formulas():
     assert formula["source language text"] == "'=HYPERLINK(date)"
     assert formula["target language text"] == "'=HYPERLINK(cita)"
     assert formula["variations"] == "['cita', 'dátil', 'fecha']"
+
+
+def test_an_unfinished_item_is_not_in_the_dataset_even_when_its_votes_agree():
+    """Two of four votes, both attested: the study page counts the item as not complete, so the
+    DTAiLS dataset leaves it out too (one definition: lexical.selection_study.results)."""
+    from annotation import services
+    from tests.annotation.campaign_builders import make_annotator, work
+    from tests.lexical.dtails.study_helpers import CHECK, ITEMS, VOTES
+
+    campaign = services.create_campaign(
+        "Half done", "choice", [*ITEMS, CHECK], overlap=4, src_lang="en", tgt_lang="es",
+        qc_min_checks=1, qc_min_seconds_per_item=0,
+    )  # fmt: skip
+    for who in ("ana", "bo"):
+        votes = VOTES[who]
+        work(make_annotator(who), campaign, lambda item, v=votes: {
+            "selected": [item.choices.index(v[item.seg_id])], "confidence": 3,
+        })  # fmt: skip
+    assert exports.study_released_csv(campaign).decode() == HEADER
+    rows = list(csv.DictReader(io.StringIO(exports.study_extended_csv(campaign).decode())))
+    first = rows[0]
+    assert (first["majority"], first["sufficient_context"]) == ("dátil", "False")
