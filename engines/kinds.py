@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engines.breaker_world import FAILURES as BREAKER_FAILURES
+from engines.local_models.ctranslate2_backend import BACKENDS, COMPUTE_TYPES
 from engines.local_models.languages import FAMILIES
 from engines.local_models.scales import OUTPUT_SCALES
 from engines.synthetic_world import SyntheticWorld
@@ -256,6 +257,28 @@ def _check_local_translator(params: Mapping[str, Any], errors: list[str]) -> Non
         _int(params["max_new_tokens"]) and 1 <= params["max_new_tokens"] <= 4096
     ):
         errors.append("max_new_tokens must be an integer from 1 to 4096")
+    _check_ctranslate2(params, errors)
+
+
+def _check_ctranslate2(params: Mapping[str, Any], errors: list[str]) -> None:
+    backend = params.get("backend", "auto")
+    if backend not in BACKENDS:
+        errors.append(f"backend must be one of {', '.join(BACKENDS)}")
+    tokenizer_path = params.get("tokenizer_path")
+    if tokenizer_path is not None and not (
+        isinstance(tokenizer_path, str)
+        and tokenizer_path.startswith("/")
+        and "\x00" not in tokenizer_path
+        and len(tokenizer_path) <= 1000
+    ):
+        errors.append("tokenizer_path must be an absolute directory path (starting with /)")
+    if "compute_type" in params and params["compute_type"] not in COMPUTE_TYPES:
+        errors.append(f"compute_type must be one of {', '.join(COMPUTE_TYPES)}")
+    for key in ("tokenizer_path", "compute_type"):
+        if key in params and backend == "transformers":
+            errors.append(f"{key} only applies to a CTranslate2 model (backend ctranslate2/auto)")
+    if params.get("device") == "mps" and backend == "ctranslate2":
+        errors.append("device mps is not supported by CTranslate2 (cpu, auto or cuda[:N])")
 
 
 def _check_template(params: Mapping[str, Any], errors: list[str], fields: tuple[str, ...]) -> None:
@@ -328,7 +351,11 @@ _ALLOWED = {
     "openai_embeddings": {"batch_size", "dimensions", "max_parse_attempts"},
     "hashed_embeddings": {"dim", "ngram"},
     "lexical_world": {"skill", "rule_words"},
-    "local_translator": {*_LOCAL_COMMON, "family", "lang_codes", "num_beams", "max_new_tokens"},
+    "local_translator": {
+        *_LOCAL_COMMON,
+        *("family", "lang_codes", "num_beams", "max_new_tokens"),
+        *("backend", "tokenizer_path", "compute_type"),
+    },
     "local_qe": {*_LOCAL_COMMON, "output_scale", "slope", "intercept", "input_template"},
     "local_difficulty": {*_LOCAL_COMMON, "output_scale", "slope", "intercept", "input_template"},
     "local_embeddings": {*_LOCAL_COMMON, "normalize"},

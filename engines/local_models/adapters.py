@@ -19,7 +19,7 @@ from typing import Any
 
 from engines.adapters import _Adapter
 from engines.interfaces import EngineError
-from engines.local_models import loading
+from engines.local_models import ctranslate2_backend, loading
 from engines.local_models.languages import LanguageCodeError, model_language_code
 from engines.local_models.scales import to_quality
 from engines.models import LocalModelLoad
@@ -59,7 +59,10 @@ class _LocalModelAdapter(_Adapter):
 
     def _model_key(self) -> dict[str, Any]:
         params = {k: v for k, v in self.engine.params.items() if k not in _SPEED_ONLY}
-        return {"files": loading.fingerprint(self.engine.params["path"]), "params": params}
+        key = {"files": loading.fingerprint(self.engine.params["path"]), "params": params}
+        if params.get("tokenizer_path"):  # a CTranslate2 model's tokenizer lives elsewhere
+            key["tokenizer_files"] = loading.fingerprint(params["tokenizer_path"])
+        return key
 
     def _batches(self, items: list[Any]) -> list[list[Any]]:
         size = int(self.engine.params.get("batch_size", DEFAULT_BATCH))
@@ -109,7 +112,8 @@ def _torch() -> Any:
 
 
 class LocalTranslatorEngine(_LocalModelAdapter):
-    """A Hugging Face seq2seq model (Marian, NLLB, M2M-100, MADLAD, any other) from a path."""
+    """A Hugging Face seq2seq model (Marian, NLLB, M2M-100, MADLAD, any other) from a path, run
+    by transformers or, for a converted directory, by CTranslate2 (``ctranslate2_backend``)."""
 
     def _codes(self, loaded: loading.LoadedModel, src_lang: str, tgt_lang: str) -> tuple[str, str]:
         overrides = self.engine.params.get("lang_codes") or {}
@@ -143,24 +147,36 @@ class LocalTranslatorEngine(_LocalModelAdapter):
     def _generate(
         self, loaded: loading.LoadedModel, texts: list[str], src_lang: str, tgt_lang: str
     ) -> list[str]:
-        torch = _torch()
         tokenizer = loaded.tokenizer
         src_code, tgt_code = self._codes(loaded, src_lang, tgt_lang)
-        generate: dict[str, Any] = {
-            "num_beams": int(self.engine.params.get("num_beams", 1)),
-            "max_new_tokens": int(self.engine.params.get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS)),
-        }
+        beams = int(self.engine.params.get("num_beams", 1))
+        max_new_tokens = int(self.engine.params.get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS))
+        # The target language token, forced as the first generated one (NLLB, M2M-100).
+        target_token = None
         if loaded.family == "nllb":
             self._token_id(loaded, src_code)
             tokenizer.src_lang = src_code
-            generate["forced_bos_token_id"] = self._token_id(loaded, tgt_code)
+            target_token = tgt_code
         elif loaded.family == "m2m100":
             tokenizer.src_lang = src_code
-            generate["forced_bos_token_id"] = self._token_id(loaded, f"__{tgt_code}__")
+            target_token = f"__{tgt_code}__"
         elif loaded.family == "madlad":
             prefix = f"<2{tgt_code}>"
             self._token_id(loaded, prefix)
             texts = [f"{prefix} {text}" for text in texts]
+        generate: dict[str, Any] = {"num_beams": beams, "max_new_tokens": max_new_tokens}
+        if target_token:
+            generate["forced_bos_token_id"] = self._token_id(loaded, target_token)
+        if loaded.backend == "ctranslate2":
+            return ctranslate2_backend.translate(
+                loaded,
+                texts,
+                target_token,
+                beams=beams,
+                max_new_tokens=max_new_tokens,
+                max_length=self._max_length(),
+            )
+        torch = _torch()
         encoded = tokenizer(
             texts,
             return_tensors="pt",

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.interfaces import EngineError
+from engines.local_models import ctranslate2_backend as ct2
 from engines.local_models.languages import FAMILIES
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "load",
     "loaded_models",
     "model_dir_problems",
+    "read_json",
 ]
 
 # Python packages each kind needs (import names), all from the ``local`` install extra.
@@ -49,14 +51,17 @@ _NEEDS = {
     "local_difficulty": ("torch", "transformers"),
     "local_embeddings": ("torch", "transformers", "sentence_transformers"),
 }
+# A CTranslate2 translator needs no torch: transformers only for its tokenizer.
+_NEEDS_CT2 = ("ctranslate2", "transformers")
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json")
 _WEIGHTS_INDEX = ("pytorch_model.bin.index.json",)
 _MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
-def extra_problem(kind: str) -> str | None:
+def extra_problem(kind: str, ctranslate2: bool = False) -> str | None:
     """Why ``kind`` cannot run in this process (a package of the extra is missing), or None."""
-    missing = [name for name in _NEEDS[kind] if importlib.util.find_spec(name) is None]
+    needs = _NEEDS_CT2 if ctranslate2 else _NEEDS[kind]
+    missing = [name for name in needs if importlib.util.find_spec(name) is None]
     if not missing:
         return None
     return (
@@ -78,6 +83,9 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raise ValueError(f"{path.name} does not hold a JSON object")
     return value
+
+
+read_json = _read_json
 
 
 def detect_family(directory: Path) -> str:
@@ -105,7 +113,8 @@ def detect_family(directory: Path) -> str:
 
 def model_dir_problems(kind: str, params: Mapping[str, Any]) -> list[str]:
     """Everything that stops ``params.path`` from loading as ``kind``, read from the files."""
-    problem = extra_problem(kind)
+    use_ct2 = kind == "local_translator" and ct2.uses_ctranslate2(params)
+    problem = extra_problem(kind, use_ct2)
     if problem:
         return [problem]
     directory = Path(params["path"])
@@ -117,6 +126,8 @@ def model_dir_problems(kind: str, params: Mapping[str, Any]) -> list[str]:
         return [f"path: {directory} cannot be read ({exc.strerror or exc})"]
     problems = []
     try:
+        if use_ct2:
+            return ct2.dir_problems(directory, names, params)
         config = _read_json(directory / "config.json")
         if kind == "local_embeddings":
             if config is None and "modules.json" not in names:
@@ -191,6 +202,8 @@ class LoadedModel:
     family: str
     parameters: int
     load_ms: float
+    # "transformers" or "ctranslate2" (engines.local_models.ctranslate2_backend).
+    backend: str = "transformers"
     # One batch at a time per model and process: the tokenizer's language state is shared.
     lock: threading.Lock = field(default_factory=threading.Lock)
     # Engines that have recorded this load (engines.local_models.adapters): each engine's page
@@ -270,13 +283,21 @@ def _build(kind: str, path: str, device: str, dtype: str, family: str) -> tuple[
 def load(kind: str, params: Mapping[str, Any]) -> tuple[LoadedModel, bool]:
     """The model of an engine's parameters, loaded at most once per process; ``(model, fresh)``
     where ``fresh`` says this call loaded it. Load failures are permanent engine errors."""
-    problem = extra_problem(kind)
+    use_ct2 = kind == "local_translator" and ct2.uses_ctranslate2(params)
+    problem = extra_problem(kind, use_ct2)
     if problem:
         raise EngineError(problem, permanent=True)
     path = str(Path(params["path"]).resolve())
-    dtype = str(params.get("dtype", "float32"))
-    torch = _torch()
-    device = _device(torch, str(params.get("device", "cpu")))
+    index = 0
+    if use_ct2:
+        device, index = ct2.device(str(params.get("device", "cpu")))
+        # The compute type as the engine page shows it, e.g. "ct2:int8".
+        dtype = "ct2:" + ct2.compute_type(params, device)
+        if device == "cuda":
+            device = f"cuda:{index}"
+    else:
+        dtype = str(params.get("dtype", "float32"))
+        device = _device(_torch(), str(params.get("device", "cpu")))
     key = (os.getpid(), kind, path, device, dtype)
     if key in _models:
         return _models[key], False
@@ -288,12 +309,16 @@ def load(kind: str, params: Mapping[str, Any]) -> tuple[LoadedModel, bool]:
             family = str(params.get("family", "auto"))
             if family == "auto":
                 try:
-                    family = detect_family(Path(path))
+                    family = ct2.detect_family(params) if use_ct2 else detect_family(Path(path))
                 except ValueError as exc:
                     raise EngineError(str(exc), permanent=True) from None
         start = time.perf_counter()
         try:
-            model, tokenizer, parameters = _build(kind, path, device, dtype, family)
+            if use_ct2:
+                on = device.partition(":")[0]
+                model, tokenizer, parameters = ct2.build(path, on, index, dtype[4:], params)
+            else:
+                model, tokenizer, parameters = _build(kind, path, device, dtype, family)
         except EngineError:
             raise
         except Exception as exc:  # any loader failure (missing file, bad weights, OOM) is final
@@ -310,6 +335,7 @@ def load(kind: str, params: Mapping[str, Any]) -> tuple[LoadedModel, bool]:
             family=family,
             parameters=parameters,
             load_ms=(time.perf_counter() - start) * 1000.0,
+            backend="ctranslate2" if use_ct2 else "transformers",
         )
         _models[key] = loaded
         return loaded, True

@@ -40,13 +40,18 @@ class Dims:
 TINY = Dims()
 
 
-def _tokenizer(extra_specials: list[str], corpus=(), *, pair_template: bool = False):
+def _tokenizer(
+    extra_specials: list[str], corpus=(), *, pair_template: bool = False, pad_last: bool = False
+):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
     tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    trainer = trainers.WordLevelTrainer(special_tokens=[*SPECIALS, *extra_specials])
+    specials = [s for s in SPECIALS if not (pad_last and s == "<pad>")]
+    trainer = trainers.WordLevelTrainer(special_tokens=[*specials, *extra_specials])
     tokenizer.train_from_iterator([*SENTENCES, *corpus] * 2, trainer)
+    if pad_last:  # Marian's layout: <pad> is the last id (CTranslate2's converter drops it)
+        tokenizer.add_special_tokens(["<pad>"])
     tokenizer.decoder = decoders.WordPiece()
     if pair_template:
         cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
@@ -85,7 +90,7 @@ def _seed() -> None:
 def build_marian(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
     from transformers import MarianConfig, MarianMTModel
 
-    tokenizer = _fast(_tokenizer([], corpus))
+    tokenizer = _fast(_tokenizer([], corpus, pad_last=True))
     _seed()
     config = MarianConfig(
         vocab_size=len(tokenizer),
@@ -102,6 +107,8 @@ def build_marian(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
         eos_token_id=tokenizer.eos_token_id,
         decoder_start_token_id=tokenizer.pad_token_id,
         forced_eos_token_id=tokenizer.eos_token_id,
+        # As the opus-mt models: the decoder starts from <pad>, which is never generated.
+        bad_words_ids=[[tokenizer.pad_token_id]],
     )
     MarianMTModel(config).save_pretrained(directory)
     tokenizer.save_pretrained(directory)
@@ -128,11 +135,28 @@ def _m2m_config(tokenizer, dims: Dims):
     )
 
 
+def _bpe_tokenizer(extra_specials: list[str], corpus=()):
+    """A SentencePiece-style BPE (``▁`` word starts), which transformers 5's NLLB tokenizer
+    rebuilds from the vocabulary and merges of ``tokenizer.json`` (a word-level model would come
+    back as a BPE without merges, reading every word as ``<unk>``). The special ids are NLLB's
+    (``<s>`` 0, ``<pad>`` 1, ``</s>`` 2, ``<unk>`` 3): M2M-100's positions start after the
+    padding id, and CTranslate2's converter assumes NLLB's."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tokenizer.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    specials = ["<s>", "<pad>", "</s>", "<unk>"]
+    trainer = trainers.BpeTrainer(special_tokens=[*specials, *extra_specials], vocab_size=300)
+    tokenizer.train_from_iterator([*SENTENCES, *corpus] * 2, trainer)
+    return tokenizer
+
+
 def build_nllb(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
     from transformers import M2M100ForConditionalGeneration, NllbTokenizerFast
 
     directory.mkdir(parents=True, exist_ok=True)
-    _tokenizer(NLLB_CODES, corpus).save(str(directory / "tokenizer.json"))
+    _bpe_tokenizer(NLLB_CODES, corpus).save(str(directory / "tokenizer.json"))
     tokenizer = NllbTokenizerFast(
         tokenizer_file=str(directory / "tokenizer.json"),
         bos_token="<s>",
@@ -203,6 +227,33 @@ def build_classifier(directory: Path) -> Path:
     config["label2id"] = {"a": 0, "b": 1, "c": 2}
     (directory / "config.json").write_text(json.dumps(config))
     return directory
+
+
+# What ``ct2-transformers-converter --copy_files`` copies for the tiny models: the tokenizer, and
+# the generation config (it says whether the end token is forced, as Marian's does).
+CT2_COPY_FILES = ("tokenizer.json", "tokenizer_config.json", "generation_config.json")
+
+
+def convert_to_ctranslate2(model_dir: Path, out_dir: Path, copy_files=CT2_COPY_FILES) -> Path:
+    """The CTranslate2 model of a tiny model, as a user converts a real one.
+
+    ctranslate2 4.6.2's M2M-100/NLLB loader reads ``tokenizer.additional_special_tokens``, which
+    transformers 5 renamed ``extra_special_tokens``; the tokenizer is given the old name.
+    """
+    from ctranslate2.converters import TransformersConverter
+
+    class Converter(TransformersConverter):
+        def load_tokenizer(self, tokenizer_class, model_name_or_path, **kwargs):
+            tokenizer = super().load_tokenizer(tokenizer_class, model_name_or_path, **kwargs)
+            try:
+                tokenizer.additional_special_tokens  # noqa: B018 (the attribute is the test)
+            except AttributeError:
+                tokenizer.additional_special_tokens = list(tokenizer.extra_special_tokens)
+            return tokenizer
+
+    present = [name for name in copy_files if (model_dir / name).is_file()]
+    Converter(str(model_dir), copy_files=present).convert(str(out_dir), quantization=None)
+    return out_dir
 
 
 def minilm_path() -> Path:
