@@ -329,7 +329,8 @@ def load(kind: str, params: Mapping[str, Any]) -> tuple[LoadedModel, bool]:
             kind=kind,
             path=path,
             device=device,
-            dtype=dtype,
+            # CTranslate2 resolves "auto"/"default" to the compute type it runs: shown as such.
+            dtype=f"ct2:{model.translator.compute_type}" if use_ct2 else dtype,
             model=model,
             tokenizer=tokenizer,
             family=family,

@@ -144,7 +144,7 @@ def test_an_admin_creates_a_ct2_translator_from_the_form_and_tests_it(admin_clie
     (model,) = [m for m in loading.loaded_models() if m.path == str(dirs["nllb-ct2"].resolve())]
     assert model.backend == "ctranslate2"
     assert load.parameters == ctranslate2_backend.count_parameters(dirs["nllb-ct2"] / "model.bin")
-    assert load.parameters > 0
+    assert ctranslate2_backend.read_model_bin(dirs["nllb-ct2"] / "model.bin")[1] == 128
     assert load.bytes_on_disk == sum(f.stat().st_size for f in dirs["nllb-ct2"].iterdir())
     detail = admin_client.get(reverse("engines:detail", args=["nllb-ct2"])).content.decode()
     assert "<code>ct2:float32</code>" in detail and "nllb" in detail
@@ -238,7 +238,12 @@ def test_parameters_that_only_apply_to_ctranslate2_are_refused_on_transformers(d
 def test_int8_runs_and_an_unsupported_compute_type_is_a_permanent_error(dirs):
     translator("ct2-int8", dirs["nllb-ct2"], compute_type="int8")
     assert len(translator_for("ct2-int8").translate(TEXTS[:2], "en", "de")) == 2
-    assert LocalModelLoad.objects.get(engine__name="ct2-int8").dtype == "ct2:int8"
+    # int8 on CPU: int8 weights, float32 activations, as CTranslate2 reports it.
+    assert LocalModelLoad.objects.get(engine__name="ct2-int8").dtype == "ct2:int8_float32"
+    translator("ct2-auto", dirs["nllb-ct2"], compute_type="auto")
+    translator_for("ct2-auto").translate(TEXTS[:1], "en", "de")
+    shown = LocalModelLoad.objects.get(engine__name="ct2-auto").dtype
+    assert shown.startswith("ct2:") and shown != "ct2:auto"  # what CTranslate2 chose
 
     import ctranslate2
 
