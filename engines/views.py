@@ -33,7 +33,11 @@ PARAM_HELP = {
     "cuda:N | mps; default cpu), dtype (float32 | float16 | bfloat16), batch_size (default 16), "
     "max_length (input tokens, default 512), family (auto | nllb | m2m100 | madlad | marian | "
     'plain), lang_codes ({"en": "eng_Latn"} overrides), num_beams (default 1), '
-    "max_new_tokens (default 256)",
+    "max_new_tokens (default 256); backend (auto | transformers | ctranslate2; auto runs a "
+    "directory converted by ct2-transformers-converter with CTranslate2), compute_type "
+    "(CTranslate2: int8 | int8_float32 | int16 | float16 | bfloat16 | float32 | auto ...; "
+    "default: dtype), tokenizer_path (CTranslate2: a directory with the Hugging Face tokenizer "
+    "when the converted one has none)",
     "local_qe": "path, device, dtype, batch_size, max_length as above; output_scale (required: "
     "metricx | unit | percent | sigmoid | linear, with slope and intercept), input_template "
     '(e.g. "source: {source} candidate: {translation}"; default: the pair as a text pair)',
