@@ -251,11 +251,16 @@ def count_parameters(model_bin: Path) -> int:
 
 
 def _forced_eos(params: Mapping[str, Any]) -> bool:
-    for directory in (Path(params["path"]), _tokenizer_dir(params)):
+    """Whether the model's generation settings force the end token: its
+    ``generation_config.json`` (copied, or in ``tokenizer_path``), else the Hugging Face
+    ``config.json`` of ``tokenizer_path`` (older checkpoints keep generation settings there)."""
+    directories = (Path(params["path"]), _tokenizer_dir(params))
+    for directory in directories:
         config = _read_json(directory / "generation_config.json")
         if config is not None:
             return config.get("forced_eos_token_id") is not None
-    return False
+    config = _read_json(directories[1] / "config.json") or {}
+    return "model_type" in config and config.get("forced_eos_token_id") is not None
 
 
 def _threads() -> int:
