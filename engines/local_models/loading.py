@@ -139,7 +139,14 @@ def model_dir_problems(kind: str, params: Mapping[str, Any]) -> list[str]:
         if config is None:
             return [f"path: {directory} holds no config.json (not a Hugging Face model)"]
         if not names & set(_WEIGHTS + _WEIGHTS_INDEX):
-            problems.append(f"path: {directory} holds no weights ({' or '.join(_WEIGHTS[:2])})")
+            hint = (
+                "; it holds a CTranslate2 model: use backend auto"
+                if ct2.is_ctranslate2_dir(directory)
+                else ""
+            )
+            problems.append(
+                f"path: {directory} holds no weights ({' or '.join(_WEIGHTS[:2])}){hint}"
+            )
         if kind == "local_translator":
             if not config.get("is_encoder_decoder", False):
                 problems.append("path: the model is not an encoder-decoder (seq2seq) model")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -233,6 +235,25 @@ def test_parameters_that_only_apply_to_ctranslate2_are_refused_on_transformers(d
         translator("onnx", dirs["nllb"], backend="onnx")
     with pytest.raises(Exception, match="holds no CTranslate2 model"):
         translator("hf-as-ct2", dirs["nllb"], backend="ctranslate2")
+    with pytest.raises(Exception, match="it holds a CTranslate2 model: use backend auto"):
+        translator("ct2-as-hf", dirs["nllb-ct2"], backend="transformers")
+
+
+def test_inspecting_a_ct2_directory_imports_neither_ctranslate2_nor_torch(dirs):
+    """The web process validates engines without the heavy packages (a fresh interpreter: this
+    one has imported them already)."""
+    params = {"path": str(dirs["nllb-ct2"])}
+    script = (
+        "import sys\n"
+        "from engines.local_models import loading\n"
+        f"print(loading.model_dir_problems('local_translator', {params!r}))\n"
+        "print(sorted(m for m in ('torch', 'ctranslate2', 'transformers') if m in sys.modules))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split("\n")[:2] == ["[]", "[]"]
 
 
 def test_int8_runs_and_an_unsupported_compute_type_is_a_permanent_error(dirs):
