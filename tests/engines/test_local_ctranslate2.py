@@ -49,6 +49,7 @@ def dirs(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("ct2-models")
     marian = tiny_models.build_marian(base / "marian", DIMS)
     nllb = tiny_models.build_nllb(base / "nllb", DIMS)
+    m2m100 = tiny_models.build_m2m100(base / "m2m100", DIMS)
     no_tokenizer = tiny_models.convert_to_ctranslate2(
         marian, base / "marian-ct2-bare", copy_files=()
     )
@@ -57,6 +58,8 @@ def dirs(tmp_path_factory) -> dict[str, Path]:
         "nllb": nllb,
         "marian-ct2": tiny_models.convert_to_ctranslate2(marian, base / "marian-ct2"),
         "nllb-ct2": tiny_models.convert_to_ctranslate2(nllb, base / "nllb-ct2"),
+        "m2m100": m2m100,
+        "m2m100-ct2": tiny_models.convert_to_ctranslate2(m2m100, base / "m2m100-ct2"),
         "bare": no_tokenizer,
     }
 
@@ -73,7 +76,11 @@ def translator(name: str, path: Path, **params) -> Engine:
 
 @pytest.mark.parametrize(
     ("family", "pairs"),
-    [("marian", [("en", "de")]), ("nllb", [("en", "de"), ("en", "cs"), ("de", "en")])],
+    [
+        ("marian", [("en", "de")]),
+        ("nllb", [("en", "de"), ("en", "cs"), ("de", "en")]),
+        ("m2m100", [("en", "de"), ("en", "fr"), ("de", "en")]),
+    ],
 )
 def test_greedy_ctranslate2_output_equals_transformers_on_the_same_weights(dirs, family, pairs):
     extra = {"family": "marian"} if family == "marian" else {}

@@ -173,6 +173,46 @@ def build_nllb(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
     return directory
 
 
+def build_m2m100(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
+    """M2M-100 with its own (slow, SentencePiece) tokenizer: ``vocab.json`` and a BPE model
+    trained here, NLLB's special ids, the 100 ``__xx__`` language tokens after the vocabulary
+    and the 8 "madeup" words after those, as the released checkpoints have them."""
+    import io
+
+    import sentencepiece
+    from transformers import M2M100ForConditionalGeneration, M2M100Tokenizer
+
+    directory.mkdir(parents=True, exist_ok=True)
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter([*SENTENCES, *corpus] * 4),
+        model_writer=model,
+        vocab_size=120,
+        model_type="bpe",
+        character_coverage=1.0,
+        bos_id=-1,
+        eos_id=-1,
+        unk_id=0,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    (directory / "sentencepiece.bpe.model").write_bytes(model.getvalue())
+    processor = sentencepiece.SentencePieceProcessor(model_proto=model.getvalue())
+    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+    for piece in (processor.id_to_piece(i) for i in range(processor.get_piece_size())):
+        vocab.setdefault(piece, len(vocab))
+    (directory / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    tokenizer = M2M100Tokenizer(
+        str(directory / "vocab.json"), str(directory / "sentencepiece.bpe.model"), src_lang="en"
+    )
+    _seed()
+    config = _m2m_config(tokenizer, dims)
+    config.vocab_size = len(vocab) + len(tokenizer.lang_token_to_id) + tokenizer.num_madeup_words
+    M2M100ForConditionalGeneration(config).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
 def build_madlad(directory: Path, dims: Dims = TINY, corpus=()) -> Path:
     from transformers import T5Config, T5ForConditionalGeneration
 
@@ -229,16 +269,24 @@ def build_classifier(directory: Path) -> Path:
     return directory
 
 
-# What ``ct2-transformers-converter --copy_files`` copies for the tiny models: the tokenizer, and
-# the generation config (it says whether the end token is forced, as Marian's does).
-CT2_COPY_FILES = ("tokenizer.json", "tokenizer_config.json", "generation_config.json")
+# What ``ct2-transformers-converter --copy_files`` copies for the tiny models: the tokenizer
+# (M2M-100's is vocab.json and a SentencePiece model), and the generation config (it says
+# whether the end token is forced, as Marian's does).
+CT2_COPY_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "vocab.json",
+    "sentencepiece.bpe.model",
+    "generation_config.json",
+)
 
 
 def convert_to_ctranslate2(model_dir: Path, out_dir: Path, copy_files=CT2_COPY_FILES) -> Path:
     """The CTranslate2 model of a tiny model, as a user converts a real one.
 
     ctranslate2 4.6.2's M2M-100/NLLB loader reads ``tokenizer.additional_special_tokens``, which
-    transformers 5 renamed ``extra_special_tokens``; the tokenizer is given the old name.
+    transformers 5 renamed ``extra_special_tokens`` (and which no longer lists M2M-100's language
+    tokens); the tokenizer is given the old name, with what transformers 4 listed.
     """
     from ctranslate2.converters import TransformersConverter
 
@@ -248,7 +296,10 @@ def convert_to_ctranslate2(model_dir: Path, out_dir: Path, copy_files=CT2_COPY_F
             try:
                 tokenizer.additional_special_tokens  # noqa: B018 (the attribute is the test)
             except AttributeError:
-                tokenizer.additional_special_tokens = list(tokenizer.extra_special_tokens)
+                languages = getattr(tokenizer, "lang_token_to_id", {})
+                tokenizer.additional_special_tokens = list(tokenizer.extra_special_tokens) or [
+                    token for token, _id in sorted(languages.items(), key=lambda item: item[1])
+                ]
             return tokenizer
 
     present = [name for name in copy_files if (model_dir / name).is_file()]
