@@ -40,6 +40,7 @@ __all__ = [
     "device",
     "dir_problems",
     "is_ctranslate2_dir",
+    "stray_params",
     "translate",
     "uses_ctranslate2",
 ]
@@ -155,6 +156,16 @@ def dir_problems(directory: Path, names: set[str], params: Mapping[str, Any]) ->
         except ValueError as exc:
             problems.append(f"path: {exc}")
     return problems
+
+
+def stray_params(params: Mapping[str, Any]) -> list[str]:
+    """CTranslate2-only parameters on an engine that runs transformers (``backend`` auto found a
+    Hugging Face directory): refused rather than silently ignored."""
+    return [
+        f"{key}: only a CTranslate2 model takes it, and {params['path']} is a Hugging Face one"
+        for key in ("tokenizer_path", "compute_type")
+        if key in params
+    ]
 
 
 # --- Loading and translating (imports ctranslate2 and transformers) -----------------------------

@@ -148,6 +148,7 @@ def model_dir_problems(kind: str, params: Mapping[str, Any]) -> list[str]:
                 f"path: {directory} holds no weights ({' or '.join(_WEIGHTS[:2])}){hint}"
             )
         if kind == "local_translator":
+            problems.extend(ct2.stray_params(params))
             if not config.get("is_encoder_decoder", False):
                 problems.append("path: the model is not an encoder-decoder (seq2seq) model")
             if params.get("family", "auto") == "auto":

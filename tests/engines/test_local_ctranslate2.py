@@ -242,6 +242,8 @@ def test_parameters_that_only_apply_to_ctranslate2_are_refused_on_transformers(d
         translator("onnx", dirs["nllb"], backend="onnx")
     with pytest.raises(Exception, match="holds no CTranslate2 model"):
         translator("hf-as-ct2", dirs["nllb"], backend="ctranslate2")
+    with pytest.raises(Exception, match="compute_type: only a CTranslate2 model takes it"):
+        translator("auto-hf", dirs["nllb"], compute_type="int8")
     with pytest.raises(Exception, match="it holds a CTranslate2 model: use backend auto"):
         translator("ct2-as-hf", dirs["nllb-ct2"], backend="transformers")
 
