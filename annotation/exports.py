@@ -42,8 +42,6 @@ Shapes:
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections.abc import Iterable, Iterator
@@ -56,7 +54,7 @@ from annotation import ordering, protocols, qc, selectors
 from annotation.models import Annotation, Campaign, Enrollment, Item
 from annotation.protocols import mqm
 from formats.jsonl import sorted_keys
-from formats.spreadsheet import guard_cell
+from formats.spreadsheet import csv_lines
 
 ITEMS_FORMAT = "items-jsonl"
 FORMATS = ("jsonl", "csv", "mqm-tsv", ITEMS_FORMAT)
@@ -401,16 +399,6 @@ _ITEM_FIELDS = (
 # --- writers ---------------------------------------------------------------------------------
 
 
-class _Line(io.StringIO):
-    """A csv.writer target that hands back each written line (Django's streaming-CSV recipe)."""
-
-    def write_row(self, writer, values) -> str:
-        self.seek(0)
-        self.truncate()
-        writer.writerow(values)
-        return self.getvalue()
-
-
 def _cell(value: Any) -> Any:
     if value is None:
         return ""
@@ -438,12 +426,10 @@ def _flatten(row: dict[str, Any], protocol: protocols.Protocol) -> dict[str, Any
 def _csv(
     rows: Iterable[dict[str, Any]], columns: tuple[str, ...], protocol: protocols.Protocol
 ) -> Iterator[str]:
-    line = _Line()
-    writer = csv.writer(line, lineterminator="\n")
-    yield line.write_row(writer, columns)
-    for row in rows:
-        flat = _flatten(row, protocol)
-        yield line.write_row(writer, [guard_cell(_cell(flat.get(c))) for c in columns])
+    cells = (
+        [_cell(flat.get(c)) for c in columns] for flat in (_flatten(r, protocol) for r in rows)
+    )
+    return csv_lines(columns, cells, lineterminator="\n")
 
 
 def _tsv_field(value: Any) -> str:

@@ -10,10 +10,12 @@ do not use this: they must stay what their home tool reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import csv
+import io
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-__all__ = ["guard_cell", "guard_row"]
+__all__ = ["csv_lines", "csv_text", "guard_cell", "guard_row"]
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -36,3 +38,33 @@ def guard_cell(value: Any) -> Any:
 def guard_row(values: Iterable[Any]) -> list[Any]:
     """Every cell of a row through :func:`guard_cell`."""
     return [guard_cell(value) for value in values]
+
+
+class _Line:
+    """A file whose ``write`` hands the line back: csv.writer then yields lines one by one."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(
+    header: list[str] | tuple[str, ...],
+    rows: Iterable[Iterable[Any]],
+    lineterminator: str = "\r\n",
+) -> Iterator[str]:
+    """The header and every row as CSV lines, cells guarded; lazy, for streamed downloads."""
+    writer = csv.writer(_Line(), lineterminator=lineterminator)
+    yield writer.writerow(header)
+    for row in rows:
+        yield writer.writerow(guard_row(row))
+
+
+def csv_text(
+    header: list[str] | tuple[str, ...], rows: Iterable[Iterable[Any]], lineterminator: str = "\r\n"
+) -> str:
+    """The header and every row as one CSV text, cells guarded (``None`` becomes empty)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator=lineterminator)
+    writer.writerow(header)
+    writer.writerows(guard_row(row) for row in rows)
+    return buffer.getvalue()

@@ -18,10 +18,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api_errors import field_errors
+from config.http import download
 from config.uploads import validate_upload_size
 from lexical.concepts.selectors import selection_for_user
 from lexical.dtails import exports
-from lexical.dtails.selectors import csv_response, study_csv_response, study_for_user
+from lexical.dtails.selectors import study_csv_response, study_for_user
 from lexical.dtails.services import ImportRefused, import_dtails
 
 
@@ -90,9 +91,7 @@ class DtailsViewSet(viewsets.ViewSet):
     def selection(self, request: Request, selection_id: str) -> HttpResponse:
         """A selection's examples in the released DTAiLS shape (label = attested variation)."""
         selection = selection_for_user(request.user, int(selection_id))
-        return csv_response(
-            exports.selection_csv(selection), f"selection-{selection.pk}-dtails.csv"
-        )
+        return download(exports.selection_csv(selection), f"selection-{selection.pk}-dtails.csv")
 
     @extend_schema(
         parameters=[

@@ -12,8 +12,6 @@ export of the platform that a person opens in a spreadsheet.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,7 +19,7 @@ from dataclasses import dataclass
 from annotation.models import Campaign, Item
 from annotation.protocols.choice import labels
 from annotation.selectors import ItemResult, item_results
-from formats.spreadsheet import guard_row
+from formats.spreadsheet import csv_text
 from lexical.dtails.format import DtailsRow, write_csv
 from lexical.models import ExampleSelection, SelectedExample
 from lexical.selection_study import results
@@ -147,9 +145,5 @@ def extended_row(result: ItemResult, tie_rule: str) -> list[object]:
 
 def study_extended_csv(campaign: Campaign) -> bytes:
     """Every regular lexical-selection item with its votes (formula-guarded cells)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(EXTENDED_HEADER)
-    for result in study_results(campaign):
-        writer.writerow(guard_row(extended_row(result, campaign.tie_rule)))
-    return out.getvalue().encode("utf-8")
+    rows = (extended_row(result, campaign.tie_rule) for result in study_results(campaign))
+    return csv_text(EXTENDED_HEADER, rows, lineterminator="\n").encode("utf-8")

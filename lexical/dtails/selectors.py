@@ -6,6 +6,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 
 from annotation.models import Campaign
+from config.http import download
 from lexical.access import may_use_lexical
 from lexical.dtails import exports
 
@@ -30,15 +31,7 @@ def study_for_user(user, pk: int) -> Campaign:
     return campaign
 
 
-def csv_response(data: bytes, filename: str) -> HttpResponse:
-    response = HttpResponse(data, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
 def study_csv_response(campaign: Campaign, *, extended: bool) -> HttpResponse:
     if extended:
-        return csv_response(
-            exports.study_extended_csv(campaign), f"study-{campaign.pk}-extended.csv"
-        )
-    return csv_response(exports.study_released_csv(campaign), f"study-{campaign.pk}-dtails.csv")
+        return download(exports.study_extended_csv(campaign), f"study-{campaign.pk}-extended.csv")
+    return download(exports.study_released_csv(campaign), f"study-{campaign.pk}-dtails.csv")

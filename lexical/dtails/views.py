@@ -11,13 +11,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from config.http import download
 from lexical.concepts.selectors import selection_for_user, selections_for_user
 from lexical.dtails import exports
 from lexical.dtails.format import HEADER
 from lexical.dtails.forms import DtailsImportForm
 from lexical.dtails.selectors import (
     EXAMPLE_FILES,
-    csv_response,
     studies_for_user,
     study_csv_response,
     study_for_user,
@@ -87,7 +87,7 @@ def example_file(request: HttpRequest, filename: str) -> HttpResponse:
 @require_GET
 def selection_csv(request: HttpRequest, pk: int) -> HttpResponse:
     selection = selection_for_user(request.user, pk)
-    return csv_response(exports.selection_csv(selection), f"selection-{selection.pk}-dtails.csv")
+    return download(exports.selection_csv(selection), f"selection-{selection.pk}-dtails.csv")
 
 
 @staff_member_required

@@ -4,8 +4,6 @@ exports. Staff only: evaluations spend the lab's money and show unpublished data
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -14,7 +12,8 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 
-from formats.spreadsheet import guard_row
+from config.http import download, streamed_download
+from formats.spreadsheet import csv_lines, csv_text
 from lexical.evaluation import charts, metrics
 from lexical.evaluation.entries import TRANSLATE, Entry
 from lexical.models import LexicalAnswer, LexicalEvaluation
@@ -263,11 +262,6 @@ SUMMARY_HEADER = [
 ]  # fmt: skip
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
 def _answer_rows(evaluation: LexicalEvaluation) -> Iterator[list[Any]]:
     examples = {e["id"]: e for e in evaluation.snapshot.get("examples", [])}
     concepts = evaluation.snapshot.get("concepts", {})
@@ -302,19 +296,8 @@ def _answer_rows(evaluation: LexicalEvaluation) -> Iterator[list[Any]]:
 
 def answers_csv_response(evaluation: LexicalEvaluation) -> StreamingHttpResponse:
     """One line per answer (streamed: an evaluation may hold tens of thousands)."""
-    writer = csv.writer(_Echo())
-    rows = _with_header(ANSWER_HEADER, _answer_rows(evaluation))
-    lines = (writer.writerow(guard_row(row)) for row in rows)
-    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = (
-        f'attachment; filename="lexical-evaluation-{evaluation.pk}-answers.csv"'
-    )
-    return response
-
-
-def _with_header(header: list[str], rows: Iterator[list[Any]]) -> Iterator[list[Any]]:
-    yield header
-    yield from rows
+    lines = csv_lines(ANSWER_HEADER, _answer_rows(evaluation))
+    return streamed_download(lines, f"lexical-evaluation-{evaluation.pk}-answers.csv")
 
 
 def summary_rows(evaluation: LexicalEvaluation) -> list[list[Any]]:
@@ -346,15 +329,8 @@ def summary_rows(evaluation: LexicalEvaluation) -> list[list[Any]]:
 
 
 def summary_csv_response(evaluation: LexicalEvaluation) -> HttpResponse:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(SUMMARY_HEADER)
-    writer.writerows(guard_row(row) for row in summary_rows(evaluation))
-    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = (
-        f'attachment; filename="lexical-evaluation-{evaluation.pk}-summary.csv"'
-    )
-    return response
+    text = csv_text(SUMMARY_HEADER, summary_rows(evaluation))
+    return download(text, f"lexical-evaluation-{evaluation.pk}-summary.csv")
 
 
 def latest_finished(user) -> list[LexicalEvaluation]:

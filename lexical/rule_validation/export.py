@@ -5,12 +5,10 @@ Concept lemmas and generator names come from corpora and users, so every cell go
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator
 from typing import Any
 
-from formats.spreadsheet import guard_cell
+from formats.spreadsheet import csv_text
 from lexical.rule_validation.results import Share
 from lexical.rule_validation.selectors import StudyResults
 
@@ -39,9 +37,4 @@ def result_rows(results: StudyResults) -> Iterator[list[Any]]:
 
 
 def results_csv(results: StudyResults) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(HEADER)
-    for row in result_rows(results):
-        writer.writerow(["" if v is None else guard_cell(v) for v in row])
-    return buffer.getvalue()
+    return csv_text(HEADER, result_rows(results), lineterminator="\n")

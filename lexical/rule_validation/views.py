@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from config.http import download
 from lexical.rule_validation.export import results_csv
 from lexical.rule_validation.forms import RuleValidationStudyForm
 from lexical.rule_validation.selectors import studies_for_user, study_for_user, study_results
@@ -60,8 +61,4 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def study_csv(request: HttpRequest, pk: int) -> HttpResponse:
     study = study_for_user(request.user, pk)
-    response = HttpResponse(results_csv(study_results(study)), content_type="text/csv")
-    response["Content-Disposition"] = (
-        f'attachment; filename="rule-validation-{study.pk}-results.csv"'
-    )
-    return response
+    return download(results_csv(study_results(study)), f"rule-validation-{study.pk}-results.csv")

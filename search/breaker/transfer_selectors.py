@@ -9,8 +9,6 @@ against: the diagonal of Tables 4 and 5).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +17,8 @@ from typing import Any
 from django.db.models import Avg, Count, Q, QuerySet
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 
-from formats.spreadsheet import guard_row
+from config.http import download
+from formats.spreadsheet import csv_text
 from search.breaker.methods import spec
 from search.breaker.selection import lowest_per_column
 from search.breaker.selectors import may_see_runs
@@ -125,13 +124,9 @@ def _csv_rows(transfer: BreakerTransfer) -> Iterator[list[Any]]:
 
 def csv_response(transfer: BreakerTransfer) -> HttpResponse:
     """The matrix in long form: one line per (run, translator, language)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CSV_HEADER)
-    writer.writerows(guard_row(row) for row in _csv_rows(transfer))
-    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="breaker-transfer-{transfer.pk}.csv"'
-    return response
+    return download(
+        csv_text(CSV_HEADER, _csv_rows(transfer)), f"breaker-transfer-{transfer.pk}.csv"
+    )
 
 
 def result_record(result: TransferResult) -> dict[str, Any]:

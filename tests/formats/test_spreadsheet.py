@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from formats.spreadsheet import guard_cell, guard_row
+from formats.spreadsheet import csv_lines, csv_text, guard_cell, guard_row
 
 
 @pytest.mark.parametrize(
@@ -24,3 +24,18 @@ def test_numbers_and_plain_text_are_kept(cell):
 def test_non_strings_pass_through_and_rows_are_guarded_cell_by_cell():
     assert guard_cell(None) is None and guard_cell(-3) == -3 and guard_cell(1.5) == 1.5
     assert guard_row(["=x", 2, "ok", "-y"]) == ["'=x", 2, "ok", "'-y"]
+
+
+def test_csv_text_guards_cells_and_writes_none_as_empty() -> None:
+    text = csv_text(["a", "b"], [["=SUM(A1)", None], [-0.5, "x,y"]], lineterminator="\n")
+    assert text == 'a,b\n\'=SUM(A1),\n-0.5,"x,y"\n'
+
+
+def test_csv_lines_yields_one_line_at_a_time_lazily() -> None:
+    def rows():
+        yield ["@cmd", 1]
+        raise AssertionError("read past the first row")
+
+    lines = csv_lines(("h1", "h2"), rows())
+    assert next(lines) == "h1,h2\r\n"
+    assert next(lines) == "'@cmd,1\r\n"
