@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.interfaces import EngineError
+from engines.local_models import comet
 from engines.local_models.languages import FAMILIES
 
 __all__ = [
@@ -115,6 +116,8 @@ def model_dir_problems(kind: str, params: Mapping[str, Any]) -> list[str]:
         names = {entry.name for entry in directory.iterdir()}
     except OSError as exc:
         return [f"path: {directory} cannot be read ({exc.strerror or exc})"]
+    if comet.is_comet(kind, params):  # hparams.yaml + checkpoints/model.ckpt (ADR 0034)
+        return comet.comet_problems(params)
     problems = []
     try:
         config = _read_json(directory / "config.json")
@@ -198,7 +201,7 @@ class LoadedModel:
     recorded_for: set[tuple[Any, ...]] = field(default_factory=set)
 
 
-_models: dict[tuple[int, str, str, str, str], LoadedModel] = {}
+_models: dict[tuple[int, str, str, str, str, str], LoadedModel] = {}
 _loading = threading.Lock()
 
 
@@ -277,7 +280,8 @@ def load(kind: str, params: Mapping[str, Any]) -> tuple[LoadedModel, bool]:
     dtype = str(params.get("dtype", "float32"))
     torch = _torch()
     device = _device(torch, str(params.get("device", "cpu")))
-    key = (os.getpid(), kind, path, device, dtype)
+    # A COMET checkpoint's encoder files may live elsewhere: another folder, another model.
+    key = (os.getpid(), kind, path, str(params.get("encoder_path", "")), device, dtype)
     if key in _models:
         return _models[key], False
     with _loading:
@@ -293,7 +297,14 @@ def load(kind: str, params: Mapping[str, Any]) -> tuple[LoadedModel, bool]:
                     raise EngineError(str(exc), permanent=True) from None
         start = time.perf_counter()
         try:
-            model, tokenizer, parameters = _build(kind, path, device, dtype, family)
+            if comet.is_comet(kind, params):
+                from engines.local_models import comet_model
+
+                model, tokenizer, parameters, family = comet_model.build(
+                    path, dict(params), device, dtype
+                )
+            else:
+                model, tokenizer, parameters = _build(kind, path, device, dtype, family)
         except EngineError:
             raise
         except Exception as exc:  # any loader failure (missing file, bad weights, OOM) is final
