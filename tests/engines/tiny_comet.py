@@ -121,6 +121,22 @@ def build_encoder(directory: Path, hidden: int = 16, layers: int = 2) -> Path:
     return directory
 
 
+def _layerwise_attention(mixed: int, dropout: bool) -> dict[str, Any]:
+    import torch
+
+    state = {}
+    for index in range(mixed):
+        # Rising weights: sparsemax keeps the upper layers, whose first token depends on the
+        # input (the embeddings layer's first token is the same for every sentence).
+        weight = 0.5 * index / (mixed - 1) + 0.1 * torch.randn(1)
+        state[f"layerwise_attention.scalar_parameters.{index}"] = weight
+    state["layerwise_attention.gamma"] = 1.0 + 0.1 * torch.randn(1)
+    if dropout:  # COMET registers these buffers when dropout > 0
+        state["layerwise_attention.dropout_mask"] = torch.zeros(mixed)
+        state["layerwise_attention.dropout_fill"] = torch.empty(mixed).fill_(-1e20)
+    return state
+
+
 def comet_state_dict(encoder: Path, hparams: dict[str, Any], seed: int = 0) -> dict[str, Any]:
     """Random weights under COMET's module names for ``hparams``' class and head."""
     import torch
@@ -131,20 +147,15 @@ def comet_state_dict(encoder: Path, hparams: dict[str, Any], seed: int = 0) -> d
     model = XLMRobertaModel(config, add_pooling_layer=False)
     state = {f"encoder.model.{k}": v.clone() for k, v in model.state_dict().items()}
     mixed = config.num_hidden_layers + 1
-    for index in range(mixed):
-        # Rising weights: sparsemax keeps the upper layers, whose first token depends on the
-        # input (the embeddings layer's first token is the same for every sentence).
-        weight = 0.5 * index / (mixed - 1) + 0.1 * torch.randn(1)
-        state[f"layerwise_attention.scalar_parameters.{index}"] = weight
-    state["layerwise_attention.gamma"] = 1.0 + 0.1 * torch.randn(1)
-    if hparams["dropout"]:
-        state["layerwise_attention.dropout_mask"] = torch.zeros(mixed)
-        state["layerwise_attention.dropout_fill"] = torch.empty(mixed).fill_(-1e20)
+    layer = hparams.get("layer", hparams.get("sent_layer", "mix"))
+    if layer == "mix":
+        state.update(_layerwise_attention(mixed, bool(hparams["dropout"])))
     width = config.hidden_size * (4 if hparams["class_identifier"] == REFERENCELESS else 1)
     sizes = [width, *hparams["hidden_sizes"], 1]
-    for layer, (size_in, size_out) in enumerate(zip(sizes, sizes[1:], strict=False)):
-        state[f"estimator.ff.{3 * layer}.weight"] = torch.randn(size_out, size_in) / size_in**0.5
-        state[f"estimator.ff.{3 * layer}.bias"] = 0.1 * torch.randn(size_out)
+    for index, (size_in, size_out) in enumerate(zip(sizes, sizes[1:], strict=False)):
+        # Linear, activation, Dropout per hidden size: the Linear layers are every third module.
+        state[f"estimator.ff.{3 * index}.weight"] = torch.randn(size_out, size_in) / size_in**0.5
+        state[f"estimator.ff.{3 * index}.bias"] = 0.1 * torch.randn(size_out)
     return state
 
 
@@ -170,7 +181,13 @@ def build_comet(
     if edit_state is not None:
         edit_state(state)
     (directory / "hparams.yaml").write_text(yaml.safe_dump(fields), encoding="utf-8")
-    checkpoint: dict[str, Any] = {"state_dict": state}
+    # The bookkeeping a Lightning checkpoint carries (Lightning's loader needs the version).
+    checkpoint: dict[str, Any] = {
+        "state_dict": state,
+        "pytorch-lightning_version": "2.2.1",
+        "epoch": 1,
+        "global_step": 1000,
+    }
     if hyper_parameters_in_checkpoint:
         checkpoint["hyper_parameters"] = fields
     (directory / "checkpoints").mkdir(exist_ok=True)
