@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 PAIRS = [
-    ("The committee postponed its decision until the spring.", "Der Ausschuss vertagte seine Entscheidung."),
+    ("The committee postponed its decision until the spring.", "Der Ausschuss vertagte."),
     ("The cat sat on the mat.", "Die Katze sass auf der Matte."),
     ("Hello world, this is a test of the tiny model.", "Hallo Welt"),
     ("A quick brown fox jumps over the lazy dog.", "El gato se sentó en la alfombra."),
@@ -141,8 +141,11 @@ def main() -> None:
             mine = ours(directory)
             diff = max(abs(a - b) for a, b in zip(mine, theirs[name], strict=True))
             worst = max(worst, diff)
-            print(f"{name:34s} max |ours - COMET| = {diff:.2e}   scores {[round(s, 4) for s in mine]}")
-    print(f"overall max |ours - COMET| = {worst:.2e} over {len(VARIANTS)} checkpoints × {len(PAIRS)} pairs")
+            print(
+                f"{name:34s} max |ours - COMET| = {diff:.2e}   scores {[round(s, 4) for s in mine]}"
+            )
+    count = f"{len(VARIANTS)} checkpoints × {len(PAIRS)} pairs"
+    print(f"overall max |ours - COMET| = {worst:.2e} over {count}")
     sys.exit(0 if worst < args.tolerance else 1)
 
 

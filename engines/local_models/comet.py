@@ -108,7 +108,9 @@ def comet_problems(params: Mapping[str, Any]) -> list[str]:
         return [f"path: {directory} holds no {CHECKPOINT} (COMET's checkpoint)"]
     problems = []
     if params.get("input_template"):
-        problems.append("input_template does not apply to a COMET checkpoint (COMET builds its input)")
+        problems.append(
+            "input_template does not apply to a COMET checkpoint (COMET builds its input)"
+        )
     try:
         hparams = read_hparams(directory)
     except FileNotFoundError:

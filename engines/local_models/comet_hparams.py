@@ -34,9 +34,9 @@ import yaml
 __all__ = [
     "ACTIVATIONS",
     "CHECKPOINT",
-    "CometHparams",
     "ENCODER_MODEL_TYPES",
     "HPARAMS",
+    "CometHparams",
     "is_comet_dir",
     "load_hparams_file",
     "parse_hparams",
@@ -233,7 +233,9 @@ class _FieldReader:
 
     def layer(self, key: str) -> str | int:
         value = self.fields[key]
-        if value == "mix" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        if value == "mix" or (
+            isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        ):
             return value  # type: ignore[no-any-return]
         raise self._bad(key, '"mix" or a layer number (0 or more)')
 
@@ -242,7 +244,9 @@ class _FieldReader:
         if not (
             isinstance(value, list)
             and 1 <= len(value) <= 16
-            and all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 65536 for v in value)
+            and all(
+                isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 65536 for v in value
+            )
         ):
             raise self._bad(key, "a list of 1 to 16 layer sizes (integers from 1 to 65536)")
         return value

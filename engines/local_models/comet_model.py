@@ -39,7 +39,7 @@ from engines.local_models.comet_hparams import (
     parse_hparams,
 )
 
-__all__ = ["CometQE", "CometLoadError", "build"]
+__all__ = ["CometLoadError", "CometQE", "build"]
 
 # Keys a COMET checkpoint may hold that the score does not use: transformers < 4.31 saved the
 # embeddings' position_ids buffer; a word-level UnifiedMetric has a tagging head.
@@ -75,7 +75,9 @@ class LayerwiseAttention(nn.Module):
         weights = torch.cat(list(self.scalar_parameters))
         normed_weights = torch.split(self.transform(weights, dim=0), split_size_or_sections=1)
         if not self.layer_norm:
-            pieces = [weight * tensor for weight, tensor in zip(normed_weights, tensors, strict=True)]
+            pieces = [
+                weight * tensor for weight, tensor in zip(normed_weights, tensors, strict=True)
+            ]
             return self.gamma * sum(pieces)
         mask_float = mask.float()
         broadcast_mask = mask_float.unsqueeze(-1)
@@ -150,7 +152,9 @@ class CometQE(nn.Module):
             LayerwiseAttention(
                 self.num_layers,
                 hparams.layer_norm,
-                "softmax" if hparams.layer_transformation == "sparsemax_patch" else hparams.layer_transformation,
+                "softmax"
+                if hparams.layer_transformation == "sparsemax_patch"
+                else hparams.layer_transformation,
                 hparams.dropout_buffers,
             )
             if hparams.layer == "mix"
@@ -327,7 +331,9 @@ def _load_weights(model: CometQE, state_dict: dict[str, Any], hparams: CometHpar
     try:
         model.load_state_dict(state_dict, strict=True)
     except RuntimeError as exc:  # a shape that differs from the encoder's config
-        raise CometLoadError(f"the checkpoint's weights do not fit the encoder config: {exc}") from None
+        raise CometLoadError(
+            f"the checkpoint's weights do not fit the encoder config: {exc}"
+        ) from None
 
 
 def build(

@@ -17,6 +17,7 @@ files with real COMET.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -152,7 +153,7 @@ def comet_state_dict(encoder: Path, hparams: dict[str, Any], seed: int = 0) -> d
         state.update(_layerwise_attention(mixed, bool(hparams["dropout"])))
     width = config.hidden_size * (4 if hparams["class_identifier"] == REFERENCELESS else 1)
     sizes = [width, *hparams["hidden_sizes"], 1]
-    for index, (size_in, size_out) in enumerate(zip(sizes, sizes[1:], strict=False)):
+    for index, (size_in, size_out) in enumerate(itertools.pairwise(sizes)):
         # Linear, activation, Dropout per hidden size: the Linear layers are every third module.
         state[f"estimator.ff.{3 * index}.weight"] = torch.randn(size_out, size_in) / size_in**0.5
         state[f"estimator.ff.{3 * index}.bias"] = 0.1 * torch.randn(size_out)
@@ -192,4 +193,11 @@ def build_comet(
         checkpoint["hyper_parameters"] = fields
     (directory / "checkpoints").mkdir(exist_ok=True)
     torch.save(checkpoint, directory / "checkpoints" / "model.ckpt")
+    return directory
+
+
+def rewrite_hparams(directory: Path, **fields: Any) -> Path:
+    """Change fields of ``hparams.yaml`` only (what engine creation reads), e.g. to bad values."""
+    path = directory / "hparams.yaml"
+    path.write_text(yaml.safe_dump({**yaml.safe_load(path.read_text()), **fields}))
     return directory
