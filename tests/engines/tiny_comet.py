@@ -78,7 +78,9 @@ def _hparams(model_class: str, pretrained_model: str) -> dict[str, Any]:
     return {**common, "layer": "mix", "layer_transformation": "softmax", "pool": "avg"}
 
 
-def build_encoder(directory: Path, hidden: int = 16, layers: int = 2) -> Path:
+def build_encoder(
+    directory: Path, hidden: int = 16, layers: int = 2, corpus=(), heads: int = 2, ffn: int = 0
+) -> Path:
     """A tiny XLM-R config and tokenizer (ids 0–3 are <s> <pad> </s> <unk>, as in XLM-R)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import XLMRobertaConfig
@@ -90,9 +92,12 @@ def build_encoder(directory: Path, hidden: int = 16, layers: int = 2) -> Path:
     )
     tokenizer.decoder = decoders.Metaspace(replacement="▁")
     trainer = trainers.UnigramTrainer(
-        vocab_size=160, special_tokens=XLMR_SPECIALS, unk_token="<unk>", show_progress=False
+        vocab_size=160 + len(corpus),
+        special_tokens=XLMR_SPECIALS,
+        unk_token="<unk>",
+        show_progress=False,
     )
-    tokenizer.train_from_iterator(CORPUS * 3, trainer)
+    tokenizer.train_from_iterator([*CORPUS, *corpus] * 3, trainer)
     tokenizer.post_processor = processors.TemplateProcessing(
         single="<s> $A </s>",
         pair="<s> $A </s> </s> $B </s>",
@@ -110,8 +115,8 @@ def build_encoder(directory: Path, hidden: int = 16, layers: int = 2) -> Path:
         vocab_size=tokenizer.get_vocab_size(),
         hidden_size=hidden,
         num_hidden_layers=layers,
-        num_attention_heads=2,
-        intermediate_size=hidden * 2,
+        num_attention_heads=heads,
+        intermediate_size=ffn or hidden * 2,
         max_position_embeddings=130,
         pad_token_id=1,
         bos_token_id=0,
@@ -170,6 +175,11 @@ def build_comet(
     hyper_parameters_in_checkpoint: bool = True,
     encoder_folder: str = "encoder",
     seed: int = 0,
+    hidden: int = 16,
+    layers: int = 2,
+    corpus=(),
+    heads: int = 2,
+    ffn: int = 0,
 ) -> Path:
     """A COMET checkpoint directory of ``model_class``; ``hparams`` override the file's fields,
     ``edit_state`` changes the state_dict before it is saved (missing / extra keys, NaN)."""
@@ -177,7 +187,7 @@ def build_comet(
 
     directory.mkdir(parents=True, exist_ok=True)
     fields = {**_hparams(model_class, pretrained_model), **(hparams or {})}
-    encoder = build_encoder(directory / encoder_folder)
+    encoder = build_encoder(directory / encoder_folder, hidden, layers, corpus, heads, ffn)
     state = comet_state_dict(encoder, fields, seed)
     if edit_state is not None:
         edit_state(state)
