@@ -26,12 +26,13 @@ from engines.local_models.comet_hparams import (
     read_hparams,
 )
 
-__all__ = ["FORMATS", "TOKENIZER_FILES", "comet_problems", "encoder_dir", "is_comet", "layout"]
+__all__ = ["FORMATS", "TOKENIZER", "comet_problems", "encoder_dir", "is_comet", "layout"]
 
 FORMATS = ("auto", "huggingface", "comet")
-# What the encoder folder must hold besides config.json: the fast tokenizer's file, or the
-# SentencePiece model it is converted from.
-TOKENIZER_FILES = ("tokenizer.json", "sentencepiece.bpe.model")
+# What the encoder folder must hold besides config.json: the fast tokenizer's file, read as saved
+# (as COMET's transformers-4 XLMRobertaTokenizerFast reads it). A SentencePiece model alone is
+# not enough: its conversion by transformers 5 is not what COMET ran, and is not checked.
+TOKENIZER = "tokenizer.json"
 _MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
@@ -61,7 +62,7 @@ def encoder_dir(params: Mapping[str, Any], hparams: CometHparams) -> Path:
     looked = " or ".join(str(c / "config.json") for c in candidates)
     raise ValueError(
         f"encoder_path: no encoder config found ({looked}); the checkpoint's encoder is "
-        f"{hparams.pretrained_model}: put its config.json and {TOKENIZER_FILES[0]} in "
+        f"{hparams.pretrained_model}: put its config.json and {TOKENIZER} in "
         "<path>/encoder/ or set encoder_path"
     )
 
@@ -80,9 +81,10 @@ def _read_config(path: Path) -> dict[str, Any]:
 
 def _encoder_problems(encoder: Path, hparams: CometHparams) -> list[str]:
     problems = []
-    if not any((encoder / name).is_file() for name in TOKENIZER_FILES):
+    if not (encoder / TOKENIZER).is_file():
         problems.append(
-            f"encoder_path: {encoder} holds no tokenizer ({' or '.join(TOKENIZER_FILES)})"
+            f"encoder_path: {encoder} holds no {TOKENIZER} (the encoder's fast tokenizer; "
+            f"a SentencePiece model alone is not read)"
         )
     config = _read_config(encoder / "config.json")
     model_type = config.get("model_type")

@@ -30,7 +30,7 @@ import torch
 import transformers
 from torch import nn
 
-from engines.local_models.comet import TOKENIZER_FILES, encoder_dir
+from engines.local_models.comet import TOKENIZER, encoder_dir
 from engines.local_models.comet_hparams import (
     CHECKPOINT,
     REFERENCELESS,
@@ -288,21 +288,19 @@ def _hparams(directory: Path, checkpoint: dict[str, Any]) -> CometHparams:
 
 
 def _tokenizer(encoder: Path) -> Any:
-    """The encoder's tokenizer as COMET's transformers 4 ``XLMRobertaTokenizerFast`` read it:
-    ``tokenizer.json`` as saved (transformers 5's class would rebuild its pipeline), else the
-    SentencePiece model converted by transformers."""
-    if (encoder / TOKENIZER_FILES[0]).is_file():
-        return transformers.PreTrainedTokenizerFast(
-            tokenizer_file=str(encoder / TOKENIZER_FILES[0]),
-            bos_token="<s>",
-            eos_token="</s>",
-            sep_token="</s>",
-            cls_token="<s>",
-            unk_token="<unk>",
-            pad_token="<pad>",
-            mask_token="<mask>",
-        )
-    return transformers.XLMRobertaTokenizer.from_pretrained(str(encoder), local_files_only=True)
+    """The encoder's ``tokenizer.json`` as saved, as COMET's transformers-4
+    ``XLMRobertaTokenizerFast`` reads it (transformers 5's class would rebuild its pipeline from
+    the vocabulary), with XLM-R's special tokens."""
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_file=str(encoder / TOKENIZER),
+        bos_token="<s>",
+        eos_token="</s>",
+        sep_token="</s>",
+        cls_token="<s>",
+        unk_token="<unk>",
+        pad_token="<pad>",
+        mask_token="<mask>",
+    )
 
 
 def _listed(keys: set[str]) -> str:

@@ -259,7 +259,7 @@ def test_an_encoder_without_tokenizer_or_of_another_family_is_refused(comet_dirs
     with pytest.raises(Exception) as caught:
         comet_qe("bad-encoder", comet_dirs["kiwi"], encoder_path=str(encoder))
     text = str(caught.value)
-    assert "holds no tokenizer (tokenizer.json or sentencepiece.bpe.model)" in text
+    assert "holds no tokenizer.json (the encoder's fast tokenizer" in text
     assert "is a 'bert' model; the checkpoint's encoder_model XLM-RoBERTa needs" in text
 
 
