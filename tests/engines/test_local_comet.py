@@ -11,6 +11,8 @@ import argparse
 import importlib.util
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -271,6 +273,18 @@ def test_the_format_can_be_forced_and_is_then_checked(comet_dirs, tmp_path):
         comet_qe("as-comet", regressor, format="comet")
     with pytest.raises(Exception, match="input_template does not apply to a COMET checkpoint"):
         comet_qe("templated", comet_dirs["kiwi"], input_template="{source} {translation}")
+
+
+def test_inspecting_a_comet_directory_imports_no_torch(comet_dirs):
+    """Engine creation runs in the web process: the checks read files, never import torch."""
+    params = {"path": str(comet_dirs["kiwi"])}
+    code = (
+        "import sys; from engines.local_models import loading; "
+        f"problems = loading.model_dir_problems('local_qe', {params!r}); "
+        "sys.exit(3 if problems else 2 if 'torch' in sys.modules else 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
 
 
 def test_sparsemax_without_entmax_is_refused_at_creation(monkeypatch, comet_dirs):
