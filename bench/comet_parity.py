@@ -57,12 +57,14 @@ VARIANTS = {
         {"layer_transformation": "sparsemax_patch", "input_segments": ["mt", "src", "ref"]},
     ),
     "kiwi-layer-1-no-dropout": ("unified_metric", {"sent_layer": 1, "dropout": 0.0}),
+    "kiwi-xlm-roberta-xl": ("unified_metric", {"encoder_model": "XLM-RoBERTa-XL"}),
     "qe-avg-softmax": ("referenceless_regression_metric", {}),
     "qe-max-sparsemax": (
         "referenceless_regression_metric",
         {"pool": "max", "layer_transformation": "sparsemax", "layer_norm": False},
     ),
     "qe-cls-layer-2": ("referenceless_regression_metric", {"pool": "cls", "layer": 2}),
+    "qe-xlm-roberta-xl": ("referenceless_regression_metric", {"encoder_model": "XLM-RoBERTa-XL"}),
     "qe-default-pool-3-hidden": (
         "referenceless_regression_metric",
         {"pool": "default", "hidden_sizes": [10, 8, 6], "activations": "Sigmoid"},

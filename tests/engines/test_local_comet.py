@@ -55,6 +55,7 @@ def comet_dirs(tmp_path_factory) -> dict[str, Path]:
     dirs = {
         "kiwi": build(base / "kiwi", tiny_comet.UNIFIED),
         "qe": build(base / "qe", tiny_comet.REFERENCELESS),
+        "kiwi-xl": build(base / "kiwi-xl", hparams={"encoder_model": "XLM-RoBERTa-XL"}),
         "nan": build(base / "nan", tiny_comet.UNIFIED, edit_state=_nan_bias),
         "missing": build(base / "missing", edit_state=_drop("estimator.ff.3.bias")),
         "extra": build(
@@ -195,6 +196,21 @@ def test_batched_scores_equal_one_by_one_and_are_the_unit_mapping_of_the_raw_out
     assert sorted(
         EngineCall.objects.filter(engine__name="kiwi-batched").values_list("items", flat=True)
     ) == [1, 1, 1, 1, 1, 5]
+
+
+def test_an_xlm_roberta_xl_encoder_loads_and_scores(comet_dirs):
+    comet_qe("kiwi-xl", comet_dirs["kiwi-xl"])
+    scores = quality_estimator_for("kiwi-xl").score(PAIRS, "en", "de")
+    assert len(scores) == 5 and all(0 <= s <= 100 for s in scores)
+    model = _loaded(comet_dirs["kiwi-xl"]).model
+    assert type(model.encoder.model).__name__ == "XLMRobertaXLModel"
+
+
+def test_an_encoder_config_that_contradicts_encoder_model_is_refused(comet_dirs, tmp_path):
+    directory = shutil.copytree(comet_dirs["kiwi-xl"], tmp_path / "xl-called-base")
+    tiny_comet.rewrite_hparams(directory, encoder_model="XLM-RoBERTa")
+    with pytest.raises(Exception, match="is a 'xlm-roberta-xl' model; the checkpoint's"):
+        comet_qe("xl-called-base", directory)
 
 
 def test_a_second_scoring_comes_from_the_cache(comet_dirs):

@@ -9,7 +9,8 @@
     <directory>/encoder/tokenizer_config.json   XLM-R's special tokens and pair template
 
 The state_dict's keys are written out here from COMET 2.2.7's module names (``encoder.model.*``
-from a random ``XLMRobertaModel`` without pooler, ``layerwise_attention.scalar_parameters.N``,
+from a random ``XLMRobertaModel`` — or ``XLMRobertaXLModel`` for ``encoder_model:
+XLM-RoBERTa-XL`` — without pooler, ``layerwise_attention.scalar_parameters.N``,
 ``layerwise_attention.gamma``, ``estimator.ff.N.*``), not taken from our reader, so a test that
 loads them checks the reader against COMET's naming; ``bench/comet_parity.py`` loads the same
 files with real COMET.
@@ -79,11 +80,17 @@ def _hparams(model_class: str, pretrained_model: str) -> dict[str, Any]:
 
 
 def build_encoder(
-    directory: Path, hidden: int = 16, layers: int = 2, corpus=(), heads: int = 2, ffn: int = 0
+    directory: Path,
+    hidden: int = 16,
+    layers: int = 2,
+    corpus=(),
+    heads: int = 2,
+    ffn: int = 0,
+    xl: bool = False,
 ) -> Path:
     """A tiny XLM-R config and tokenizer (ids 0–3 are <s> <pad> </s> <unk>, as in XLM-R)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-    from transformers import XLMRobertaConfig
+    from transformers import XLMRobertaConfig, XLMRobertaXLConfig
 
     directory.mkdir(parents=True, exist_ok=True)
     tokenizer = Tokenizer(models.Unigram())
@@ -111,7 +118,7 @@ def build_encoder(
         model_max_length=128,
     )  # fmt: skip
     (directory / "tokenizer_config.json").write_text(json.dumps(tokenizer_config))
-    XLMRobertaConfig(
+    (XLMRobertaXLConfig if xl else XLMRobertaConfig)(
         vocab_size=tokenizer.get_vocab_size(),
         hidden_size=hidden,
         num_hidden_layers=layers,
@@ -146,11 +153,12 @@ def _layerwise_attention(mixed: int, dropout: bool) -> dict[str, Any]:
 def comet_state_dict(encoder: Path, hparams: dict[str, Any], seed: int = 0) -> dict[str, Any]:
     """Random weights under COMET's module names for ``hparams``' class and head."""
     import torch
-    from transformers import XLMRobertaConfig, XLMRobertaModel
+    from transformers import AutoConfig, XLMRobertaModel, XLMRobertaXLModel
 
     torch.manual_seed(seed)
-    config = XLMRobertaConfig.from_pretrained(encoder)
-    model = XLMRobertaModel(config, add_pooling_layer=False)
+    config = AutoConfig.from_pretrained(encoder)
+    xl = hparams["encoder_model"] == "XLM-RoBERTa-XL"
+    model = (XLMRobertaXLModel if xl else XLMRobertaModel)(config, add_pooling_layer=False)
     state = {f"encoder.model.{k}": v.clone() for k, v in model.state_dict().items()}
     mixed = config.num_hidden_layers + 1
     layer = hparams.get("layer", hparams.get("sent_layer", "mix"))
@@ -187,7 +195,8 @@ def build_comet(
 
     directory.mkdir(parents=True, exist_ok=True)
     fields = {**_hparams(model_class, pretrained_model), **(hparams or {})}
-    encoder = build_encoder(directory / encoder_folder, hidden, layers, corpus, heads, ffn)
+    xl = fields["encoder_model"] == "XLM-RoBERTa-XL"
+    encoder = build_encoder(directory / encoder_folder, hidden, layers, corpus, heads, ffn, xl)
     state = comet_state_dict(encoder, fields, seed)
     if edit_state is not None:
         edit_state(state)
