@@ -336,6 +336,37 @@ def test_a_checkpoint_that_does_not_match_is_a_permanent_error_naming_the_proble
     assert not LocalModelLoad.objects.filter(engine__name=f"bad-{name}").exists()
 
 
+def _old_position_ids(state) -> None:
+    import torch
+
+    state["encoder.model.embeddings.position_ids"] = torch.arange(130).expand((1, -1))
+
+
+def _word_head(state) -> None:
+    import torch
+
+    state["hidden2tag.weight"] = torch.zeros(3, 16)
+    state["hidden2tag.bias"] = torch.zeros(3)
+
+
+@pytest.mark.parametrize(
+    ("edit", "hparams"),
+    [(_old_position_ids, {}), (_word_head, {"word_level_training": True})],
+    ids=["position-ids-of-transformers-4.30", "word-level-head"],
+)
+def test_keys_the_score_does_not_use_are_tolerated(tmp_path, edit, hparams):
+    directory = tiny_comet.build_comet(tmp_path / "kiwi", edit_state=edit, hparams=hparams)
+    comet_qe("tolerant", directory)
+    assert len(quality_estimator_for("tolerant").score(PAIRS[:2], "en", "de")) == 2
+
+
+def test_a_word_level_head_without_word_level_training_is_an_unknown_key(tmp_path):
+    directory = tiny_comet.build_comet(tmp_path / "kiwi", edit_state=_word_head)
+    comet_qe("stray-head", directory)
+    with pytest.raises(EngineError, match=r"not in a unified_metric model: hidden2tag\.bias"):
+        quality_estimator_for("stray-head").score(PAIRS[:1], "en", "de")
+
+
 def test_the_pickled_checkpoint_is_never_unpickled(comet_dirs, monkeypatch):
     import torch
 
