@@ -255,9 +255,20 @@ class CometQE(nn.Module):
 # --- loading ---------------------------------------------------------------------------------
 
 
+def _torch_load(path: Path) -> Any:
+    """Weights only, memory-mapped where the file allows it: a 2 GB checkpoint is then not held
+    in memory beside the model its tensors are copied into."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+    except RuntimeError as exc:
+        if "mmap" not in str(exc):  # a file saved in torch's legacy (pre-1.6) format
+            raise
+        return torch.load(path, map_location="cpu", weights_only=True)
+
+
 def _read_checkpoint(path: Path) -> dict[str, Any]:
     try:
-        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+        checkpoint = _torch_load(path)
     except pickle.UnpicklingError as exc:
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CometLoadError(

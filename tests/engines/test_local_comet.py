@@ -255,6 +255,20 @@ def test_the_checkpoint_hyper_parameters_override_hparams_yaml_as_in_comet(comet
     assert stale == pytest.approx(quality_estimator_for("fresh").score(PAIRS, "en", "de"), abs=1e-6)
 
 
+def test_a_checkpoint_in_torchs_legacy_format_loads_without_memory_mapping(comet_dirs, tmp_path):
+    import torch
+
+    directory = shutil.copytree(comet_dirs["kiwi"], tmp_path / "legacy")
+    checkpoint = torch.load(directory / "checkpoints" / "model.ckpt", weights_only=True)
+    torch.save(
+        checkpoint, directory / "checkpoints" / "model.ckpt", _use_new_zipfile_serialization=False
+    )
+    comet_qe("legacy", directory, scale="sigmoid")
+    comet_qe("zipped", comet_dirs["kiwi"], scale="sigmoid")
+    legacy = quality_estimator_for("legacy").score(PAIRS, "en", "de")
+    assert legacy == pytest.approx(quality_estimator_for("zipped").score(PAIRS, "en", "de"))
+
+
 def test_an_encoder_folder_elsewhere_is_named_with_encoder_path(comet_dirs):
     directory = comet_dirs["elsewhere"]
     with pytest.raises(Exception) as caught:
