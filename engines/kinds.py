@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engines.breaker_world import FAILURES as BREAKER_FAILURES
+from engines.local_models.comet import FORMATS as COMET_FORMATS
 from engines.local_models.ctranslate2_backend import BACKENDS, COMPUTE_TYPES
 from engines.local_models.languages import FAMILIES
 from engines.local_models.scales import OUTPUT_SCALES
@@ -313,6 +314,14 @@ def _check_local_regression(params: Mapping[str, Any], errors: list[str], fields
 
 def _check_local_qe(params: Mapping[str, Any], errors: list[str]) -> None:
     _check_local_regression(params, errors, ("source", "translation"))
+    if params.get("format", "auto") not in COMET_FORMATS:
+        errors.append(f"format must be one of {', '.join(COMET_FORMATS)} (auto: from the files)")
+    encoder = params.get("encoder_path")
+    if encoder is not None and not (
+        isinstance(encoder, str) and encoder.startswith("/") and "\x00" not in encoder
+        and len(encoder) <= 1000
+    ):  # fmt: skip
+        errors.append("encoder_path must be an absolute directory path (starting with /)")
 
 
 def _check_local_difficulty(params: Mapping[str, Any], errors: list[str]) -> None:
@@ -356,7 +365,10 @@ _ALLOWED = {
         *("family", "lang_codes", "num_beams", "max_new_tokens"),
         *("backend", "tokenizer_path", "compute_type"),
     },
-    "local_qe": {*_LOCAL_COMMON, "output_scale", "slope", "intercept", "input_template"},
+    "local_qe": {
+        *_LOCAL_COMMON,
+        *("output_scale", "slope", "intercept", "input_template", "format", "encoder_path"),
+    },
     "local_difficulty": {*_LOCAL_COMMON, "output_scale", "slope", "intercept", "input_template"},
     "local_embeddings": {*_LOCAL_COMMON, "normalize"},
 }

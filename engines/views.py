@@ -40,7 +40,10 @@ PARAM_HELP = {
     "when the converted one has none)",
     "local_qe": "path, device, dtype, batch_size, max_length as above; output_scale (required: "
     "metricx | unit | percent | sigmoid | linear, with slope and intercept), input_template "
-    '(e.g. "source: {source} candidate: {translation}"; default: the pair as a text pair)',
+    '(e.g. "source: {source} candidate: {translation}"; default: the pair as a text pair); '
+    "format (auto | huggingface | comet: a COMET checkpoint, hparams.yaml + "
+    "checkpoints/model.ckpt, e.g. CometKiwi with output_scale unit), encoder_path (COMET: the "
+    "encoder's config.json + tokenizer.json; default <path>/encoder)",
     "local_difficulty": "path, device, dtype, batch_size, max_length as above; output_scale "
     "(required, as for local_qe), input_template (with {source})",
     "local_embeddings": "path, device, dtype, batch_size, max_length as above; normalize "

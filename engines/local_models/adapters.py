@@ -62,6 +62,8 @@ class _LocalModelAdapter(_Adapter):
         key = {"files": loading.fingerprint(self.engine.params["path"]), "params": params}
         if params.get("tokenizer_path"):  # a CTranslate2 model's tokenizer lives elsewhere
             key["tokenizer_files"] = loading.fingerprint(params["tokenizer_path"])
+        if params.get("encoder_path"):  # a COMET checkpoint's tokenizer files, kept elsewhere
+            key["encoder_files"] = loading.fingerprint(params["encoder_path"])
         return key
 
     def _batches(self, items: list[Any]) -> list[list[Any]]:
@@ -218,12 +220,17 @@ class _RegressionEngine(_LocalModelAdapter):
 
 class LocalQEEngine(_RegressionEngine):
     """Reference-free QE: the (source, translation) pair as a text pair, or through
-    ``input_template`` (MetricX-24 style: ``"source: {source} candidate: {translation}"``)."""
+    ``input_template`` (MetricX-24 style: ``"source: {source} candidate: {translation}"``), or
+    a COMET checkpoint (CometKiwi, COMET-QE) with COMET's own inputs (ADR 0034)."""
 
     def score(self, pairs: Sequence[tuple[str, str]], src_lang: str, tgt_lang: str) -> list[float]:
         template = self.engine.params.get("input_template")
 
         def infer(loaded: loading.LoadedModel, batch: list[list[str]]) -> list[float]:
+            if loaded.family.startswith("comet"):  # engines.local_models.comet_model
+                sources, translations = [b[0] for b in batch], [b[1] for b in batch]
+                max_length = self.engine.params.get("max_length")
+                return self._quality(loaded.model.score(sources, translations, max_length))
             if template:
                 texts = [template.format(source=s, translation=t) for s, t, *_ in batch]
                 raw = self._raw(loaded, texts, None)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.interfaces import EngineError
+from engines.local_models import comet
 from engines.local_models import ctranslate2_backend as ct2
 from engines.local_models.languages import FAMILIES
 
@@ -124,6 +125,8 @@ def model_dir_problems(kind: str, params: Mapping[str, Any]) -> list[str]:
         names = {entry.name for entry in directory.iterdir()}
     except OSError as exc:
         return [f"path: {directory} cannot be read ({exc.strerror or exc})"]
+    if comet.is_comet(kind, params):  # hparams.yaml + checkpoints/model.ckpt (ADR 0034)
+        return comet.comet_problems(params)
     problems = []
     try:
         if use_ct2:
@@ -219,7 +222,7 @@ class LoadedModel:
     recorded_for: set[tuple[Any, ...]] = field(default_factory=set)
 
 
-_models: dict[tuple[int, str, str, str, str], LoadedModel] = {}
+_models: dict[tuple[int, str, str, str, str, str], LoadedModel] = {}
 _loading = threading.Lock()
 
 
@@ -306,7 +309,8 @@ def load(kind: str, params: Mapping[str, Any]) -> tuple[LoadedModel, bool]:
     else:
         dtype = str(params.get("dtype", "float32"))
         device = _device(_torch(), str(params.get("device", "cpu")))
-    key = (os.getpid(), kind, path, device, dtype)
+    # A COMET checkpoint's encoder files may live elsewhere: another folder, another model.
+    key = (os.getpid(), kind, path, str(params.get("encoder_path", "")), device, dtype)
     if key in _models:
         return _models[key], False
     with _loading:
@@ -325,6 +329,12 @@ def load(kind: str, params: Mapping[str, Any]) -> tuple[LoadedModel, bool]:
             if use_ct2:
                 on = device.partition(":")[0]
                 model, tokenizer, parameters = ct2.build(path, on, index, dtype[4:], params)
+            elif comet.is_comet(kind, params):
+                from engines.local_models import comet_model
+
+                model, tokenizer, parameters, family = comet_model.build(
+                    path, dict(params), device, dtype
+                )
             else:
                 model, tokenizer, parameters = _build(kind, path, device, dtype, family)
         except EngineError:
