@@ -45,8 +45,8 @@ KIND_LABELS = {
     "openai_embeddings": "OpenAI-compatible embeddings API",
     "hashed_embeddings": "Offline hashed character n-gram embeddings",
     "lexical_world": "Offline lexical-selection world (simulation)",
-    "local_translator": "Local seq2seq MT model (Hugging Face, from a path)",
-    "local_qe": "Local regression QE model (MetricX-style, from a path)",
+    "local_translator": "Local MT model (Hugging Face seq2seq or CTranslate2, from a path)",
+    "local_qe": "Local QE model (regression or COMET checkpoint, from a path)",
     "local_difficulty": "Local source-only difficulty regressor (from a path)",
     "local_embeddings": "Local sentence-transformers embeddings (from a path)",
 }

@@ -10,6 +10,8 @@ from django.conf import settings
 from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from engines.kinds import LOCAL_MODEL_KINDS
+from engines.local_models import comet
+from engines.local_models import ctranslate2_backend as ct2
 from engines.local_models.loading import bytes_on_disk
 from engines.models import Engine, EngineCall, LocalModelLoad
 
@@ -137,6 +139,17 @@ def queue_for_engines(names: Iterable[str | None]) -> str:
     return settings.CELERY_SLOW_QUEUE
 
 
+def _model_format(engine: Engine) -> str:
+    """Which reader runs the directory, as the engine page names it (read from its files)."""
+    if engine.kind == "local_translator" and ct2.uses_ctranslate2(engine.params):
+        return "CTranslate2"
+    if comet.is_comet(engine.kind, engine.params):
+        return "COMET checkpoint"
+    if engine.kind == "local_embeddings":
+        return "sentence-transformers"
+    return "Hugging Face transformers"
+
+
 def local_model_info(engine: Engine) -> dict[str, Any] | None:
     """What the engine page shows of a local model: the configured device and dtype, the size
     on disk now, and the latest loads (device, parameters, load time, which process)."""
@@ -145,8 +158,9 @@ def local_model_info(engine: Engine) -> dict[str, Any] | None:
     path = str(engine.params.get("path", ""))
     return {
         "path": path,
+        "format": _model_format(engine),
         "device": engine.params.get("device", "cpu"),
-        "dtype": engine.params.get("dtype", "float32"),
+        "dtype": engine.params.get("compute_type") or engine.params.get("dtype", "float32"),
         "bytes_on_disk": bytes_on_disk(path) if path else None,
         "loads": list(LocalModelLoad.objects.filter(engine=engine)[:5]),
     }
