@@ -23,9 +23,10 @@ __all__ = ["NOISY_SD", "EmpiricalBayesUcb", "beta_for_noise"]
 
 _EMPTY = np.empty(0, dtype=np.int64)
 # Per-text noise sd (difficulty on the platform's 0-100 scale) from which ``beta_noisy``
-# replaces ``beta``: between the noise levels of the benchmark grid where beta 6 won (sd <= 15)
-# and where beta 3 won or tied (sd >= 20); docs/adr/0028.
-NOISY_SD = 17.5
+# replaces ``beta``: between the noise levels of the benchmark grid where beta 6 won or tied at
+# 100k and 1M topics (sd <= 20) and where beta 3 won (sd 25 at 100k; a tie at 1M);
+# docs/adr/0028.
+NOISY_SD = 22.5
 
 
 def beta_for_noise(

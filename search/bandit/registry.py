@@ -35,7 +35,7 @@ POLICIES: dict[str, type[Policy]] = {
 # topic; docs/adr/0002 and 0028 say why. Below DEFAULT_SWITCH topics, or with at least
 # DEFAULT_RICH_BUDGET pulls per topic: budget-aware Sequential Halving (equal allocation reaches
 # the oracle there at every noise level measured); otherwise EB-UCB, whose index narrows
-# (beta 6 -> 3) once its probe pairs measure a per-text noise sd of 17.5 or more. The noise is
+# (beta 6 -> 3) once its probe pairs measure a per-text noise sd of 22.5 or more. The noise is
 # not known when the run starts, so the choice between methods uses only what is (size and
 # budget) and the noise enters inside EB-UCB, from its own estimate.
 DEFAULT_SWITCH = 30_000
