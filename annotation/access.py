@@ -113,27 +113,40 @@ def item_for_admin(user, item_id) -> Item:
 # --- annotators -----------------------------------------------------------------------------
 
 
+def enrollment_lookup(user, campaign_id) -> QuerySet[Enrollment]:
+    """The user's own enrollment in a campaign (any status), with its campaign and annotator,
+    as a query: empty for anonymous and inactive users and for ids that are not numbers.
+
+    The annotator is matched through its user in the same query (no separate profile
+    lookup); next-item locks the enrollment in the query that reads it
+    (``services.next_claim``).
+    """
+    if not (user and user.is_authenticated and user.is_active):
+        return Enrollment.objects.none()
+    try:
+        return Enrollment.objects.select_related("campaign", "annotator").filter(
+            campaign_id=campaign_id, annotator__user=user
+        )
+    except (ValueError, TypeError):
+        return Enrollment.objects.none()
+
+
 def enrollment_for_annotator(user, campaign_id) -> Enrollment:
     """The user's own enrollment in a campaign (any status); 404 if they are not enrolled."""
-    annotator = annotator_for_user(user)
-    if annotator is None:
-        raise Http404("No such campaign")
     try:
-        return Enrollment.objects.select_related("campaign", "annotator").get(
-            campaign_id=campaign_id, annotator=annotator
-        )
+        return enrollment_lookup(user, campaign_id).get()
     except (Enrollment.DoesNotExist, ValueError, TypeError):
         raise Http404("No such campaign") from None
 
 
 def item_for_annotator(user, item_id) -> tuple[Item, Assignment]:
-    """An item the user has claimed, with their claim; 404 for any other item."""
-    annotator = annotator_for_user(user)
-    if annotator is None:
+    """An item the user has claimed, with their claim (its ``annotator`` loaded); 404 for any
+    other item. The annotator is matched through its user in the same query."""
+    if not (user and user.is_authenticated and user.is_active):
         raise Http404("No such item")
     try:
-        assignment = Assignment.objects.select_related("item", "item__campaign").get(
-            item_id=item_id, annotator=annotator
+        assignment = Assignment.objects.select_related("item", "item__campaign", "annotator").get(
+            item_id=item_id, annotator__user=user
         )
     except (Assignment.DoesNotExist, ValueError, TypeError):
         raise Http404("No such item") from None

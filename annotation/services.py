@@ -28,6 +28,7 @@ from django.db.models import (
     IntegerField,
     OuterRef,
     Q,
+    QuerySet,
     Subquery,
     Value,
 )
@@ -68,6 +69,11 @@ class NotAllowed(Exception):
 class EnrollmentBlocked(NotAllowed):
     """The annotator's enrollment does not allow working (pending, paused, rejected, none):
     pages and the API answer 403."""
+
+
+class NotEnrolled(EnrollmentBlocked):
+    """The annotator has no enrollment in the campaign at all; next-item answers 404, as for
+    a campaign that does not exist."""
 
 
 class RequirementNotMet(NotAllowed):
@@ -817,21 +823,20 @@ def _check_enrollment(enrollment: Enrollment | None) -> None:
 
 def _check_enrollment_status(status: str | None) -> None:
     if status is None:
-        raise EnrollmentBlocked("You are not enrolled in this campaign.")
+        raise NotEnrolled("You are not enrolled in this campaign.")
     refusal = _ENROLLMENT_REFUSALS.get(status)
     if refusal:
         raise EnrollmentBlocked(refusal)
 
 
-def _approved_enrollment(annotator: Annotator, campaign: Campaign) -> Enrollment:
-    enrollment = (
-        Enrollment.objects.select_for_update()
-        .filter(campaign=campaign, annotator=annotator)
-        .first()
-    )
+def _approved_enrollment(enrollments: QuerySet[Enrollment], campaign: Campaign | None) -> Enrollment:
+    """The enrollment ``enrollments`` finds, locked by the query that reads it; refused unless
+    it is approved and its campaign (``campaign``, or the one read with it) is open."""
+    # of=("self",): the campaign and annotator read with it stay unlocked.
+    enrollment = enrollments.select_for_update(of=("self",)).first()
     _check_enrollment(enrollment)
     assert enrollment is not None  # _check_enrollment refused a missing one
-    if campaign.status != Campaign.Status.OPEN:
+    if (campaign or enrollment.campaign).status != Campaign.Status.OPEN:
         raise NotAllowed("This campaign is not open for annotation.")
     return enrollment
 
@@ -862,19 +867,43 @@ def _resume(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | N
     return None
 
 
-def _tutorial_phase(
-    annotator: Annotator, campaign: Campaign, enrollment: Enrollment, now: datetime
-) -> tuple[bool, Item | None, str]:
-    """(still in tutorial phase, item, refusal). Tutorials come first; passing them may be
-    required. A refusal is returned, not raised, so that the rejection it records commits."""
-    mine = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator)
-    pending = (
-        campaign.items.filter(kind=Item.Kind.TUTORIAL)
-        .exclude(Exists(mine))
+def _claims_and_tutorial(
+    annotator: Annotator, campaign: Campaign, enrollment: Enrollment
+) -> tuple[bool, int | None]:
+    """(whether the annotator holds an active claim in the campaign, the id of the first
+    tutorial item they have never claimed), in one statement: most requests have neither, and
+    then need no further query for them. Read after the enrollment is locked, so both are
+    current: claims of theirs are created (and deleted, by a reset) only under that lock;
+    others may release an active one meanwhile, which :func:`_resume` checks again."""
+    mine = Assignment.objects.filter(annotator=annotator)
+    pending_tutorial = (
+        Item.objects.filter(campaign=campaign, kind=Item.Kind.TUTORIAL)
+        .exclude(Exists(mine.filter(item=OuterRef("pk"))))
         .order_by("position", "id")
-        .first()
+        .values("pk")[:1]
     )
-    if pending is not None:
+    return (
+        Enrollment.objects.filter(pk=enrollment.pk)
+        .values_list(
+            Exists(mine.filter(campaign=campaign, status=Assignment.Status.ACTIVE)),
+            Subquery(pending_tutorial),
+        )
+        .get()
+    )
+
+
+def _tutorial_phase(
+    annotator: Annotator,
+    campaign: Campaign,
+    enrollment: Enrollment,
+    now: datetime,
+    pending_id: int | None,
+) -> tuple[bool, Item | None, str]:
+    """(still in tutorial phase, item, refusal). Tutorials come first (``pending_id``, the
+    first one not claimed yet); passing them may be required. A refusal is returned, not
+    raised, so that the rejection it records commits."""
+    if pending_id is not None:
+        pending = Item.objects.get(pk=pending_id)
         _take_slot(pending, campaign)
         return True, _claim(annotator, pending, campaign, now), ""
     if campaign.require_qualification and not enrollment.qualified:
@@ -931,29 +960,58 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
     is not set: try again later). Raises :class:`NotAllowed` when the enrollment or campaign
     does not allow annotating.
     """
-    now = now or timezone.now()
+    mine = Enrollment.objects.filter(campaign=campaign, annotator=annotator)
+    return _next_claim(mine, now or timezone.now(), annotator, campaign)
+
+
+def next_claim(enrollments: QuerySet[Enrollment], *, now=None) -> Item | None:
+    """:func:`next_item_for` for the one enrollment that ``enrollments`` finds
+    (``access.enrollment_lookup``), read with its campaign and annotator by the query that
+    locks it; raises :class:`NotEnrolled` when it finds none."""
+    return _next_claim(enrollments.select_related("campaign", "annotator"), now or timezone.now())
+
+
+def _next_claim(
+    enrollments: QuerySet[Enrollment],
+    now: datetime,
+    annotator: Annotator | None = None,
+    campaign: Campaign | None = None,
+) -> Item | None:
+    """:func:`next_item_for` with the enrollment found by ``enrollments``; ``annotator`` and
+    ``campaign`` are the caller's objects, else the ones read with the enrollment."""
     with transaction.atomic():
-        enrollment = _approved_enrollment(annotator, campaign)
-        item = _resume(annotator, campaign, now)
-        if item is not None:
-            return item
-        in_tutorial, item, refusal = _tutorial_phase(annotator, campaign, enrollment, now)
-        if in_tutorial and not refusal:
-            return item
-        if not refusal:
-            if not _reached_quota(annotator, campaign):
-                seed = order_seed(enrollment, campaign)
-                item = _claim_open_item(annotator, campaign, now, seed)
-                if item is not None:
-                    return item
-                if _unfinished(annotator, campaign).exists():
-                    # Items are left but others hold their last slots: not finished, try later.
-                    return None
-            if enrollment.finished_at is None:
-                Enrollment.objects.filter(pk=enrollment.pk).update(finished_at=now)
+        enrollment = _approved_enrollment(enrollments, campaign)
+        item, refusal = _claim_next(
+            annotator or enrollment.annotator, campaign or enrollment.campaign, enrollment, now
+        )
     if refusal:
         raise NotAllowed(refusal)
-    return None
+    return item
+
+
+def _claim_next(
+    annotator: Annotator, campaign: Campaign, enrollment: Enrollment, now: datetime
+) -> tuple[Item | None, str]:
+    """The body of :func:`next_item_for` under the enrollment lock: (item, refusal)."""
+    has_claim, tutorial_id = _claims_and_tutorial(annotator, campaign, enrollment)
+    if has_claim:
+        item = _resume(annotator, campaign, now)
+        if item is not None:
+            return item, ""
+    in_tutorial, item, refusal = _tutorial_phase(annotator, campaign, enrollment, now, tutorial_id)
+    if in_tutorial:
+        return item, refusal
+    if not _reached_quota(annotator, campaign):
+        seed = order_seed(enrollment, campaign)
+        item = _claim_open_item(annotator, campaign, now, seed)
+        if item is not None:
+            return item, ""
+        if _unfinished(annotator, campaign).exists():
+            # Items are left but others hold their last slots: not finished, try later.
+            return None, ""
+    if enrollment.finished_at is None:
+        Enrollment.objects.filter(pk=enrollment.pk).update(finished_at=now)
+    return None, ""
 
 
 def _claimed_by(annotator: Annotator) -> Exists:
@@ -1306,7 +1364,7 @@ def _submit_locked(
     if first:
         annotation.status = Annotation.Status.SUBMITTED
         annotation.submitted_at = now
-    annotation.save()
+    annotation.save(update_fields=_SUBMITTED_FIELDS)
     if first:
         Assignment.objects.filter(item=item, annotator=annotator).update(
             status=Assignment.Status.SUBMITTED
@@ -1318,8 +1376,22 @@ def _submit_locked(
         )
         # Read under the item lock for regular items, the only ones that complete.
         if item.kind == Item.Kind.REGULAR and locked_item.completed_count + 1 == campaign.overlap:
-            item_id = item.pk
-            transaction.on_commit(
-                lambda: item_completed.send(sender=Item, item=Item.objects.get(pk=item_id))
-            )
+            _send_completed_on_commit(locked_item, campaign, regained)
     return SubmitResult(annotation, created=first)
+
+
+_SUBMITTED_FIELDS = [
+    "answer", "draft", "score", "mqm_score", "time_spent_seconds", "last_activity_at",
+    "revision", "idempotency_key", "status", "submitted_at", "updated_at",
+]  # fmt: skip
+"""What a submission changes on the annotation row (the rest is the claim's)."""
+
+
+def _send_completed_on_commit(locked_item: Item, campaign: Campaign, regained: int) -> None:
+    """Send ``item_completed`` once the submission commits, with the item as it commits: the
+    row read under its lock with this submission's counter updates (no query to read it
+    again; receivers read ``origin``, ``origin_ref``, ``campaign`` and its annotations)."""
+    locked_item.completed_count += 1
+    locked_item.live_slots += regained
+    locked_item.campaign = campaign
+    transaction.on_commit(lambda: item_completed.send(sender=Item, item=locked_item))

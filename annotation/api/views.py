@@ -88,14 +88,15 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"], url_path="next-item")
     def next_item(self, request: Request, pk=None) -> Response:
         """Claim (or resume) your next item in this campaign."""
-        enrollment = access.enrollment_for_annotator(request.user, pk)
         try:
-            item = services.next_item_for(enrollment.annotator, enrollment.campaign)
+            item = services.next_claim(access.enrollment_lookup(request.user, pk))
+        except services.NotEnrolled:
+            raise Http404("No such campaign") from None
         except services.NotAllowed as exc:
             raise PermissionDenied(str(exc)) from exc
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        annotation = Annotation.objects.get(item=item, annotator=enrollment.annotator)
+        annotation = Annotation.objects.get(item=item, annotator__user=request.user)
         data = {
             "item": item,
             "annotation": annotation.pk,
@@ -272,13 +273,10 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         key = request.headers.get("Idempotency-Key") or data.get("client_id") or ""
         if len(key) > 64:
             raise ValidationError({"idempotency_key": "at most 64 characters"})
-        annotator = access.annotator_for_user(request.user)
-        if annotator is None:
-            raise Http404("No such item")
-        item, _assignment = access.item_for_annotator(request.user, data["item"])
+        item, assignment = access.item_for_annotator(request.user, data["item"])
         try:
             result = services.submit_annotation(
-                annotator, item, data["answer"], idempotency_key=key
+                assignment.annotator, item, data["answer"], idempotency_key=key
             )
         except services.AnswerInvalid as exc:
             refusal = {"detail": str(exc), "errors": exc.errors, "missing": exc.missing}
