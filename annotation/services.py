@@ -758,7 +758,17 @@ def _initial_draft(item: Item) -> dict[str, Any]:
     return {}
 
 
-def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) -> Item:
+@dataclass(frozen=True)
+class Claim:
+    """An item given to an annotator by next-item, with its annotation row when this claim
+    created it (``None``: the row predates it, a kept draft or a resumed claim)."""
+
+    item: Item
+    annotator: Annotator
+    new_annotation: Annotation | None = None
+
+
+def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) -> Claim:
     """Record the claim and its draft; the caller has counted the slot (``live_slots``).
 
     One upsert each: an expired claim of the same annotator on the item is reactivated, and an
@@ -784,20 +794,52 @@ def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) 
         # Seeded by (annotator, item) so a reset annotator sees the same order again.
         option_order = list(range(len(item.choices)))
         random.Random(f"{annotator.pk}:{item.pk}").shuffle(option_order)
-    Annotation.objects.bulk_create(
-        [
-            Annotation(
-                item=item,
-                annotator=annotator,
-                campaign=campaign,
-                draft=_initial_draft(item),
-                option_order=option_order,
-                last_activity_at=now,
-            )
-        ],
-        ignore_conflicts=True,
+    draft = Annotation(
+        item=item,
+        annotator=annotator,
+        campaign=campaign,
+        draft=_initial_draft(item),
+        option_order=option_order,
+        last_activity_at=now,
     )
-    return item
+    return Claim(item, annotator, draft if _insert_unless_exists(draft) else None)
+
+
+def _insert_unless_exists(annotation: Annotation) -> bool:
+    """Insert a new (item, annotator) annotation row unless one exists; True (and its id set)
+    when it was inserted.
+
+    One hand-written statement, ``INSERT ... ON CONFLICT (item_id, annotator_id) DO NOTHING
+    RETURNING id`` (PostgreSQL; SQLite 3.35+), so that next-item need not read back the row it
+    just created: the ORM's ``bulk_create(ignore_conflicts=True)`` does not say whether it
+    inserted. Values are prepared by the model's fields, as ``save()`` prepares them.
+    """
+    fields = [field for field in Annotation._meta.concrete_fields if not field.primary_key]
+    values = [
+        field.get_db_prep_save(field.pre_save(annotation, add=True), connection) for field in fields
+    ]
+    quote = connection.ops.quote_name
+    column = {field.name: field.column for field in fields}
+    unique = ", ".join(quote(column[name]) for name in _ANNOTATION_KEY)
+    statement = (
+        f"INSERT INTO {quote(Annotation._meta.db_table)} "
+        f"({', '.join(quote(field.column) for field in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) "
+        f"ON CONFLICT ({unique}) DO NOTHING RETURNING {quote(Annotation._meta.pk.column)}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, values)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    annotation.pk = row[0]
+    annotation._state.adding = False
+    annotation._state.db = connection.alias
+    return True
+
+
+_ANNOTATION_KEY = ("item", "annotator")
+"""The fields of ``annotation_annotation_unique``: one annotation per item and annotator."""
 
 
 def _take_slot(item: Item, campaign: Campaign) -> bool:
@@ -829,7 +871,9 @@ def _check_enrollment_status(status: str | None) -> None:
         raise EnrollmentBlocked(refusal)
 
 
-def _approved_enrollment(enrollments: QuerySet[Enrollment], campaign: Campaign | None) -> Enrollment:
+def _approved_enrollment(
+    enrollments: QuerySet[Enrollment], campaign: Campaign | None
+) -> Enrollment:
     """The enrollment ``enrollments`` finds, locked by the query that reads it; refused unless
     it is approved and its campaign (``campaign``, or the one read with it) is open."""
     # of=("self",): the campaign and annotator read with it stay unlocked.
@@ -898,8 +942,8 @@ def _tutorial_phase(
     enrollment: Enrollment,
     now: datetime,
     pending_id: int | None,
-) -> tuple[bool, Item | None, str]:
-    """(still in tutorial phase, item, refusal). Tutorials come first (``pending_id``, the
+) -> tuple[bool, Claim | None, str]:
+    """(still in tutorial phase, claim, refusal). Tutorials come first (``pending_id``, the
     first one not claimed yet); passing them may be required. A refusal is returned, not
     raised, so that the rejection it records commits."""
     if pending_id is not None:
@@ -961,14 +1005,24 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
     does not allow annotating.
     """
     mine = Enrollment.objects.filter(campaign=campaign, annotator=annotator)
-    return _next_claim(mine, now or timezone.now(), annotator, campaign)
+    claim = _next_claim(mine, now or timezone.now(), annotator, campaign)
+    return None if claim is None else claim.item
 
 
-def next_claim(enrollments: QuerySet[Enrollment], *, now=None) -> Item | None:
+def next_claim(enrollments: QuerySet[Enrollment], *, now=None) -> Claim | None:
     """:func:`next_item_for` for the one enrollment that ``enrollments`` finds
     (``access.enrollment_lookup``), read with its campaign and annotator by the query that
-    locks it; raises :class:`NotEnrolled` when it finds none."""
+    locks it; raises :class:`NotEnrolled` when it finds none. The claim carries the
+    annotation row when it created it (else read it: :func:`claimed_annotation`)."""
     return _next_claim(enrollments.select_related("campaign", "annotator"), now or timezone.now())
+
+
+def claimed_annotation(claim: Claim) -> Annotation:
+    """The annotation row of a claimed item: the one the claim created, else read (a draft
+    kept from an earlier claim, a resumed claim)."""
+    if claim.new_annotation is not None:
+        return claim.new_annotation
+    return Annotation.objects.get(item=claim.item, annotator=claim.annotator)
 
 
 def _next_claim(
@@ -976,36 +1030,36 @@ def _next_claim(
     now: datetime,
     annotator: Annotator | None = None,
     campaign: Campaign | None = None,
-) -> Item | None:
+) -> Claim | None:
     """:func:`next_item_for` with the enrollment found by ``enrollments``; ``annotator`` and
     ``campaign`` are the caller's objects, else the ones read with the enrollment."""
     with transaction.atomic():
         enrollment = _approved_enrollment(enrollments, campaign)
-        item, refusal = _claim_next(
+        claim, refusal = _claim_next(
             annotator or enrollment.annotator, campaign or enrollment.campaign, enrollment, now
         )
     if refusal:
         raise NotAllowed(refusal)
-    return item
+    return claim
 
 
 def _claim_next(
     annotator: Annotator, campaign: Campaign, enrollment: Enrollment, now: datetime
-) -> tuple[Item | None, str]:
-    """The body of :func:`next_item_for` under the enrollment lock: (item, refusal)."""
+) -> tuple[Claim | None, str]:
+    """The body of :func:`next_item_for` under the enrollment lock: (claim, refusal)."""
     has_claim, tutorial_id = _claims_and_tutorial(annotator, campaign, enrollment)
     if has_claim:
-        item = _resume(annotator, campaign, now)
-        if item is not None:
-            return item, ""
-    in_tutorial, item, refusal = _tutorial_phase(annotator, campaign, enrollment, now, tutorial_id)
+        resumed = _resume(annotator, campaign, now)
+        if resumed is not None:
+            return Claim(resumed, annotator), ""
+    in_tutorial, claim, refusal = _tutorial_phase(annotator, campaign, enrollment, now, tutorial_id)
     if in_tutorial:
-        return item, refusal
+        return claim, refusal
     if not _reached_quota(annotator, campaign):
         seed = order_seed(enrollment, campaign)
-        item = _claim_open_item(annotator, campaign, now, seed)
-        if item is not None:
-            return item, ""
+        claim = _claim_open_item(annotator, campaign, now, seed)
+        if claim is not None:
+            return claim, ""
         if _unfinished(annotator, campaign).exists():
             # Items are left but others hold their last slots: not finished, try later.
             return None, ""
@@ -1082,7 +1136,7 @@ def order_seed(enrollment: Enrollment, campaign: Campaign) -> int | None:
 
 def _claim_open_item(
     annotator: Annotator, campaign: Campaign, now: datetime, seed: int | None = None
-) -> Item | None:
+) -> Claim | None:
     """Claim the first open item in the annotator's order: one locking query and one
     conditional counter update, whatever the number of annotators.
 

@@ -36,7 +36,7 @@ from annotation.api.serializers import (
     SubmitAnnotationSerializer,
 )
 from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
-from annotation.models import Annotation, Campaign
+from annotation.models import Campaign
 from imports import ImportRefused
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
@@ -89,16 +89,16 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
     def next_item(self, request: Request, pk=None) -> Response:
         """Claim (or resume) your next item in this campaign."""
         try:
-            item = services.next_claim(access.enrollment_lookup(request.user, pk))
+            claim = services.next_claim(access.enrollment_lookup(request.user, pk))
         except services.NotEnrolled:
             raise Http404("No such campaign") from None
         except services.NotAllowed as exc:
             raise PermissionDenied(str(exc)) from exc
-        if item is None:
+        if claim is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        annotation = Annotation.objects.get(item=item, annotator__user=request.user)
+        annotation = services.claimed_annotation(claim)
         data = {
-            "item": item,
+            "item": claim.item,
             "annotation": annotation.pk,
             "draft": annotation.draft,
             "option_order": annotation.option_order,
