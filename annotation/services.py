@@ -911,29 +911,45 @@ def _resume(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | N
     return None
 
 
-def _claims_and_tutorial(
-    annotator: Annotator, campaign: Campaign, enrollment: Enrollment
-) -> tuple[bool, int | None]:
+def _claims_and_tutorial(annotator: Annotator, campaign: Campaign) -> tuple[bool, int | None]:
     """(whether the annotator holds an active claim in the campaign, the id of the first
     tutorial item they have never claimed), in one statement: most requests have neither, and
     then need no further query for them. Read after the enrollment is locked, so both are
     current: claims of theirs are created (and deleted, by a reset) only under that lock;
-    others may release an active one meanwhile, which :func:`_resume` checks again."""
-    mine = Assignment.objects.filter(annotator=annotator)
-    pending_tutorial = (
-        Item.objects.filter(campaign=campaign, kind=Item.Kind.TUTORIAL)
-        .exclude(Exists(mine.filter(item=OuterRef("pk"))))
-        .order_by("position", "id")
-        .values("pk")[:1]
-    )
-    return (
-        Enrollment.objects.filter(pk=enrollment.pk)
-        .values_list(
-            Exists(mine.filter(campaign=campaign, status=Assignment.Status.ACTIVE)),
-            Subquery(pending_tutorial),
+    others may release an active one meanwhile, which :func:`_resume` checks again.
+
+    Hand-written (plain SQL that SQLite and PostgreSQL both run, parameterised): the ORM spends
+    several times the database's time compiling these two nested subqueries on every request.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _CLAIMS_AND_TUTORIAL_SQL,
+            [
+                *(annotator.pk, campaign.pk, Assignment.Status.ACTIVE.value),  # active claim
+                *(campaign.pk, Item.Kind.TUTORIAL.value, annotator.pk),  # pending tutorial
+            ],
         )
-        .get()
+        has_claim, tutorial_id = cursor.fetchone()
+    return bool(has_claim), tutorial_id
+
+
+_CLAIMS_AND_TUTORIAL_SQL = """
+SELECT
+    EXISTS (
+        SELECT 1 FROM annotation_assignment
+        WHERE annotator_id = %s AND campaign_id = %s AND status = %s
+    ),
+    (
+        SELECT tutorial.id FROM annotation_item tutorial
+        WHERE tutorial.campaign_id = %s AND tutorial.kind = %s
+        AND NOT EXISTS (
+            SELECT 1 FROM annotation_assignment claim
+            WHERE claim.item_id = tutorial.id AND claim.annotator_id = %s
+        )
+        ORDER BY tutorial.position, tutorial.id
+        LIMIT 1
     )
+"""
 
 
 def _tutorial_phase(
@@ -1047,7 +1063,7 @@ def _claim_next(
     annotator: Annotator, campaign: Campaign, enrollment: Enrollment, now: datetime
 ) -> tuple[Claim | None, str]:
     """The body of :func:`next_item_for` under the enrollment lock: (claim, refusal)."""
-    has_claim, tutorial_id = _claims_and_tutorial(annotator, campaign, enrollment)
+    has_claim, tutorial_id = _claims_and_tutorial(annotator, campaign)
     if has_claim:
         resumed = _resume(annotator, campaign, now)
         if resumed is not None:
