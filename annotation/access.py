@@ -11,6 +11,7 @@ the items they have claimed (an ``Assignment``), and only their own annotations.
 
 from __future__ import annotations
 
+from django.db import connection
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -113,27 +114,51 @@ def item_for_admin(user, item_id) -> Item:
 # --- annotators -----------------------------------------------------------------------------
 
 
+def _request_id(value) -> int | None:
+    """An id from a request as a number, or ``None`` when it cannot be one: not a number, or
+    beyond the ids' integer range (SQLite refuses such a parameter outright, so it is never
+    sent: the caller answers 404 as for any id it does not find)."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    low, high = connection.ops.integer_field_range("BigAutoField")
+    return number if low <= number <= high else None
+
+
+def enrollment_lookup(user, campaign_id) -> QuerySet[Enrollment]:
+    """The user's own enrollment in a campaign (any status), with its campaign and annotator,
+    as a query: empty for anonymous and inactive users and for ids that cannot be ids.
+
+    The annotator is matched through its user in the same query (no separate profile
+    lookup); next-item locks the enrollment in the query that reads it
+    (``services.next_claim``).
+    """
+    campaign_id = _request_id(campaign_id)
+    if campaign_id is None or not (user and user.is_authenticated and user.is_active):
+        return Enrollment.objects.none()
+    return Enrollment.objects.select_related("campaign", "annotator").filter(
+        campaign_id=campaign_id, annotator__user=user
+    )
+
+
 def enrollment_for_annotator(user, campaign_id) -> Enrollment:
     """The user's own enrollment in a campaign (any status); 404 if they are not enrolled."""
-    annotator = annotator_for_user(user)
-    if annotator is None:
-        raise Http404("No such campaign")
     try:
-        return Enrollment.objects.select_related("campaign", "annotator").get(
-            campaign_id=campaign_id, annotator=annotator
-        )
+        return enrollment_lookup(user, campaign_id).get()
     except (Enrollment.DoesNotExist, ValueError, TypeError):
         raise Http404("No such campaign") from None
 
 
 def item_for_annotator(user, item_id) -> tuple[Item, Assignment]:
-    """An item the user has claimed, with their claim; 404 for any other item."""
-    annotator = annotator_for_user(user)
-    if annotator is None:
+    """An item the user has claimed, with their claim (its ``annotator`` loaded); 404 for any
+    other item. The annotator is matched through its user in the same query."""
+    item_id = _request_id(item_id)
+    if item_id is None or not (user and user.is_authenticated and user.is_active):
         raise Http404("No such item")
     try:
-        assignment = Assignment.objects.select_related("item", "item__campaign").get(
-            item_id=item_id, annotator=annotator
+        assignment = Assignment.objects.select_related("item", "item__campaign", "annotator").get(
+            item_id=item_id, annotator__user=user
         )
     except (Assignment.DoesNotExist, ValueError, TypeError):
         raise Http404("No such item") from None

@@ -28,6 +28,7 @@ from django.db.models import (
     IntegerField,
     OuterRef,
     Q,
+    QuerySet,
     Subquery,
     Value,
 )
@@ -68,6 +69,11 @@ class NotAllowed(Exception):
 class EnrollmentBlocked(NotAllowed):
     """The annotator's enrollment does not allow working (pending, paused, rejected, none):
     pages and the API answer 403."""
+
+
+class NotEnrolled(EnrollmentBlocked):
+    """The annotator has no enrollment in the campaign at all; next-item answers 404, as for
+    a campaign that does not exist."""
 
 
 class RequirementNotMet(NotAllowed):
@@ -752,7 +758,17 @@ def _initial_draft(item: Item) -> dict[str, Any]:
     return {}
 
 
-def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) -> Item:
+@dataclass(frozen=True)
+class Claim:
+    """An item given to an annotator by next-item, with its annotation row when this claim
+    created it (``None``: the row predates it, a kept draft or a resumed claim)."""
+
+    item: Item
+    annotator: Annotator
+    new_annotation: Annotation | None = None
+
+
+def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) -> Claim:
     """Record the claim and its draft; the caller has counted the slot (``live_slots``).
 
     One upsert each: an expired claim of the same annotator on the item is reactivated, and an
@@ -778,20 +794,52 @@ def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) 
         # Seeded by (annotator, item) so a reset annotator sees the same order again.
         option_order = list(range(len(item.choices)))
         random.Random(f"{annotator.pk}:{item.pk}").shuffle(option_order)
-    Annotation.objects.bulk_create(
-        [
-            Annotation(
-                item=item,
-                annotator=annotator,
-                campaign=campaign,
-                draft=_initial_draft(item),
-                option_order=option_order,
-                last_activity_at=now,
-            )
-        ],
-        ignore_conflicts=True,
+    draft = Annotation(
+        item=item,
+        annotator=annotator,
+        campaign=campaign,
+        draft=_initial_draft(item),
+        option_order=option_order,
+        last_activity_at=now,
     )
-    return item
+    return Claim(item, annotator, draft if _insert_unless_exists(draft) else None)
+
+
+def _insert_unless_exists(annotation: Annotation) -> bool:
+    """Insert a new (item, annotator) annotation row unless one exists; True (and its id set)
+    when it was inserted.
+
+    One hand-written statement, ``INSERT ... ON CONFLICT (item_id, annotator_id) DO NOTHING
+    RETURNING id`` (PostgreSQL; SQLite 3.35+), so that next-item need not read back the row it
+    just created: the ORM's ``bulk_create(ignore_conflicts=True)`` does not say whether it
+    inserted. Values are prepared by the model's fields, as ``save()`` prepares them.
+    """
+    fields = [field for field in Annotation._meta.concrete_fields if not field.primary_key]
+    values = [
+        field.get_db_prep_save(field.pre_save(annotation, add=True), connection) for field in fields
+    ]
+    quote = connection.ops.quote_name
+    column = {field.name: field.column for field in fields}
+    unique = ", ".join(quote(column[name]) for name in _ANNOTATION_KEY)
+    statement = (
+        f"INSERT INTO {quote(Annotation._meta.db_table)} "
+        f"({', '.join(quote(field.column) for field in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) "
+        f"ON CONFLICT ({unique}) DO NOTHING RETURNING {quote(Annotation._meta.pk.column)}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, values)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    annotation.pk = row[0]
+    annotation._state.adding = False
+    annotation._state.db = connection.alias
+    return True
+
+
+_ANNOTATION_KEY = ("item", "annotator")
+"""The fields of ``annotation_annotation_unique``: one annotation per item and annotator."""
 
 
 def _take_slot(item: Item, campaign: Campaign) -> bool:
@@ -817,21 +865,22 @@ def _check_enrollment(enrollment: Enrollment | None) -> None:
 
 def _check_enrollment_status(status: str | None) -> None:
     if status is None:
-        raise EnrollmentBlocked("You are not enrolled in this campaign.")
+        raise NotEnrolled("You are not enrolled in this campaign.")
     refusal = _ENROLLMENT_REFUSALS.get(status)
     if refusal:
         raise EnrollmentBlocked(refusal)
 
 
-def _approved_enrollment(annotator: Annotator, campaign: Campaign) -> Enrollment:
-    enrollment = (
-        Enrollment.objects.select_for_update()
-        .filter(campaign=campaign, annotator=annotator)
-        .first()
-    )
+def _approved_enrollment(
+    enrollments: QuerySet[Enrollment], campaign: Campaign | None
+) -> Enrollment:
+    """The enrollment ``enrollments`` finds, locked by the query that reads it; refused unless
+    it is approved and its campaign (``campaign``, or the one read with it) is open."""
+    # of=("self",): the campaign and annotator read with it stay unlocked.
+    enrollment = enrollments.select_for_update(of=("self",)).first()
     _check_enrollment(enrollment)
     assert enrollment is not None  # _check_enrollment refused a missing one
-    if campaign.status != Campaign.Status.OPEN:
+    if (campaign or enrollment.campaign).status != Campaign.Status.OPEN:
         raise NotAllowed("This campaign is not open for annotation.")
     return enrollment
 
@@ -862,19 +911,60 @@ def _resume(annotator: Annotator, campaign: Campaign, now: datetime) -> Item | N
     return None
 
 
-def _tutorial_phase(
-    annotator: Annotator, campaign: Campaign, enrollment: Enrollment, now: datetime
-) -> tuple[bool, Item | None, str]:
-    """(still in tutorial phase, item, refusal). Tutorials come first; passing them may be
-    required. A refusal is returned, not raised, so that the rejection it records commits."""
-    mine = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator)
-    pending = (
-        campaign.items.filter(kind=Item.Kind.TUTORIAL)
-        .exclude(Exists(mine))
-        .order_by("position", "id")
-        .first()
+def _claims_and_tutorial(annotator: Annotator, campaign: Campaign) -> tuple[bool, int | None]:
+    """(whether the annotator holds an active claim in the campaign, the id of the first
+    tutorial item they have never claimed), in one statement: most requests have neither, and
+    then need no further query for them. Read after the enrollment is locked, so both are
+    current: claims of theirs are created (and deleted, by a reset) only under that lock;
+    others may release an active one meanwhile, which :func:`_resume` checks again.
+
+    Hand-written (plain SQL that SQLite and PostgreSQL both run, parameterised): the ORM
+    would compile these two nested subqueries again on every request, which cost more CPU than
+    any other statement of next-item (bench/README.md, "Annotation load").
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _CLAIMS_AND_TUTORIAL_SQL,
+            [
+                *(annotator.pk, campaign.pk, Assignment.Status.ACTIVE.value),  # active claim
+                *(campaign.pk, Item.Kind.TUTORIAL.value, annotator.pk),  # pending tutorial
+            ],
+        )
+        has_claim, tutorial_id = cursor.fetchone()
+    return bool(has_claim), tutorial_id
+
+
+_CLAIMS_AND_TUTORIAL_SQL = """
+SELECT
+    EXISTS (
+        SELECT 1 FROM annotation_assignment
+        WHERE annotator_id = %s AND campaign_id = %s AND status = %s
+    ),
+    (
+        SELECT tutorial.id FROM annotation_item tutorial
+        WHERE tutorial.campaign_id = %s AND tutorial.kind = %s
+        AND NOT EXISTS (
+            SELECT 1 FROM annotation_assignment claim
+            WHERE claim.item_id = tutorial.id AND claim.annotator_id = %s
+        )
+        ORDER BY tutorial.position, tutorial.id
+        LIMIT 1
     )
-    if pending is not None:
+"""
+
+
+def _tutorial_phase(
+    annotator: Annotator,
+    campaign: Campaign,
+    enrollment: Enrollment,
+    now: datetime,
+    pending_id: int | None,
+) -> tuple[bool, Claim | None, str]:
+    """(still in tutorial phase, claim, refusal). Tutorials come first (``pending_id``, the
+    first one not claimed yet); passing them may be required. A refusal is returned, not
+    raised, so that the rejection it records commits."""
+    if pending_id is not None:
+        pending = Item.objects.get(pk=pending_id)
         _take_slot(pending, campaign)
         return True, _claim(annotator, pending, campaign, now), ""
     if campaign.require_qualification and not enrollment.qualified:
@@ -931,29 +1021,68 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
     is not set: try again later). Raises :class:`NotAllowed` when the enrollment or campaign
     does not allow annotating.
     """
-    now = now or timezone.now()
+    mine = Enrollment.objects.filter(campaign=campaign, annotator=annotator)
+    claim = _next_claim(mine, now or timezone.now(), annotator, campaign)
+    return None if claim is None else claim.item
+
+
+def next_claim(enrollments: QuerySet[Enrollment], *, now=None) -> Claim | None:
+    """:func:`next_item_for` for the one enrollment that ``enrollments`` finds
+    (``access.enrollment_lookup``), read with its campaign and annotator by the query that
+    locks it; raises :class:`NotEnrolled` when it finds none. The claim carries the
+    annotation row when it created it (else read it: :func:`claimed_annotation`)."""
+    return _next_claim(enrollments.select_related("campaign", "annotator"), now or timezone.now())
+
+
+def claimed_annotation(claim: Claim) -> Annotation:
+    """The annotation row of a claimed item: the one the claim created, else read (a draft
+    kept from an earlier claim, a resumed claim)."""
+    if claim.new_annotation is not None:
+        return claim.new_annotation
+    return Annotation.objects.get(item=claim.item, annotator=claim.annotator)
+
+
+def _next_claim(
+    enrollments: QuerySet[Enrollment],
+    now: datetime,
+    annotator: Annotator | None = None,
+    campaign: Campaign | None = None,
+) -> Claim | None:
+    """:func:`next_item_for` with the enrollment found by ``enrollments``; ``annotator`` and
+    ``campaign`` are the caller's objects, else the ones read with the enrollment."""
     with transaction.atomic():
-        enrollment = _approved_enrollment(annotator, campaign)
-        item = _resume(annotator, campaign, now)
-        if item is not None:
-            return item
-        in_tutorial, item, refusal = _tutorial_phase(annotator, campaign, enrollment, now)
-        if in_tutorial and not refusal:
-            return item
-        if not refusal:
-            if not _reached_quota(annotator, campaign):
-                seed = order_seed(enrollment, campaign)
-                item = _claim_open_item(annotator, campaign, now, seed)
-                if item is not None:
-                    return item
-                if _unfinished(annotator, campaign).exists():
-                    # Items are left but others hold their last slots: not finished, try later.
-                    return None
-            if enrollment.finished_at is None:
-                Enrollment.objects.filter(pk=enrollment.pk).update(finished_at=now)
+        enrollment = _approved_enrollment(enrollments, campaign)
+        claim, refusal = _claim_next(
+            annotator or enrollment.annotator, campaign or enrollment.campaign, enrollment, now
+        )
     if refusal:
         raise NotAllowed(refusal)
-    return None
+    return claim
+
+
+def _claim_next(
+    annotator: Annotator, campaign: Campaign, enrollment: Enrollment, now: datetime
+) -> tuple[Claim | None, str]:
+    """The body of :func:`next_item_for` under the enrollment lock: (claim, refusal)."""
+    has_claim, tutorial_id = _claims_and_tutorial(annotator, campaign)
+    if has_claim:
+        resumed = _resume(annotator, campaign, now)
+        if resumed is not None:
+            return Claim(resumed, annotator), ""
+    in_tutorial, claim, refusal = _tutorial_phase(annotator, campaign, enrollment, now, tutorial_id)
+    if in_tutorial:
+        return claim, refusal
+    if not _reached_quota(annotator, campaign):
+        seed = order_seed(enrollment, campaign)
+        claim = _claim_open_item(annotator, campaign, now, seed)
+        if claim is not None:
+            return claim, ""
+        if _unfinished(annotator, campaign).exists():
+            # Items are left but others hold their last slots: not finished, try later.
+            return None, ""
+    if enrollment.finished_at is None:
+        Enrollment.objects.filter(pk=enrollment.pk).update(finished_at=now)
+    return None, ""
 
 
 def _claimed_by(annotator: Annotator) -> Exists:
@@ -1024,7 +1153,7 @@ def order_seed(enrollment: Enrollment, campaign: Campaign) -> int | None:
 
 def _claim_open_item(
     annotator: Annotator, campaign: Campaign, now: datetime, seed: int | None = None
-) -> Item | None:
+) -> Claim | None:
     """Claim the first open item in the annotator's order: one locking query and one
     conditional counter update, whatever the number of annotators.
 
@@ -1306,7 +1435,7 @@ def _submit_locked(
     if first:
         annotation.status = Annotation.Status.SUBMITTED
         annotation.submitted_at = now
-    annotation.save()
+    annotation.save(update_fields=_SUBMITTED_FIELDS)
     if first:
         Assignment.objects.filter(item=item, annotator=annotator).update(
             status=Assignment.Status.SUBMITTED
@@ -1318,8 +1447,22 @@ def _submit_locked(
         )
         # Read under the item lock for regular items, the only ones that complete.
         if item.kind == Item.Kind.REGULAR and locked_item.completed_count + 1 == campaign.overlap:
-            item_id = item.pk
-            transaction.on_commit(
-                lambda: item_completed.send(sender=Item, item=Item.objects.get(pk=item_id))
-            )
+            _send_completed_on_commit(locked_item, campaign, regained)
     return SubmitResult(annotation, created=first)
+
+
+_SUBMITTED_FIELDS = [
+    "answer", "draft", "score", "mqm_score", "time_spent_seconds", "last_activity_at",
+    "revision", "idempotency_key", "status", "submitted_at", "updated_at",
+]  # fmt: skip
+"""What a submission changes on the annotation row (the rest is the claim's)."""
+
+
+def _send_completed_on_commit(locked_item: Item, campaign: Campaign, regained: int) -> None:
+    """Send ``item_completed`` once the submission commits, with the item as it commits: the
+    row read under its lock with this submission's counter updates (no query to read it
+    again; receivers read ``origin``, ``origin_ref``, ``campaign`` and its annotations)."""
+    locked_item.completed_count += 1
+    locked_item.live_slots += regained
+    locked_item.campaign = campaign
+    transaction.on_commit(lambda: item_completed.send(sender=Item, item=locked_item))

@@ -74,13 +74,6 @@ def login_required_json(view):
     return wrapper
 
 
-def _annotator_or_404(request: HttpRequest) -> Annotator:
-    annotator = access.annotator_for_user(request.user)
-    if annotator is None:
-        raise Http404("No annotator profile")
-    return annotator
-
-
 def _notice(request, title: str, text: str, status: int = 200, link=None) -> HttpResponse:
     return render(
         request,
@@ -609,8 +602,8 @@ def _item_context(request, item: Item, annotation: Annotation, annotator: Annota
 
 @login_required
 def annotate(request: HttpRequest, item_id: int) -> HttpResponse:
-    item, _assignment = access.item_for_annotator(request.user, item_id)
-    annotator = _annotator_or_404(request)
+    item, assignment = access.item_for_annotator(request.user, item_id)
+    annotator = assignment.annotator
     annotation = services.start_viewing(annotator, item)
     return render(
         request, "annotation/annotate.html", _item_context(request, item, annotation, annotator)
@@ -628,8 +621,8 @@ def _json_body(request: HttpRequest) -> dict | None:
 @login_required_json
 @require_POST
 def save_draft(request: HttpRequest, item_id: int) -> JsonResponse:
-    item, _assignment = access.item_for_annotator(request.user, item_id)
-    annotator = _annotator_or_404(request)
+    item, assignment = access.item_for_annotator(request.user, item_id)
+    annotator = assignment.annotator
     body = _json_body(request)
     if body is None:
         return JsonResponse({"ok": False, "errors": ["the body must be a JSON object"]}, status=400)
@@ -652,8 +645,8 @@ def save_draft(request: HttpRequest, item_id: int) -> JsonResponse:
 @login_required_json
 @require_POST
 def heartbeat(request: HttpRequest, item_id: int) -> JsonResponse:
-    item, _assignment = access.item_for_annotator(request.user, item_id)
-    annotation = services.record_activity(_annotator_or_404(request), item)
+    item, assignment = access.item_for_annotator(request.user, item_id)
+    annotation = services.record_activity(assignment.annotator, item)
     return JsonResponse({"ok": True, "timeSpent": annotation.time_spent_seconds})
 
 
@@ -680,8 +673,8 @@ def submit(request: HttpRequest, item_id: int) -> HttpResponse:
         if wants_json:
             return login_required_json(lambda r: None)(request)
         return redirect_to_login(reverse("annotation:annotate", args=[item_id]))
-    item, _assignment = access.item_for_annotator(request.user, item_id)
-    annotator = _annotator_or_404(request)
+    item, assignment = access.item_for_annotator(request.user, item_id)
+    annotator = assignment.annotator
     campaign = item.campaign
     answer = _answer_from_post(campaign, request.POST)
     key = request.headers.get("Idempotency-Key") or request.POST.get("idempotency_key", "")

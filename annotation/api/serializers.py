@@ -7,12 +7,29 @@ corrupted phrase of a generated attention check). Annotators appear by pseudonym
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 from rest_framework import serializers
 
 from annotation import exports, formats, protocols, services
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from config.uploads import validate_upload_size
+
+
+# Mixin for a read-only ``ModelSerializer`` that every next-item or submission answers with:
+# DRF builds its fields from the model on each instance (most of the time serializing a
+# response takes); they are built once per class here and copied, as a plain ``Serializer``
+# copies its declared fields. Same fields, so the same schema. (A comment, not a docstring:
+# the schema would show a docstring as the description of a serializer that has none.)
+class FieldsBuiltOnce:
+    def get_fields(self) -> dict[str, Any]:
+        built = type(self).__dict__.get("_built_fields")
+        if built is None:
+            built = super().get_fields()  # type: ignore[misc]
+            type(self)._built_fields = built  # type: ignore[attr-defined]
+        return copy.deepcopy(built)
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -48,7 +65,7 @@ class ItemSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class AnnotatorItemSerializer(serializers.ModelSerializer):
+class AnnotatorItemSerializer(FieldsBuiltOnce, serializers.ModelSerializer):
     """Annotator view of an item: what the annotating page shows, no QC giveaways."""
 
     class Meta:
@@ -81,7 +98,7 @@ class AnnotatorSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class AnnotationSerializer(serializers.ModelSerializer):
+class AnnotationSerializer(FieldsBuiltOnce, serializers.ModelSerializer):
     annotator: serializers.SlugRelatedField[Annotator] = serializers.SlugRelatedField(
         slug_field="pseudonym", read_only=True
     )

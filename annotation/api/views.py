@@ -36,7 +36,7 @@ from annotation.api.serializers import (
     SubmitAnnotationSerializer,
 )
 from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
-from annotation.models import Annotation, Campaign
+from annotation.models import Campaign
 from imports import ImportRefused
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
@@ -88,16 +88,17 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"], url_path="next-item")
     def next_item(self, request: Request, pk=None) -> Response:
         """Claim (or resume) your next item in this campaign."""
-        enrollment = access.enrollment_for_annotator(request.user, pk)
         try:
-            item = services.next_item_for(enrollment.annotator, enrollment.campaign)
+            claim = services.next_claim(access.enrollment_lookup(request.user, pk))
+        except services.NotEnrolled:
+            raise Http404("No such campaign") from None
         except services.NotAllowed as exc:
             raise PermissionDenied(str(exc)) from exc
-        if item is None:
+        if claim is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        annotation = Annotation.objects.get(item=item, annotator=enrollment.annotator)
+        annotation = services.claimed_annotation(claim)
         data = {
-            "item": item,
+            "item": claim.item,
             "annotation": annotation.pk,
             "draft": annotation.draft,
             "option_order": annotation.option_order,
@@ -272,13 +273,10 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         key = request.headers.get("Idempotency-Key") or data.get("client_id") or ""
         if len(key) > 64:
             raise ValidationError({"idempotency_key": "at most 64 characters"})
-        annotator = access.annotator_for_user(request.user)
-        if annotator is None:
-            raise Http404("No such item")
-        item, _assignment = access.item_for_annotator(request.user, data["item"])
+        item, assignment = access.item_for_annotator(request.user, data["item"])
         try:
             result = services.submit_annotation(
-                annotator, item, data["answer"], idempotency_key=key
+                assignment.annotator, item, data["answer"], idempotency_key=key
             )
         except services.AnswerInvalid as exc:
             refusal = {"detail": str(exc), "errors": exc.errors, "missing": exc.missing}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.urls import include, path
+from django.utils import timezone
 from drf_spectacular.drainage import GENERATOR_STATS, reset_generator_stats
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.routers import DefaultRouter
@@ -63,6 +65,33 @@ def test_next_item_gives_distinct_claims_without_qc_giveaways(world):
     for hidden in ("kind", "expected", "origin", "origin_ref", "meta"):
         assert hidden not in body["item"]
     assert body["status"] == "draft" and isinstance(body["annotation"], int)
+
+
+def test_next_item_answers_with_the_annotation_row_new_or_kept(world):
+    """A new claim answers with the row it created; a claim taken again after it lapsed and
+    was released answers with the draft kept from before, not a fresh one."""
+    campaign, alice, url = world["campaign"], world["alice"], "/api/campaigns/{}/next-item/"
+    mine = Annotation.objects.get(item_id=world["a_item"], annotator=alice)
+    first = world["a"].get(url.format(campaign.pk)).json()
+    assert (first["annotation"], first["draft"]) == (mine.pk, mine.draft)
+
+    services.save_draft(alice, mine.item, {"score": 42})
+    later = timezone.now() + timedelta(seconds=campaign.claim_ttl_seconds + 1)
+    assert services._release_lapsed([world["a_item"]], later) == 1
+
+    again = world["a"].get(url.format(campaign.pk)).json()
+    assert again["item"]["id"] == world["a_item"]
+    assert again["annotation"] == mine.pk and again["draft"]["score"] == 42
+    assert Annotation.objects.filter(item_id=world["a_item"], annotator=alice).count() == 1
+
+    # A new claim: the id and draft the response gives are the stored row's.
+    services.submit_annotation(alice, mine.item, esa_answer(70))
+    fresh = world["a"].get(url.format(campaign.pk)).json()
+    stored = Annotation.objects.get(item_id=fresh["item"]["id"], annotator=alice)
+    assert fresh["item"]["id"] not in (world["a_item"], world["b_item"])
+    assert (fresh["annotation"], fresh["draft"], fresh["option_order"], fresh["status"]) == (
+        stored.pk, stored.draft, stored.option_order, stored.status,
+    )  # fmt: skip
 
 
 def test_submit_is_idempotent_by_header(world):

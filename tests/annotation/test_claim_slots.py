@@ -143,9 +143,10 @@ def test_next_item_and_submit_queries_do_not_grow_with_annotators_or_items():
 
     assert few == many_holding == many_done
     next_item, submit = few
-    # next-item: enrollment (view), enrollment lock, open claims, tutorials, the locking
-    # candidate query, counter, claim upsert, draft insert, the annotation for the response.
-    assert next_item == 9
+    # next-item: the enrollment locked with its campaign and annotator, open claims and
+    # tutorials together, the locking candidate query, counter, claim upsert, draft insert
+    # (which returns the annotation for the response).
+    assert next_item == 6
     # submit: claim with its item (view), item lock, the locked annotation with its checks,
     # annotation update, claim update, counters.
     assert submit == 6

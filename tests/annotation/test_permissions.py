@@ -73,6 +73,20 @@ def test_unknown_and_foreign_ids_look_the_same(world):
         assert client.get(url).status_code == 404
 
 
+def test_ids_beyond_the_integer_range_are_404_for_an_annotator(world):
+    """Looked up with the annotator joined in the same query, such an id would reach SQLite,
+    which refuses it (OverflowError, a 500): it is answered as an id that does not exist."""
+    client, huge = world["client"], 2**70
+    before = snapshot()
+    for url in (f"/annotation/items/{huge}/", f"/annotation/campaigns/{huge}/next/",
+                f"/api/campaigns/{huge}/next-item/"):  # fmt: skip
+        assert client.get(url).status_code == 404
+    body = {"item": huge, "answer": esa_answer(1)}
+    response = client.post("/api/annotations/", body, content_type="application/json")
+    assert response.status_code == 404
+    assert snapshot() == before
+
+
 def test_annotator_gets_403_on_every_admin_page_and_nothing_changes(world):
     client, campaign = world["client"], world["campaign"]
     before = snapshot()
