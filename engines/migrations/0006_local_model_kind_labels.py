@@ -4,15 +4,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('engines', '0005_local_model_kinds'),
+        ("engines", "0005_local_model_kinds"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='engine',
-            name='kind',
-            field=models.CharField(choices=[('openai_chat', 'OpenAI-compatible chat API'), ('heuristic', 'Heuristic'), ('replay', 'Replay (imported data)'), ('synthetic', 'Synthetic (seed 000 §3.3)'), ('artificial_crowd', 'Artificial crowd (translators × QE)'), ('breaker_editor', 'Offline MT-breaker editor (simulation)'), ('fragile_mt', 'Offline fragile translator (simulation)'), ('fragile_qe', 'Offline fragile QE (simulation)'), ('openai_embeddings', 'OpenAI-compatible embeddings API'), ('hashed_embeddings', 'Offline hashed character n-gram embeddings'), ('lexical_world', 'Offline lexical-selection world (simulation)'), ('local_translator', 'Local MT model (Hugging Face seq2seq or CTranslate2, from a path)'), ('local_qe', 'Local QE model (regression or COMET checkpoint, from a path)'), ('local_difficulty', 'Local source-only difficulty regressor (from a path)'), ('local_embeddings', 'Local sentence-transformers embeddings (from a path)')], max_length=32),
+            model_name="engine",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("openai_chat", "OpenAI-compatible chat API"),
+                    ("heuristic", "Heuristic"),
+                    ("replay", "Replay (imported data)"),
+                    ("synthetic", "Synthetic (seed 000 §3.3)"),
+                    ("artificial_crowd", "Artificial crowd (translators × QE)"),
+                    ("breaker_editor", "Offline MT-breaker editor (simulation)"),
+                    ("fragile_mt", "Offline fragile translator (simulation)"),
+                    ("fragile_qe", "Offline fragile QE (simulation)"),
+                    ("openai_embeddings", "OpenAI-compatible embeddings API"),
+                    ("hashed_embeddings", "Offline hashed character n-gram embeddings"),
+                    ("lexical_world", "Offline lexical-selection world (simulation)"),
+                    (
+                        "local_translator",
+                        "Local MT model (Hugging Face seq2seq or CTranslate2, from a path)",
+                    ),
+                    ("local_qe", "Local QE model (regression or COMET checkpoint, from a path)"),
+                    ("local_difficulty", "Local source-only difficulty regressor (from a path)"),
+                    ("local_embeddings", "Local sentence-transformers embeddings (from a path)"),
+                ],
+                max_length=32,
+            ),
         ),
     ]
