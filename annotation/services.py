@@ -934,17 +934,17 @@ def _claims_and_tutorial(annotator: Annotator, campaign: Campaign) -> tuple[bool
     return bool(has_claim), tutorial_id
 
 
-_CLAIMS_AND_TUTORIAL_SQL = """
+_CLAIMS_AND_TUTORIAL_SQL = f"""
 SELECT
     EXISTS (
-        SELECT 1 FROM annotation_assignment
+        SELECT 1 FROM {Assignment._meta.db_table}
         WHERE annotator_id = %s AND campaign_id = %s AND status = %s
     ),
     (
-        SELECT tutorial.id FROM annotation_item tutorial
+        SELECT tutorial.id FROM {Item._meta.db_table} tutorial
         WHERE tutorial.campaign_id = %s AND tutorial.kind = %s
         AND NOT EXISTS (
-            SELECT 1 FROM annotation_assignment claim
+            SELECT 1 FROM {Assignment._meta.db_table} claim
             WHERE claim.item_id = tutorial.id AND claim.annotator_id = %s
         )
         ORDER BY tutorial.position, tutorial.id
