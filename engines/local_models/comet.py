@@ -13,7 +13,6 @@ needed: every weight comes from the checkpoint.
 from __future__ import annotations
 
 import importlib.util
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from engines.local_models.comet_hparams import (
     is_comet_dir,
     read_hparams,
 )
+from engines.local_models.files import read_json_object
 
 __all__ = ["FORMATS", "TOKENIZER", "comet_problems", "encoder_dir", "is_comet", "layout"]
 
@@ -33,7 +33,6 @@ FORMATS = ("auto", "huggingface", "comet")
 # (as COMET's transformers-4 XLMRobertaTokenizerFast reads it). A SentencePiece model alone is
 # not enough: its conversion by transformers 5 is not what COMET ran, and is not checked.
 TOKENIZER = "tokenizer.json"
-_MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
 def layout(params: Mapping[str, Any]) -> str:
@@ -67,18 +66,6 @@ def encoder_dir(params: Mapping[str, Any], hparams: CometHparams) -> Path:
     )
 
 
-def _read_config(path: Path) -> dict[str, Any]:
-    if path.stat().st_size > _MAX_CONFIG_BYTES:
-        raise ValueError(f"{path} is larger than {_MAX_CONFIG_BYTES} bytes")
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{path} does not hold a JSON object")
-    return value
-
-
 def _encoder_problems(encoder: Path, hparams: CometHparams) -> list[str]:
     problems = []
     if not (encoder / TOKENIZER).is_file():
@@ -86,7 +73,7 @@ def _encoder_problems(encoder: Path, hparams: CometHparams) -> list[str]:
             f"encoder_path: {encoder} holds no {TOKENIZER} (the encoder's fast tokenizer; "
             f"a SentencePiece model alone is not read)"
         )
-    config = _read_config(encoder / "config.json")
+    config = read_json_object(encoder / "config.json") or {}
     model_type = config.get("model_type")
     allowed = ENCODER_MODEL_TYPES[hparams.encoder_model]
     if model_type not in allowed:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from engines.interfaces import EngineError
+from engines.local_models.files import read_json_object
 
 __all__ = [
     "BACKENDS",
@@ -75,19 +76,13 @@ _COPY_HINT = (
 )
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    from engines.local_models.loading import read_json
-
-    return read_json(path)
-
-
 def is_ctranslate2_dir(directory: Path) -> bool:
     """Whether ``directory`` holds a CTranslate2 model: ``model.bin`` and a ``config.json`` that
     is not a Hugging Face one (every Hugging Face config names its ``model_type``)."""
     try:
         if not (directory / "model.bin").is_file():
             return False
-        config = _read_json(directory / "config.json")
+        config = read_json_object(directory / "config.json")
     except (OSError, ValueError):
         return False
     return config is None or "model_type" not in config
@@ -114,10 +109,10 @@ def detect_family(params: Mapping[str, Any]) -> str:
     from engines.local_models.loading import detect_family as detect_hf_family
 
     directory = _tokenizer_dir(params)
-    config = _read_json(directory / "config.json") or {}
+    config = read_json_object(directory / "config.json") or {}
     if "model_type" in config:
         return detect_hf_family(directory)
-    tokenizer = _read_json(directory / "tokenizer_config.json") or {}
+    tokenizer = read_json_object(directory / "tokenizer_config.json") or {}
     tokenizer_class = str(tokenizer.get("tokenizer_class", "")).lower()
     for prefix, family in _TOKENIZER_CLASSES:
         if tokenizer_class.startswith(prefix):
@@ -267,10 +262,10 @@ def _forced_eos(params: Mapping[str, Any]) -> bool:
     ``config.json`` of ``tokenizer_path`` (older checkpoints keep generation settings there)."""
     directories = (Path(params["path"]), _tokenizer_dir(params))
     for directory in directories:
-        config = _read_json(directory / "generation_config.json")
+        config = read_json_object(directory / "generation_config.json")
         if config is not None:
             return config.get("forced_eos_token_id") is not None
-    config = _read_json(directories[1] / "config.json") or {}
+    config = read_json_object(directories[1] / "config.json") or {}
     return "model_type" in config and config.get("forced_eos_token_id") is not None
 
 

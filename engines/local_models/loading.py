@@ -31,6 +31,7 @@ from typing import Any
 from engines.interfaces import EngineError
 from engines.local_models import comet
 from engines.local_models import ctranslate2_backend as ct2
+from engines.local_models.files import read_json_object
 from engines.local_models.languages import FAMILIES
 
 __all__ = [
@@ -42,7 +43,6 @@ __all__ = [
     "load",
     "loaded_models",
     "model_dir_problems",
-    "read_json",
 ]
 
 # Python packages each kind needs (import names), all from the ``local`` install extra.
@@ -56,7 +56,6 @@ _NEEDS = {
 _NEEDS_CT2 = ("ctranslate2", "transformers")
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json")
 _WEIGHTS_INDEX = ("pytorch_model.bin.index.json",)
-_MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
 def extra_problem(kind: str, ctranslate2: bool = False) -> str | None:
@@ -71,36 +70,18 @@ def extra_problem(kind: str, ctranslate2: bool = False) -> str | None:
     )
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    """A small JSON object file, or None when absent; ValueError when unreadable."""
-    if not path.is_file():
-        return None
-    if path.stat().st_size > _MAX_CONFIG_BYTES:
-        raise ValueError(f"{path.name} is larger than {_MAX_CONFIG_BYTES} bytes")
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path.name} is not valid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{path.name} does not hold a JSON object")
-    return value
-
-
-read_json = _read_json
-
-
 def detect_family(directory: Path) -> str:
     """The translator family a model directory belongs to; ValueError when it cannot tell.
 
     NLLB and M2M-100 share ``model_type`` m2m_100 and differ by tokenizer; MADLAD is a plain T5,
     which its files cannot tell from any other T5, so it must be named.
     """
-    config = _read_json(directory / "config.json") or {}
+    config = read_json_object(directory / "config.json") or {}
     model_type = config.get("model_type")
     if model_type == "marian":
         return "marian"
     if model_type == "m2m_100":
-        tokenizer = _read_json(directory / "tokenizer_config.json") or {}
+        tokenizer = read_json_object(directory / "tokenizer_config.json") or {}
         tokenizer_class = str(tokenizer.get("tokenizer_class", ""))
         if tokenizer_class.lower().startswith("nllb"):
             return "nllb"
@@ -131,7 +112,7 @@ def model_dir_problems(kind: str, params: Mapping[str, Any]) -> list[str]:
     try:
         if use_ct2:
             return ct2.dir_problems(directory, names, params)
-        config = _read_json(directory / "config.json")
+        config = read_json_object(directory / "config.json")
         if kind == "local_embeddings":
             if config is None and "modules.json" not in names:
                 problems.append(

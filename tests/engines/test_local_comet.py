@@ -410,9 +410,7 @@ def test_a_search_run_with_a_local_translator_and_cometkiwi_as_qe(
     comet_dirs, tmp_path, monkeypatch, django_capture_on_commit_callbacks
 ):
     from search.models import Pull
-    from search.runs.config import create_run
-    from search.runs.services import enqueue_round, run_in_foreground
-    from tests.search.conftest import crowd_run_config, make_corpus_tree
+    from tests.engines.local_runs import crowd_search_on_local_models
 
     nllb = tiny_models.build_nllb(tmp_path / "nllb")
     save_engine(
@@ -425,15 +423,8 @@ def test_a_search_run_with_a_local_translator_and_cometkiwi_as_qe(
          "params": {"translators": ["mt-local"], "quality_estimators": ["kiwi-qe"]}}
     )  # fmt: skip
     assert queue_for_engines(["kiwi-qe"]) == "local_models"
-    tree = make_corpus_tree(n_topics=3, per_topic=2)
-
-    run = create_run(crowd_run_config(tree, budget_pulls=6, batch_size=3), enqueue=False)
-    queued = []
-    monkeypatch.setattr("rounds.queue.send_task", lambda *args: queued.append(args))
-    with django_capture_on_commit_callbacks(execute=True):
-        enqueue_round(run.pk, 0)
-    assert queued[0][2] == "local_models"
-    run = run_in_foreground(run.pk)
+    run, queue = crowd_search_on_local_models(monkeypatch, django_capture_on_commit_callbacks)
+    assert queue == "local_models"
 
     assert run.status == "finished" and run.pulls_done == 6
     pull = Pull.objects.filter(run=run).first()

@@ -304,9 +304,7 @@ def test_a_search_run_with_a_ct2_translator_in_its_crowd(
     dirs, tmp_path_factory, monkeypatch, django_capture_on_commit_callbacks
 ):
     from search.models import Pull
-    from search.runs.config import create_run
-    from search.runs.services import enqueue_round, run_in_foreground
-    from tests.search.conftest import crowd_run_config, make_corpus_tree
+    from tests.engines.local_runs import crowd_search_on_local_models
 
     regressor = tiny_models.build_regressor(tmp_path_factory.mktemp("qe") / "regressor")
     translator("mt-ct2", dirs["nllb-ct2"])
@@ -318,15 +316,8 @@ def test_a_search_run_with_a_ct2_translator_in_its_crowd(
         {"name": "crowd", "kind": "artificial_crowd", "capabilities": ["difficulty"],
          "params": {"translators": ["mt-ct2"], "quality_estimators": ["qe-local"]}}
     )  # fmt: skip
-    tree = make_corpus_tree(n_topics=3, per_topic=2)
-    run = create_run(crowd_run_config(tree, budget_pulls=6, batch_size=3), enqueue=False)
-    queued = []
-    monkeypatch.setattr("rounds.queue.send_task", lambda *args: queued.append(args))
-    with django_capture_on_commit_callbacks(execute=True):
-        enqueue_round(run.pk, 0)
-    assert queued[0][2] == "local_models"
-
-    run = run_in_foreground(run.pk)
+    run, queue = crowd_search_on_local_models(monkeypatch, django_capture_on_commit_callbacks)
+    assert queue == "local_models"
 
     assert (run.status, run.pulls_done) == ("finished", 6), run.error
     pull = Pull.objects.filter(run=run).first()
