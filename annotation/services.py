@@ -812,8 +812,13 @@ def _insert_unless_exists(annotation: Annotation) -> bool:
     One hand-written statement, ``INSERT ... ON CONFLICT (item_id, annotator_id) DO NOTHING
     RETURNING id`` (PostgreSQL; SQLite 3.35+), so that next-item need not read back the row it
     just created: the ORM's ``bulk_create(ignore_conflicts=True)`` does not say whether it
-    inserted. Values are prepared by the model's fields, as ``save()`` prepares them.
+    inserted. Values are prepared by the model's fields, as ``save()`` prepares them. A
+    database that cannot return columns from an INSERT (SQLite before 3.35) gets the ORM's
+    insert and False: the caller then reads the row, as for a kept draft.
     """
+    if not _insert_returning_supported():
+        Annotation.objects.bulk_create([annotation], ignore_conflicts=True)
+        return False  # not known whether it was inserted: the caller reads the row
     fields = [field for field in Annotation._meta.concrete_fields if not field.primary_key]
     values = [
         field.get_db_prep_save(field.pre_save(annotation, add=True), connection) for field in fields
@@ -836,6 +841,11 @@ def _insert_unless_exists(annotation: Annotation) -> bool:
     annotation._state.adding = False
     annotation._state.db = connection.alias
     return True
+
+
+def _insert_returning_supported() -> bool:
+    """``INSERT ... RETURNING``: PostgreSQL, SQLite from 3.35."""
+    return bool(connection.features.can_return_columns_from_insert)
 
 
 _ANNOTATION_KEY = ("item", "annotator")

@@ -334,3 +334,20 @@ def test_schema_of_annotation_views_builds_without_warnings():
 @pytest.mark.django_db
 def test_schema_endpoint_serves(admin_client):
     assert admin_client.get("/api/schema/").status_code == 200
+
+
+def test_next_item_without_insert_returning_reads_the_row_it_created(world, monkeypatch):
+    """SQLite before 3.35 cannot return columns from an INSERT: the claim inserts through the
+    ORM and the response reads the row back, with the same answer."""
+    monkeypatch.setattr(services, "_insert_returning_supported", lambda: False)
+    campaign, alice = world["campaign"], world["alice"]
+    services.submit_annotation(alice, Item.objects.get(pk=world["a_item"]), esa_answer(70))
+    fresh = world["a"].get(f"/api/campaigns/{campaign.pk}/next-item/").json()
+    stored = Annotation.objects.get(item_id=fresh["item"]["id"], annotator=alice)
+    assert fresh["item"]["id"] not in (world["a_item"], world["b_item"])
+    assert (fresh["annotation"], fresh["draft"], fresh["status"]) == (
+        stored.pk,
+        stored.draft,
+        "draft",
+    )
+    assert Annotation.objects.filter(item_id=fresh["item"]["id"]).count() == 1
