@@ -218,13 +218,21 @@ def _check_lexical_world(params: Mapping[str, Any], errors: list[str]) -> None:
         errors.append("rule_words must be an integer from 1 to 10")
 
 
+def _absolute_dir(value: Any) -> bool:
+    """An absolute directory path a parameter may name (no NUL byte, at most 1,000 characters)."""
+    return (
+        isinstance(value, str) and value.startswith("/") and "\x00" not in value
+        and len(value) <= 1000
+    )  # fmt: skip
+
+
 def _check_local_model(params: Mapping[str, Any], errors: list[str]) -> None:
     """What every local-model kind shares; the directory itself is inspected by the model's
     ``clean()`` (``engines.local_models.loading.model_dir_problems``), not here (no I/O)."""
     path = params.get("path")
     if not (isinstance(path, str) and path.strip()):
         errors.append("path is required: the absolute path of the model's directory")
-    elif not path.startswith("/") or "\x00" in path or len(path) > 1000:
+    elif not _absolute_dir(path):
         errors.append("path must be an absolute directory path (starting with /)")
     device = params.get("device", "cpu")
     if not (isinstance(device, str) and DEVICES.match(device)):
@@ -265,13 +273,7 @@ def _check_ctranslate2(params: Mapping[str, Any], errors: list[str]) -> None:
     backend = params.get("backend", "auto")
     if backend not in BACKENDS:
         errors.append(f"backend must be one of {', '.join(BACKENDS)}")
-    tokenizer_path = params.get("tokenizer_path")
-    if tokenizer_path is not None and not (
-        isinstance(tokenizer_path, str)
-        and tokenizer_path.startswith("/")
-        and "\x00" not in tokenizer_path
-        and len(tokenizer_path) <= 1000
-    ):
+    if params.get("tokenizer_path") is not None and not _absolute_dir(params["tokenizer_path"]):
         errors.append("tokenizer_path must be an absolute directory path (starting with /)")
     if "compute_type" in params and params["compute_type"] not in COMPUTE_TYPES:
         errors.append(f"compute_type must be one of {', '.join(COMPUTE_TYPES)}")
@@ -316,11 +318,7 @@ def _check_local_qe(params: Mapping[str, Any], errors: list[str]) -> None:
     _check_local_regression(params, errors, ("source", "translation"))
     if params.get("format", "auto") not in COMET_FORMATS:
         errors.append(f"format must be one of {', '.join(COMET_FORMATS)} (auto: from the files)")
-    encoder = params.get("encoder_path")
-    if encoder is not None and not (
-        isinstance(encoder, str) and encoder.startswith("/") and "\x00" not in encoder
-        and len(encoder) <= 1000
-    ):  # fmt: skip
+    if params.get("encoder_path") is not None and not _absolute_dir(params["encoder_path"]):
         errors.append("encoder_path must be an absolute directory path (starting with /)")
 
 
