@@ -141,7 +141,7 @@ def queue_for_engines(names: Iterable[str | None]) -> str:
 
 def _model_format(engine: Engine) -> str:
     """Which reader runs the directory, as the engine page names it (read from its files)."""
-    if engine.kind == "local_translator" and ct2.uses_ctranslate2(engine.params):
+    if ct2.uses_ctranslate2(engine.kind, engine.params):
         return "CTranslate2"
     if comet.is_comet(engine.kind, engine.params):
         return "COMET checkpoint"

@@ -88,9 +88,11 @@ def is_ctranslate2_dir(directory: Path) -> bool:
     return config is None or "model_type" not in config
 
 
-def uses_ctranslate2(params: Mapping[str, Any]) -> bool:
-    """Whether a ``local_translator``'s parameters run CTranslate2 (``backend``, or ``auto`` and
-    a CTranslate2 directory)."""
+def uses_ctranslate2(kind: str, params: Mapping[str, Any]) -> bool:
+    """Whether an engine of ``kind`` runs CTranslate2: a ``local_translator`` whose ``backend``
+    says so, or is ``auto`` and names a CTranslate2 directory."""
+    if kind != "local_translator":
+        return False
     backend = params.get("backend", "auto")
     if backend != "auto":
         return bool(backend == "ctranslate2")

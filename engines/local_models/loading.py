@@ -95,7 +95,7 @@ def detect_family(directory: Path) -> str:
 
 def model_dir_problems(kind: str, params: Mapping[str, Any]) -> list[str]:
     """Everything that stops ``params.path`` from loading as ``kind``, read from the files."""
-    use_ct2 = kind == "local_translator" and ct2.uses_ctranslate2(params)
+    use_ct2 = ct2.uses_ctranslate2(kind, params)
     problem = extra_problem(kind, use_ct2)
     if problem:
         return [problem]
@@ -275,7 +275,7 @@ def _build(kind: str, path: str, device: str, dtype: str, family: str) -> tuple[
 def load(kind: str, params: Mapping[str, Any]) -> tuple[LoadedModel, bool]:
     """The model of an engine's parameters, loaded at most once per process; ``(model, fresh)``
     where ``fresh`` says this call loaded it. Load failures are permanent engine errors."""
-    use_ct2 = kind == "local_translator" and ct2.uses_ctranslate2(params)
+    use_ct2 = ct2.uses_ctranslate2(kind, params)
     problem = extra_problem(kind, use_ct2)
     if problem:
         raise EngineError(problem, permanent=True)
