@@ -19,12 +19,17 @@ from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrol
 
 
 def _is_staff(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+    return _active(user) and bool(user.is_staff)
+
+
+def _active(user) -> bool:
+    """A signed-in, active account (anonymous and deactivated users see no annotator data)."""
+    return bool(user and user.is_authenticated and user.is_active)
 
 
 def annotator_for_user(user) -> Annotator | None:
     """The user's annotator profile, or ``None`` (anonymous users and staff without one)."""
-    if not (user and user.is_authenticated and user.is_active):
+    if not _active(user):
         return None
     try:
         return user.annotator
@@ -135,7 +140,7 @@ def enrollment_lookup(user, campaign_id) -> QuerySet[Enrollment]:
     (``services.next_claim``).
     """
     campaign_id = _request_id(campaign_id)
-    if campaign_id is None or not (user and user.is_authenticated and user.is_active):
+    if campaign_id is None or not _active(user):
         return Enrollment.objects.none()
     return Enrollment.objects.select_related("campaign", "annotator").filter(
         campaign_id=campaign_id, annotator__user=user
@@ -146,7 +151,7 @@ def enrollment_for_annotator(user, campaign_id) -> Enrollment:
     """The user's own enrollment in a campaign (any status); 404 if they are not enrolled."""
     try:
         return enrollment_lookup(user, campaign_id).get()
-    except (Enrollment.DoesNotExist, ValueError, TypeError):
+    except Enrollment.DoesNotExist:
         raise Http404("No such campaign") from None
 
 
@@ -154,13 +159,13 @@ def item_for_annotator(user, item_id) -> tuple[Item, Assignment]:
     """An item the user has claimed, with their claim (its ``annotator`` loaded); 404 for any
     other item. The annotator is matched through its user in the same query."""
     item_id = _request_id(item_id)
-    if item_id is None or not (user and user.is_authenticated and user.is_active):
+    if item_id is None or not _active(user):
         raise Http404("No such item")
     try:
         assignment = Assignment.objects.select_related("item", "item__campaign", "annotator").get(
             item_id=item_id, annotator__user=user
         )
-    except (Assignment.DoesNotExist, ValueError, TypeError):
+    except Assignment.DoesNotExist:
         raise Http404("No such item") from None
     return assignment.item, assignment
 
