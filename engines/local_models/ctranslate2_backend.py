@@ -280,8 +280,9 @@ def _threads() -> int:
 
 def build(path: str, on: str, index: int, compute: str, params: Mapping[str, Any]) -> Any:
     """``(Ct2Model, tokenizer, parameters)`` for a CTranslate2 directory."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from engines.local_models.loading import offline
+
+    offline()
     import ctranslate2
     import transformers
 

@@ -43,6 +43,7 @@ __all__ = [
     "load",
     "loaded_models",
     "model_dir_problems",
+    "offline",
 ]
 
 # Python packages each kind needs (import names), all from the ``local`` install extra.
@@ -213,10 +214,16 @@ def loaded_models() -> list[LoadedModel]:
     return [model for key, model in _models.items() if key[0] == pid]
 
 
-def _torch() -> Any:
+def offline() -> None:
+    """Keep the Hugging Face libraries off the network (and quiet); called before they are
+    imported by any loader (torch's, CTranslate2's, COMET's)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
+def _torch() -> Any:
+    offline()
     import torch
 
     return torch
