@@ -131,19 +131,26 @@ def _request_id(value) -> int | None:
     return number if low <= number <= high else None
 
 
-def enrollment_lookup(user, campaign_id) -> QuerySet[Enrollment]:
-    """The user's own enrollment in a campaign (any status), with its campaign and annotator,
-    as a query: empty for anonymous and inactive users and for ids that cannot be ids.
-
-    The annotator is matched through its user in the same query (no separate profile
-    lookup); next-item locks the enrollment in the query that reads it
-    (``services.next_claim``).
-    """
+def own_enrollment_key(user, campaign_id) -> tuple[int, int] | None:
+    """(campaign id, user id) of the user's own enrollment in a campaign, as next-item looks it
+    up (``services.next_claim``: the annotator matched through its user in the query that
+    locks the enrollment); ``None`` for anonymous and inactive users and for ids that cannot
+    be ids."""
     campaign_id = _request_id(campaign_id)
     if campaign_id is None or not _active(user):
+        return None
+    return campaign_id, user.pk
+
+
+def enrollment_lookup(user, campaign_id) -> QuerySet[Enrollment]:
+    """The user's own enrollment in a campaign (any status), with its campaign and annotator,
+    as a query: empty for anonymous and inactive users and for ids that cannot be ids. The
+    annotator is matched through its user in the same query (no separate profile lookup)."""
+    key = own_enrollment_key(user, campaign_id)
+    if key is None:
         return Enrollment.objects.none()
     return Enrollment.objects.select_related("campaign", "annotator").filter(
-        campaign_id=campaign_id, annotator__user=user
+        campaign_id=key[0], annotator__user=user
     )
 
 

@@ -28,14 +28,22 @@ from django.db.models import (
     IntegerField,
     OuterRef,
     Q,
-    QuerySet,
     Subquery,
     Value,
 )
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
-from annotation import corruption, formats, html_text, languages, ordering, protocols, qc
+from annotation import (
+    claim_sql,
+    corruption,
+    formats,
+    html_text,
+    languages,
+    ordering,
+    protocols,
+    qc,
+)
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
@@ -774,21 +782,7 @@ def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) 
     One upsert each: an expired claim of the same annotator on the item is reactivated, and an
     existing annotation (a draft kept from that claim) is left as it is.
     """
-    Assignment.objects.bulk_create(
-        [
-            Assignment(
-                item=item,
-                annotator=annotator,
-                campaign=campaign,
-                status=Assignment.Status.ACTIVE,
-                claimed_at=now,
-                expires_at=now + timedelta(seconds=campaign.claim_ttl_seconds),
-            )
-        ],
-        update_conflicts=True,
-        unique_fields=["item", "annotator"],
-        update_fields=["campaign", "status", "claimed_at", "expires_at", "updated_at"],
-    )
+    claim_sql.record_claim(item, annotator, campaign, now)
     option_order: list[int] = []
     if campaign.get_protocol().has_options:
         # Seeded by (annotator, item) so a reset annotator sees the same order again.
@@ -855,10 +849,7 @@ _ANNOTATION_KEY = ("item", "annotator")
 def _take_slot(item: Item, campaign: Campaign) -> bool:
     """Count one more live slot on the item, only while it has a free one (per-annotator items
     always have one); the caller holds the row lock, the condition guards the counter anyway."""
-    taken = Item.objects.filter(pk=item.pk)
-    if not item.is_per_annotator:
-        taken = taken.filter(live_slots__lt=campaign.overlap)
-    return taken.update(live_slots=F("live_slots") + 1) == 1
+    return claim_sql.take_slot(item, campaign.overlap)
 
 
 _ENROLLMENT_REFUSALS: dict[str, str] = {
@@ -882,12 +873,14 @@ def _check_enrollment_status(status: str | None) -> None:
 
 
 def _approved_enrollment(
-    enrollments: QuerySet[Enrollment], campaign: Campaign | None
+    campaign_id: int, user_id: int | None, annotator_id: int | None, campaign: Campaign | None
 ) -> Enrollment:
-    """The enrollment ``enrollments`` finds, locked by the query that reads it; refused unless
-    it is approved and its campaign (``campaign``, or the one read with it) is open."""
-    # of=("self",): the campaign and annotator read with it stay unlocked.
-    enrollment = enrollments.select_for_update(of=("self",)).first()
+    """The enrollment of the annotator (or of the user's annotator profile) in the campaign,
+    locked by the query that reads it with its campaign and annotator; refused unless it is
+    approved and its campaign (``campaign``, or the one read with it) is open."""
+    enrollment = claim_sql.locked_enrollment(
+        campaign_id, user_id=user_id, annotator_id=annotator_id
+    )
     _check_enrollment(enrollment)
     assert enrollment is not None  # _check_enrollment refused a missing one
     if (campaign or enrollment.campaign).status != Campaign.Status.OPEN:
@@ -1031,17 +1024,17 @@ def next_item_for(annotator: Annotator, campaign: Campaign, *, now=None) -> Item
     is not set: try again later). Raises :class:`NotAllowed` when the enrollment or campaign
     does not allow annotating.
     """
-    mine = Enrollment.objects.filter(campaign=campaign, annotator=annotator)
-    claim = _next_claim(mine, now or timezone.now(), annotator, campaign)
+    claim = _next_claim(campaign.pk, now or timezone.now(), annotator=annotator, campaign=campaign)
     return None if claim is None else claim.item
 
 
-def next_claim(enrollments: QuerySet[Enrollment], *, now=None) -> Claim | None:
-    """:func:`next_item_for` for the one enrollment that ``enrollments`` finds
-    (``access.enrollment_lookup``), read with its campaign and annotator by the query that
-    locks it; raises :class:`NotEnrolled` when it finds none. The claim carries the
-    annotation row when it created it (else read it: :func:`claimed_annotation`)."""
-    return _next_claim(enrollments.select_related("campaign", "annotator"), now or timezone.now())
+def next_claim(campaign_id: int, user_id: int, *, now=None) -> Claim | None:
+    """:func:`next_item_for` for the user's own enrollment in the campaign (its annotator
+    matched through the user, ``access.own_enrollment_key``), read with its campaign and
+    annotator by the query that locks it; raises :class:`NotEnrolled` when there is none. The
+    claim carries the annotation row when it created it (else read it:
+    :func:`claimed_annotation`)."""
+    return _next_claim(campaign_id, now or timezone.now(), user_id=user_id)
 
 
 def claimed_annotation(claim: Claim) -> Annotation:
@@ -1053,15 +1046,20 @@ def claimed_annotation(claim: Claim) -> Annotation:
 
 
 def _next_claim(
-    enrollments: QuerySet[Enrollment],
+    campaign_id: int,
     now: datetime,
+    *,
+    user_id: int | None = None,
     annotator: Annotator | None = None,
     campaign: Campaign | None = None,
 ) -> Claim | None:
-    """:func:`next_item_for` with the enrollment found by ``enrollments``; ``annotator`` and
-    ``campaign`` are the caller's objects, else the ones read with the enrollment."""
+    """:func:`next_item_for` for the enrollment of the user's annotator profile (``user_id``)
+    or of ``annotator``; ``annotator`` and ``campaign`` are the caller's objects, else the
+    ones read with the enrollment."""
     with transaction.atomic():
-        enrollment = _approved_enrollment(enrollments, campaign)
+        enrollment = _approved_enrollment(
+            campaign_id, user_id, None if annotator is None else annotator.pk, campaign
+        )
         claim, refusal = _claim_next(
             annotator or enrollment.annotator, campaign or enrollment.campaign, enrollment, now
         )
@@ -1177,7 +1175,7 @@ def _claim_open_item(
        their commits.
     """
     for attempt in range(_LOCKED_RETRIES + 1):
-        item = _lock(_open(annotator, campaign, seed)).first()
+        item = _first_open_item(annotator, campaign, seed)
         if item is not None:
             if _take_slot(item, campaign):
                 return _claim(annotator, item, campaign, now)
@@ -1190,6 +1188,16 @@ def _claim_open_item(
             return None
         time.sleep(0.02 * (attempt + 1))
     return None
+
+
+def _first_open_item(annotator: Annotator, campaign: Campaign, seed: int | None) -> Item | None:
+    """The first open item in the annotator's order that no other transaction holds, locked.
+    In position order with a small overlap (nearly every campaign), one ordered index scan per
+    stream of candidates (``claim_sql.first_open_item``); in a shuffled order, or with a large
+    overlap, the ORM's query, which reads and sorts all the campaign's open items."""
+    if seed is None and campaign.overlap <= claim_sql.STREAMED_OVERLAP_MAX:
+        return claim_sql.first_open_item(campaign, annotator.pk)
+    return _lock(_open(annotator, campaign, seed)).first()
 
 
 # --- drafts, activity and submission --------------------------------------------------------

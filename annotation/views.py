@@ -42,7 +42,8 @@ from formats import strict_json
 from imports import ImportRefused
 from imports import services as import_services
 
-_AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
+# The backend a sign-up logs the new user in with (a path: annotation imports no accounts code).
+_AUTH_BACKEND = "accounts.backends.ModelBackend"
 
 
 def staff_required(view):

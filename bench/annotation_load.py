@@ -287,7 +287,7 @@ def enroll_load_annotators(campaign, prefix: str, count: int, password_hash: str
         services.enroll(annotator, campaign)
         store = store_class()
         store[SESSION_KEY] = str(annotator.user.pk)
-        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]
         store[HASH_SESSION_KEY] = annotator.user.get_session_auth_hash()
         store.create()
         sessions.append(store.session_key)

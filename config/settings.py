@@ -131,7 +131,8 @@ AUTH_PASSWORD_VALIDATORS = [
 # for the login form and for API Basic auth alike (both go through authenticate()).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's ModelBackend, reading the signed-in user with hand-written SQL.
+    "accounts.backends.ModelBackend",
 ]
 # Failures are counted per account *and* address, so nobody can lock a user out from elsewhere.
 # Attempts live in the database (shared by every web process); a success resets them, and
@@ -145,6 +146,8 @@ SIGNUP_ATTEMPTS_PER_HOUR = env_int("SIGNUP_ATTEMPTS_PER_HOUR", 10, minimum=1)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+# Database sessions, read by hand-written SQL (accounts/sessions.py).
+SESSION_ENGINE = "accounts.sessions"
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600, minimum=60)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)

@@ -34,6 +34,7 @@ from annotation.api.serializers import (
     ItemSerializer,
     NextItemSerializer,
     SubmitAnnotationSerializer,
+    next_item_body,
 )
 from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Campaign
@@ -88,23 +89,18 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"], url_path="next-item")
     def next_item(self, request: Request, pk=None) -> Response:
         """Claim (or resume) your next item in this campaign."""
+        key = access.own_enrollment_key(request.user, pk)
+        if key is None:
+            raise Http404("No such campaign")
         try:
-            claim = services.next_claim(access.enrollment_lookup(request.user, pk))
+            claim = services.next_claim(*key)
         except services.NotEnrolled:
             raise Http404("No such campaign") from None
         except services.NotAllowed as exc:
             raise PermissionDenied(str(exc)) from exc
         if claim is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        annotation = services.claimed_annotation(claim)
-        data = {
-            "item": claim.item,
-            "annotation": annotation.pk,
-            "draft": annotation.draft,
-            "option_order": annotation.option_order,
-            "status": annotation.status,
-        }
-        return Response(NextItemSerializer(data).data)
+        return Response(next_item_body(claim.item, services.claimed_annotation(claim)))
 
     @extend_schema(request=None, responses=CampaignProgressSerializer)
     @action(detail=True, methods=["get"])

@@ -351,3 +351,28 @@ def test_next_item_without_insert_returning_reads_the_row_it_created(world, monk
         "draft",
     )
     assert Annotation.objects.filter(item_id=fresh["item"]["id"]).count() == 1
+
+
+def test_next_item_body_is_what_its_documented_serializer_gives(world):
+    """next-item builds its body directly (annotation/api/serializers.py, next_item_body): it
+    must stay exactly NextItemSerializer's representation, for text and choice items alike."""
+    from annotation.api.serializers import NextItemSerializer
+    from tests.annotation.factories import choice_item, enrolled
+
+    choices = services.create_campaign("Choices", "choice", [choice_item(1), choice_item(2)])
+    carol = enrolled(choices, "carol")
+    url = "/api/campaigns/{}/next-item/"
+    for client, campaign in ((world["a"], world["campaign"]), (login(APIClient(), carol), choices)):
+        body = client.get(url.format(campaign.pk)).json()
+        annotation = Annotation.objects.get(pk=body["annotation"])
+        documented = NextItemSerializer(
+            {
+                "item": annotation.item,
+                "annotation": annotation.pk,
+                "draft": annotation.draft,
+                "option_order": annotation.option_order,
+                "status": annotation.status,
+            }
+        ).data
+        assert body == json.loads(json.dumps(documented))
+    assert sorted(body["option_order"]) == [0, 1, 2] and body["item"]["choices"]

@@ -166,3 +166,25 @@ def test_a_replayed_submission_writes_nothing():
         q["sql"] for q in replay if q["sql"].lstrip().upper().startswith(("UPDATE", "INSERT"))
     ]
     assert writes == []
+
+
+def test_the_first_open_item_is_the_earliest_of_every_stream_of_candidates():
+    """next-item reads one ordered stream per number of live slots below the overlap, and one
+    of attention checks; the item it gives is the earliest open one in position order, whatever
+    stream it is in, never one that is full or that the annotator already holds."""
+    campaign = esa_campaign(5, overlap=3)
+    items = list(campaign.items.order_by("position"))
+    live = [3, 2, 0, 1, 0]  # full, 2 of 3, free, 1 of 3, free
+    for item, slots in zip(items, live, strict=True):
+        Item.objects.filter(pk=item.pk).update(live_slots=slots)
+    check = Item.objects.create(
+        campaign=campaign, kind="attention_check", position=0, source="Check.", target="Kontrolle.",
+        src_lang="en", tgt_lang="de", doc_id="check", seg_id="0", live_slots=7,
+    )  # fmt: skip
+    a = enrolled(campaign, "a")
+
+    order = []
+    while (item := services.next_item_for(a, campaign)) is not None:
+        order.append(item)
+        services.submit_annotation(a, item, esa_answer(50))
+    assert order == [check, items[1], items[2], items[3], items[4]]
