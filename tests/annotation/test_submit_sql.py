@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 def assert_same_row(read: Model, model: type[Model]) -> None:
     """Every concrete field of ``read`` equals the ORM's reading of the same row (a value
     the converters missed, such as JSON text or a datetime string on SQLite, differs)."""
-    orm = model.objects.get(pk=read.pk)
+    orm = model._default_manager.get(pk=read.pk)
     for field in model._meta.concrete_fields:
         assert getattr(read, field.attname) == getattr(orm, field.attname), field.name
 
