@@ -12,9 +12,8 @@ from functools import cache
 
 from django.contrib.auth import backends, get_user_model
 from django.core.exceptions import ValidationError
-from django.db import connection
 
-from config.rows import Columns
+from config.rows import Columns, fetch_one, quote
 
 
 @cache
@@ -24,7 +23,7 @@ def _user_columns() -> Columns:
 
 @cache
 def _user_sql() -> str:
-    table = connection.ops.quote_name(get_user_model()._meta.db_table)
+    table = quote(get_user_model()._meta.db_table)
     return f"SELECT {_user_columns().sql} FROM {table} u WHERE u.id = %s"
 
 
@@ -34,10 +33,8 @@ class ModelBackend(backends.ModelBackend):
             pk = get_user_model()._meta.pk.to_python(user_id)
         except ValidationError:
             return None
-        with connection.cursor() as cursor:
-            cursor.execute(_user_sql(), [pk])
-            row = cursor.fetchone()
+        row = fetch_one(_user_sql(), [pk])
         if row is None:
             return None
-        user = _user_columns().build(row)
+        user = _user_columns().instance(row)
         return user if self.user_can_authenticate(user) else None

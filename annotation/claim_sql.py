@@ -12,10 +12,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from functools import cache
 
-from django.db import connection
-
 from annotation.models import Annotator, Assignment, Campaign, Enrollment, Item
-from config.rows import Columns, db_values, lock_clause
+from config.rows import Columns, db_values, execute, fetch_one, for_update, quote
 
 STREAMED_OVERLAP_MAX = 8
 """Up to this overlap the first open item is found with one ordered index scan per number of
@@ -29,7 +27,7 @@ _LIVE = (Assignment.Status.ACTIVE.value, Assignment.Status.SUBMITTED.value)
 
 
 def _table(model) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
+    return quote(model._meta.db_table)
 
 
 @cache
@@ -40,7 +38,7 @@ def _enrollment_sql(by_user: bool) -> str:
         f"FROM {_table(Enrollment)} e "
         f"JOIN {_table(Campaign)} c ON c.id = e.campaign_id "
         f"JOIN {_table(Annotator)} a ON a.id = e.annotator_id "
-        f"WHERE e.campaign_id = %s AND {who} = %s" + lock_clause("e")
+        f"WHERE e.campaign_id = %s AND {who} = %s" + for_update("e")
         # Only the enrollment: the campaign row is read by every claim of the campaign.
     )
 
@@ -53,14 +51,12 @@ def locked_enrollment(
     statement; ``None`` when there is none."""
     by_user = user_id is not None
     who = user_id if by_user else annotator_id
-    with connection.cursor() as cursor:
-        cursor.execute(_enrollment_sql(by_user), [campaign_id, who])
-        row = cursor.fetchone()
+    row = fetch_one(_enrollment_sql(by_user), [campaign_id, who])
     if row is None:
         return None
-    enrollment = _ENROLLMENT.build(row)
-    enrollment.campaign = _CAMPAIGN.build(row, len(_ENROLLMENT))
-    enrollment.annotator = _ANNOTATOR.build(row, len(_ENROLLMENT) + len(_CAMPAIGN))
+    enrollment = _ENROLLMENT.instance(row)
+    enrollment.campaign = _CAMPAIGN.instance(row, _ENROLLMENT.width)
+    enrollment.annotator = _ANNOTATOR.instance(row, _ENROLLMENT.width + _CAMPAIGN.width)
     return enrollment
 
 
@@ -76,7 +72,7 @@ def _first_open_sql(overlap: int) -> str:
         f"NOT EXISTS (SELECT 1 FROM {_table(Assignment)} claim WHERE claim.item_id = i.id "
         f"AND claim.annotator_id = %s AND claim.status IN (%s, %s))"
     )
-    locks = lock_clause(skip_locked=True)
+    locks = for_update(skip_locked=True)
     conditions = ["i.kind = %s AND i.live_slots = %s"] * overlap + ["i.kind = %s"]
     streams = [
         f"s{n} AS (SELECT {_ITEM.sql} FROM {_table(Item)} i "
@@ -104,10 +100,8 @@ def first_open_item(campaign: Campaign, annotator_id: int) -> Item | None:
     for live_slots in range(campaign.overlap):
         params += [campaign.pk, Item.Kind.REGULAR.value, live_slots, annotator_id, *_LIVE]
     params += [campaign.pk, Item.Kind.ATTENTION_CHECK.value, annotator_id, *_LIVE]
-    with connection.cursor() as cursor:
-        cursor.execute(_first_open_sql(campaign.overlap), params)
-        row = cursor.fetchone()
-    return None if row is None else _ITEM.build(row)
+    row = fetch_one(_first_open_sql(campaign.overlap), params)
+    return None if row is None else _ITEM.instance(row)
 
 
 @cache
@@ -120,9 +114,7 @@ def take_slot(item: Item, overlap: int) -> bool:
     """Count one more live slot on the item, only while it has a free one (per-annotator items
     always have one)."""
     limited = not item.is_per_annotator
-    with connection.cursor() as cursor:
-        cursor.execute(_take_slot_sql(limited), [item.pk, overlap] if limited else [item.pk])
-        return cursor.rowcount == 1
+    return execute(_take_slot_sql(limited), [item.pk, overlap] if limited else [item.pk]) == 1
 
 
 _CLAIM_FIELDS = [field for field in Assignment._meta.concrete_fields if not field.primary_key]
@@ -131,7 +123,6 @@ _CLAIM_RENEWED = ("campaign", "status", "claimed_at", "expires_at", "updated_at"
 
 @cache
 def _claim_sql() -> str:
-    quote = connection.ops.quote_name
     columns = ", ".join(quote(field.column) for field in _CLAIM_FIELDS)
     columns_of = {field.name: field.column for field in _CLAIM_FIELDS}
     renewed = ", ".join(
@@ -154,5 +145,4 @@ def record_claim(item: Item, annotator: Annotator, campaign: Campaign, now: date
         claimed_at=now,
         expires_at=now + timedelta(seconds=campaign.claim_ttl_seconds),
     )
-    with connection.cursor() as cursor:
-        cursor.execute(_claim_sql(), db_values(claim, _CLAIM_FIELDS, add=True))
+    execute(_claim_sql(), db_values(claim, _CLAIM_FIELDS, add=True))

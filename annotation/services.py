@@ -47,7 +47,7 @@ from annotation import (
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
-from annotation.sql_rows import Columns, execute, fetch_one, for_update, quote
+from config.rows import Columns, execute, fetch_one, for_update, quote
 from formats.jsonl import LineProblem, read_jsonl
 
 IDLE_GAP_CAP_SECONDS = 60.0
@@ -1374,7 +1374,7 @@ def _locked_for_submit(
     """The annotation row, locked, with its campaign, the enrollment's status, the claim's
     status and the item a given idempotency key was first used for, in one query.
 
-    Hand-written (:mod:`annotation.sql_rows`): compiled by the ORM, this query of three
+    Hand-written (:mod:`config.rows`): compiled by the ORM, this query of three
     subqueries cost more CPU than any other statement of a submission.
     """
     # of: locking the joined campaign row too would serialize (and deadlock) every

@@ -149,8 +149,10 @@ def next_item_body(item: Item, annotation: Annotation) -> dict[str, Any]:
     """:class:`NextItemSerializer`'s representation, built directly: next-item answers every
     request of every annotator, and DRF would build and deep-copy both serializers' fields for
     each one. The serializer stays the documented shape; tests check that the two agree."""
-    shown = {name: getattr(item, name) for name in AnnotatorItemSerializer.Meta.fields}
-    shown["campaign"] = item.campaign_id
+    shown = {
+        name: item.campaign_id if name == "campaign" else getattr(item, name)
+        for name in AnnotatorItemSerializer.Meta.fields
+    }
     return {
         "item": shown,
         "annotation": annotation.pk,
@@ -158,6 +160,27 @@ def next_item_body(item: Item, annotation: Annotation) -> dict[str, Any]:
         "option_order": [int(index) for index in annotation.option_order],
         "status": annotation.status,
     }
+
+
+_TIMESTAMP = serializers.DateTimeField(read_only=True)
+
+
+def submitted_body(annotation: Annotation) -> dict[str, Any]:
+    """:class:`AnnotationSerializer`'s representation of the annotation a submission answers
+    with, built directly (as :func:`next_item_body`, for the same reason); the annotator's
+    pseudonym must be loaded (the submission's claim read it)."""
+    body = {}
+    for name in AnnotationSerializer.Meta.fields:
+        if name in ("campaign", "item"):
+            body[name] = getattr(annotation, f"{name}_id")
+        elif name == "annotator":
+            body[name] = annotation.annotator.pseudonym
+        elif name in ("submitted_at", "created_at", "updated_at"):
+            value = getattr(annotation, name)
+            body[name] = None if value is None else _TIMESTAMP.to_representation(value)
+        else:
+            body[name] = getattr(annotation, name)
+    return body
 
 
 class ProtocolField(serializers.ChoiceField):

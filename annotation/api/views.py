@@ -35,6 +35,7 @@ from annotation.api.serializers import (
     NextItemSerializer,
     SubmitAnnotationSerializer,
     next_item_body,
+    submitted_body,
 )
 from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Campaign
@@ -282,7 +283,7 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         except services.NotAllowed as exc:
             raise PermissionDenied(str(exc)) from exc
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
-        response = Response(AnnotationSerializer(result.annotation).data, status=code)
+        response = Response(submitted_body(result.annotation), status=code)
         if result.replayed:
             response["Idempotent-Replayed"] = "true"
         return response

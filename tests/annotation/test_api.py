@@ -376,3 +376,22 @@ def test_next_item_body_is_what_its_documented_serializer_gives(world):
         ).data
         assert body == json.loads(json.dumps(documented))
     assert sorted(body["option_order"]) == [0, 1, 2] and body["item"]["choices"]
+
+
+def test_a_submissions_body_is_what_its_documented_serializer_gives(world):
+    """Submit builds its body directly (submitted_body): exactly AnnotationSerializer's
+    representation, for a new submission, a replay and a revision."""
+    from annotation.api.serializers import AnnotationSerializer
+
+    body = {"item": world["a_item"], "answer": esa_answer(70)}
+    for key, answer in (("k-1", esa_answer(70)), ("k-1", esa_answer(70)), ("k-2", esa_answer(40))):
+        posted = world["a"].post(
+            "/api/annotations/",
+            body | {"answer": answer},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key,
+        )
+        assert posted.status_code in (200, 201)
+        stored = Annotation.objects.select_related("annotator").get(pk=posted.json()["id"])
+        assert posted.json() == json.loads(json.dumps(AnnotationSerializer(stored).data))
+    assert posted.json()["revision"] == 2 and posted.json()["submitted_at"]
