@@ -61,3 +61,29 @@ def test_a_login_keeps_working_and_ends_as_django_ends_it():
     client = signed_in(user)
     Session.objects.update(expire_date=timezone.now() - timedelta(seconds=1))
     assert not is_signed_in(client)
+
+
+def test_the_upgrade_keeps_sessions_signed_in_by_djangos_backend():
+    """Sessions made before the password backend moved name Django's ModelBackend, which is no
+    longer listed: the migration renames it in them, so nobody is signed out by the upgrade."""
+    from importlib import import_module
+
+    from django.apps import apps
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+    migration = import_module("accounts.migrations.0002_sessions_name_the_hand_written_backend")
+    user = UserFactory(username="ada")
+    store = import_module(settings.SESSION_ENGINE).SessionStore()
+    store[SESSION_KEY] = str(user.pk)
+    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    store.create()
+    client = Client()
+    client.cookies[settings.SESSION_COOKIE_NAME] = store.session_key
+    assert not is_signed_in(client)
+
+    migration.forwards(apps, None)
+    assert is_signed_in(client)
+    migration.backwards(apps, None)
+    assert not is_signed_in(client)
