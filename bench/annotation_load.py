@@ -287,7 +287,7 @@ def enroll_load_annotators(campaign, prefix: str, count: int, password_hash: str
         services.enroll(annotator, campaign)
         store = store_class()
         store[SESSION_KEY] = str(annotator.user.pk)
-        store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]
+        store[BACKEND_SESSION_KEY] = os.environ["BENCH_LOGIN_BACKEND"]
         store[HASH_SESSION_KEY] = annotator.user.get_session_auth_hash()
         store.create()
         sessions.append(store.session_key)
@@ -691,10 +691,22 @@ class Target:
         return self.clients(self.base, label, n, round_number)
 
 
+def login_backend(code: Path, env: dict[str, str]) -> str:
+    """The password backend that the server at ``code`` records in a session at login (the
+    last of its AUTHENTICATION_BACKENDS): sessions made for it must name that one."""
+    command = [
+        sys.executable, "-c",
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.AUTHENTICATION_BACKENDS[-1])",
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=code, env=env, check=True, capture_output=True, text=True)
+    return done.stdout.strip().splitlines()[-1]
+
+
 def hardset_target(name: str, code: Path, database_url: str, var_dir: Path, args) -> Target:
     var_dir.mkdir(parents=True, exist_ok=True)
     env = server_env(database_url, str(var_dir))
-    plan = run_prepare(env, args)
+    plan = run_prepare(env | {"BENCH_LOGIN_BACKEND": login_backend(code, env)}, args)
     print(f"{name}: campaigns built in {plan['build_seconds']} s", flush=True)
 
     def clients(base: str, label: str, n: int, round_number: int):
