@@ -47,7 +47,7 @@ from annotation import (
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
-from config.rows import Columns, execute, fetch_one, for_update, quote
+from config.rows import Columns, db_values, execute, fetch_one, for_update, quote
 from formats.jsonl import LineProblem, read_jsonl
 
 IDLE_GAP_CAP_SECONDS = 60.0
@@ -1506,11 +1506,9 @@ _SUBMITTED_FIELDS = [
 def _save_submission(annotation: Annotation) -> None:
     """``annotation.save(update_fields=_SUBMITTED_FIELDS)`` as one hand-written UPDATE: the
     values prepared by the fields as ``save()`` prepares them (``updated_at`` set to now)."""
-    values = [
-        field.get_db_prep_save(field.pre_save(annotation, add=False), connection)
-        for field in _SUBMITTED_FIELDS
-    ]
-    execute(_SAVE_SUBMISSION_SQL, [*values, annotation.pk])
+    execute(
+        _SAVE_SUBMISSION_SQL, [*db_values(annotation, _SUBMITTED_FIELDS, add=False), annotation.pk]
+    )
 
 
 _SAVE_SUBMISSION_SQL = (
