@@ -14,6 +14,8 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.db.backends.signals import connection_created
+from django.dispatch import receiver
 
 import rounds.queue
 from engines import limiter
@@ -22,6 +24,17 @@ from tests.factories import UserFactory
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # A worktree beside others has no ../shared: HARDSET_SHARED_DATA points at the folder then.
 SHARED_DATA = Path(os.environ.get("HARDSET_SHARED_DATA") or REPO_ROOT.parent / "shared" / "data")
+
+
+# A statement that waits on a lock forever would hold the whole suite to CI's time limit with
+# nothing in the log to say where. On PostgreSQL every connection of the test process (the test
+# body, the live server's threads, the teardown's flush) gives up after two minutes instead, and
+# the error names the statement that waited.
+@receiver(connection_created, dispatch_uid="tests.bounded_lock_waits")
+def _bounded_lock_waits(sender, connection, **kwargs) -> None:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '120s'")
 
 
 @pytest.fixture(autouse=True)
