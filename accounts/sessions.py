@@ -15,10 +15,11 @@ from django.contrib.sessions.models import Session
 from django.db import connection
 from django.utils import timezone
 
+from config.rows import fetch_one, quote
+
 
 @cache
 def _session_sql() -> str:
-    quote = connection.ops.quote_name
     return (
         f"SELECT session_data FROM {quote(Session._meta.db_table)} "
         "WHERE session_key = %s AND expire_date > %s"
@@ -28,9 +29,7 @@ def _session_sql() -> str:
 class SessionStore(db.SessionStore):
     def _get_session_from_db(self) -> Session | None:
         now = connection.ops.adapt_datetimefield_value(timezone.now())
-        with connection.cursor() as cursor:
-            cursor.execute(_session_sql(), [self.session_key, now])
-            row = cursor.fetchone()
+        row = fetch_one(_session_sql(), [self.session_key, now])
         if row is None:
             self._session_key = None
             return None

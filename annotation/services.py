@@ -35,9 +35,9 @@ from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from annotation import (
-    claim_sql,
     corruption,
     formats,
+    hot_sql,
     html_text,
     languages,
     ordering,
@@ -47,7 +47,6 @@ from annotation import (
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
-from config.rows import Columns, db_values, execute, fetch_one, for_update, quote
 from formats.jsonl import LineProblem, read_jsonl
 
 IDLE_GAP_CAP_SECONDS = 60.0
@@ -783,7 +782,7 @@ def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) 
     One upsert each: an expired claim of the same annotator on the item is reactivated, and an
     existing annotation (a draft kept from that claim) is left as it is.
     """
-    claim_sql.record_claim(item, annotator, campaign, now)
+    hot_sql.record_claim(item, annotator, campaign, now)
     option_order: list[int] = []
     if campaign.get_protocol().has_options:
         # Seeded by (annotator, item) so a reset annotator sees the same order again.
@@ -797,60 +796,13 @@ def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) 
         option_order=option_order,
         last_activity_at=now,
     )
-    return Claim(item, annotator, draft if _insert_unless_exists(draft) else None)
-
-
-def _insert_unless_exists(annotation: Annotation) -> bool:
-    """Insert a new (item, annotator) annotation row unless one exists; True (and its id set)
-    when it was inserted.
-
-    One hand-written statement, ``INSERT ... ON CONFLICT (item_id, annotator_id) DO NOTHING
-    RETURNING id`` (PostgreSQL; SQLite 3.35+), so that next-item need not read back the row it
-    just created: the ORM's ``bulk_create(ignore_conflicts=True)`` does not say whether it
-    inserted. Values are prepared by the model's fields, as ``save()`` prepares them. A
-    database that cannot return columns from an INSERT (SQLite before 3.35) gets the ORM's
-    insert and False: the caller then reads the row, as for a kept draft.
-    """
-    if not _insert_returning_supported():
-        Annotation.objects.bulk_create([annotation], ignore_conflicts=True)
-        return False  # not known whether it was inserted: the caller reads the row
-    fields = [field for field in Annotation._meta.concrete_fields if not field.primary_key]
-    values = [
-        field.get_db_prep_save(field.pre_save(annotation, add=True), connection) for field in fields
-    ]
-    quote = connection.ops.quote_name
-    column = {field.name: field.column for field in fields}
-    unique = ", ".join(quote(column[name]) for name in _ANNOTATION_KEY)
-    statement = (
-        f"INSERT INTO {quote(Annotation._meta.db_table)} "
-        f"({', '.join(quote(field.column) for field in fields)}) "
-        f"VALUES ({', '.join(['%s'] * len(fields))}) "
-        f"ON CONFLICT ({unique}) DO NOTHING RETURNING {quote(Annotation._meta.pk.column)}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(statement, values)
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    annotation.pk = row[0]
-    annotation._state.adding = False
-    annotation._state.db = connection.alias
-    return True
-
-
-def _insert_returning_supported() -> bool:
-    """``INSERT ... RETURNING``: PostgreSQL, SQLite from 3.35."""
-    return bool(connection.features.can_return_columns_from_insert)
-
-
-_ANNOTATION_KEY = ("item", "annotator")
-"""The fields of ``annotation_annotation_unique``: one annotation per item and annotator."""
+    return Claim(item, annotator, draft if hot_sql.insert_annotation_unless_exists(draft) else None)
 
 
 def _take_slot(item: Item, campaign: Campaign) -> bool:
     """Count one more live slot on the item, only while it has a free one (per-annotator items
     always have one); the caller holds the row lock, the condition guards the counter anyway."""
-    return claim_sql.take_slot(item, campaign.overlap)
+    return hot_sql.take_slot(item, campaign.overlap)
 
 
 _ENROLLMENT_REFUSALS: dict[str, str] = {
@@ -879,9 +831,7 @@ def _approved_enrollment(
     """The enrollment of the annotator (or of the user's annotator profile) in the campaign,
     locked by the query that reads it with its campaign and annotator; refused unless it is
     approved and its campaign (``campaign``, or the one read with it) is open."""
-    enrollment = claim_sql.locked_enrollment(
-        campaign_id, user_id=user_id, annotator_id=annotator_id
-    )
+    enrollment = hot_sql.locked_enrollment(campaign_id, user_id=user_id, annotator_id=annotator_id)
     _check_enrollment(enrollment)
     assert enrollment is not None  # _check_enrollment refused a missing one
     if (campaign or enrollment.campaign).status != Campaign.Status.OPEN:
@@ -922,39 +872,11 @@ def _claims_and_tutorial(annotator: Annotator, campaign: Campaign) -> tuple[bool
     current: claims of theirs are created (and deleted, by a reset) only under that lock;
     others may release an active one meanwhile, which :func:`_resume` checks again.
 
-    Hand-written (plain SQL that SQLite and PostgreSQL both run, parameterised): the ORM
-    would compile these two nested subqueries again on every request, which cost more CPU than
-    any other statement of next-item (bench/README.md, "Annotation load").
+    Hand-written (:mod:`annotation.hot_sql`): the ORM would compile these two nested
+    subqueries again on every request, which cost more CPU than any other statement of
+    next-item (bench/README.md, "Annotation load").
     """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _CLAIMS_AND_TUTORIAL_SQL,
-            [
-                *(annotator.pk, campaign.pk, Assignment.Status.ACTIVE.value),  # active claim
-                *(campaign.pk, Item.Kind.TUTORIAL.value, annotator.pk),  # pending tutorial
-            ],
-        )
-        has_claim, tutorial_id = cursor.fetchone()
-    return bool(has_claim), tutorial_id
-
-
-_CLAIMS_AND_TUTORIAL_SQL = f"""
-SELECT
-    EXISTS (
-        SELECT 1 FROM {Assignment._meta.db_table}
-        WHERE annotator_id = %s AND campaign_id = %s AND status = %s
-    ),
-    (
-        SELECT tutorial.id FROM {Item._meta.db_table} tutorial
-        WHERE tutorial.campaign_id = %s AND tutorial.kind = %s
-        AND NOT EXISTS (
-            SELECT 1 FROM {Assignment._meta.db_table} claim
-            WHERE claim.item_id = tutorial.id AND claim.annotator_id = %s
-        )
-        ORDER BY tutorial.position, tutorial.id
-        LIMIT 1
-    )
-"""
+    return hot_sql.claims_and_tutorial(annotator.pk, campaign.pk)
 
 
 def _tutorial_phase(
@@ -1194,10 +1116,10 @@ def _claim_open_item(
 def _first_open_item(annotator: Annotator, campaign: Campaign, seed: int | None) -> Item | None:
     """The first open item in the annotator's order that no other transaction holds, locked.
     In position order with a small overlap (nearly every campaign), one ordered index scan per
-    stream of candidates (``claim_sql.first_open_item``); in a shuffled order, or with a large
+    stream of candidates (``hot_sql.first_open_item``); in a shuffled order, or with a large
     overlap, the ORM's query, which reads and sorts all the campaign's open items."""
-    if seed is None and campaign.overlap <= claim_sql.STREAMED_OVERLAP_MAX:
-        return claim_sql.first_open_item(campaign, annotator.pk)
+    if seed is None and campaign.overlap <= hot_sql.STREAMED_OVERLAP_MAX:
+        return hot_sql.first_open_item(campaign, annotator.pk)
     return _lock(_open(annotator, campaign, seed)).first()
 
 
@@ -1374,64 +1296,15 @@ def _locked_for_submit(
     """The annotation row, locked, with its campaign, the enrollment's status, the claim's
     status and the item a given idempotency key was first used for, in one query.
 
-    Hand-written (:mod:`config.rows`): compiled by the ORM, this query of three
+    Hand-written (:mod:`annotation.hot_sql`): compiled by the ORM, this query of three
     subqueries cost more CPU than any other statement of a submission.
     """
-    # of: locking the joined campaign row too would serialize (and deadlock) every
-    # submission of the campaign against the claims inserting rows that point to it.
-    # No key: NULL matches no row, so the key's subquery is NULL (a blank key would match
-    # every annotation without one).
-    row = fetch_one(
-        _LOCKED_FOR_SUBMIT_SQL + for_update("annotation"),
-        [key or None, item.pk, annotator.pk],
-    )
-    if row is None:
+    found = hot_sql.locked_for_submit(item.pk, annotator.pk, key)
+    if found is None:
         raise NotAllowed("This item is not assigned to you.")
-    annotation = _SUBMITTED.instance(row)
-    annotation.campaign = _SUBMITTED_CAMPAIGN.instance(row, _SUBMITTED.width)
+    annotation, enrollment_status, claim_status, key_item_id = found
     annotation.annotator = annotator  # the caller's object: no query when it is read again
-    enrollment_status, claim_status, key_item_id = row[-3:]
     return annotation, _SubmitChecks(enrollment_status, claim_status, key_item_id)
-
-
-_SUBMITTED = Columns(Annotation, "annotation")
-_SUBMITTED_CAMPAIGN = Columns(Campaign, "campaign")
-
-# LIMIT 1 as the ORM's subqueries: each matches at most one row by a unique constraint anyway.
-_LOCKED_FOR_SUBMIT_SQL = f"""
-SELECT {_SUBMITTED.sql}, {_SUBMITTED_CAMPAIGN.sql},
-    (
-        SELECT enrollment.status FROM {quote(Enrollment._meta.db_table)} enrollment
-        WHERE enrollment.campaign_id = annotation.campaign_id
-        AND enrollment.annotator_id = annotation.annotator_id
-        LIMIT 1
-    ),
-    (
-        SELECT claim.status FROM {quote(Assignment._meta.db_table)} claim
-        WHERE claim.item_id = annotation.item_id AND claim.annotator_id = annotation.annotator_id
-        LIMIT 1
-    ),
-    (
-        SELECT keyed.item_id FROM {quote(Annotation._meta.db_table)} keyed
-        WHERE keyed.idempotency_key = %s AND keyed.annotator_id = annotation.annotator_id
-        LIMIT 1
-    )
-FROM {quote(Annotation._meta.db_table)} annotation
-JOIN {quote(Campaign._meta.db_table)} campaign ON campaign.id = annotation.campaign_id
-WHERE annotation.item_id = %s AND annotation.annotator_id = %s
-"""
-
-
-def _locked_item(item: Item) -> Item:
-    """The item's row, read again under its row lock (hand-written, as the annotation's)."""
-    row = fetch_one(_ITEM_SQL + for_update(), [item.pk])
-    if row is None:
-        raise Item.DoesNotExist("Item matching query does not exist.")
-    return _ITEM.instance(row)
-
-
-_ITEM = Columns(Item, "item")
-_ITEM_SQL = f"SELECT {_ITEM.sql} FROM {quote(Item._meta.db_table)} item WHERE item.id = %s"
 
 
 def _submit_locked(
@@ -1442,7 +1315,7 @@ def _submit_locked(
     # The item first, then the annotation: the order every writer of both takes
     # (claiming locks the item, then creates the annotation; a reset locks items first).
     # Checks and tutorials are not limited by the overlap: no need to queue their submissions.
-    locked_item = item if item.is_per_annotator else _locked_item(item)
+    locked_item = item if item.is_per_annotator else hot_sql.locked_item(item.pk)
     annotation, checks = _locked_for_submit(annotator, item, key)
     campaign = annotation.campaign
     if checks.key_item_id not in (None, item.pk):
@@ -1481,49 +1354,16 @@ def _submit_locked(
     if first:
         annotation.status = Annotation.Status.SUBMITTED
         annotation.submitted_at = now
-    _save_submission(annotation)
+    hot_sql.save_submission(annotation)
     if first:
-        execute(_CLAIM_SUBMITTED_SQL, [Assignment.Status.SUBMITTED.value, item.pk, annotator.pk])
+        hot_sql.mark_claim_submitted(item.pk, annotator.pk)
         # A released claim (lapsed, or refused once) takes its slot back when it submits.
         regained = 0 if checks.claim_status == Assignment.Status.ACTIVE else 1
-        execute(_ITEM_COUNTED_SQL, [regained, item.pk])
+        hot_sql.count_completion(item.pk, regained)
         # Read under the item lock for regular items, the only ones that complete.
         if item.kind == Item.Kind.REGULAR and locked_item.completed_count + 1 == campaign.overlap:
             _send_completed_on_commit(locked_item, campaign, regained)
     return SubmitResult(annotation, created=first)
-
-
-_SUBMITTED_FIELD_NAMES = {
-    "answer", "draft", "score", "mqm_score", "time_spent_seconds", "last_activity_at",
-    "revision", "idempotency_key", "status", "submitted_at", "updated_at",
-}  # fmt: skip
-"""What a submission changes on the annotation row (the rest is the claim's)."""
-_SUBMITTED_FIELDS = [
-    field for field in Annotation._meta.concrete_fields if field.name in _SUBMITTED_FIELD_NAMES
-]
-
-
-def _save_submission(annotation: Annotation) -> None:
-    """``annotation.save(update_fields=_SUBMITTED_FIELDS)`` as one hand-written UPDATE: the
-    values prepared by the fields as ``save()`` prepares them (``updated_at`` set to now)."""
-    execute(
-        _SAVE_SUBMISSION_SQL, [*db_values(annotation, _SUBMITTED_FIELDS, add=False), annotation.pk]
-    )
-
-
-_SAVE_SUBMISSION_SQL = (
-    f"UPDATE {quote(Annotation._meta.db_table)} "
-    f"SET {', '.join(f'{quote(field.column)} = %s' for field in _SUBMITTED_FIELDS)} "
-    f"WHERE {quote(Annotation._meta.pk.column)} = %s"
-)
-_CLAIM_SUBMITTED_SQL = (
-    f"UPDATE {quote(Assignment._meta.db_table)} SET status = %s "
-    "WHERE item_id = %s AND annotator_id = %s"
-)
-_ITEM_COUNTED_SQL = (
-    f"UPDATE {quote(Item._meta.db_table)} "
-    "SET completed_count = completed_count + 1, live_slots = live_slots + %s WHERE id = %s"
-)
 
 
 def _send_completed_on_commit(locked_item: Item, campaign: Campaign, regained: int) -> None:

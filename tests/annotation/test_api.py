@@ -13,7 +13,7 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.routers import DefaultRouter
 from rest_framework.test import APIClient
 
-from annotation import services
+from annotation import hot_sql, services
 from annotation.api import routes
 from annotation.models import Annotation, Assignment, Campaign, Item
 from tests.annotation.campaign_builders import esa_answer, esa_campaign, make_annotator
@@ -339,7 +339,7 @@ def test_schema_endpoint_serves(admin_client):
 def test_next_item_without_insert_returning_reads_the_row_it_created(world, monkeypatch):
     """SQLite before 3.35 cannot return columns from an INSERT: the claim inserts through the
     ORM and the response reads the row back, with the same answer."""
-    monkeypatch.setattr(services, "_insert_returning_supported", lambda: False)
+    monkeypatch.setattr(hot_sql, "_insert_returning_supported", lambda: False)
     campaign, alice = world["campaign"], world["alice"]
     services.submit_annotation(alice, Item.objects.get(pk=world["a_item"]), esa_answer(70))
     fresh = world["a"].get(f"/api/campaigns/{campaign.pk}/next-item/").json()
