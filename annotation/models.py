@@ -325,7 +325,11 @@ class Enrollment(models.Model):
         PAUSED = "paused", "Paused"
         REJECTED = "rejected", "Rejected"
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="enrollments")
+    # No index of its own: the unique (campaign, annotator) constraint's index starts with this
+    # column, and every write would maintain both.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="enrollments", db_index=False
+    )
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="enrollments")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.APPROVED)
     qualified = models.BooleanField(default=False)
@@ -363,7 +367,11 @@ class Item(models.Model):
         ATTENTION_CHECK = "attention_check", "Attention check"
         TUTORIAL = "tutorial", "Tutorial"
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
+    # No index of its own: annotation_item_open_idx starts with this column, and every write
+    # would maintain both.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="items", db_index=False
+    )
     doc_id = models.CharField(max_length=255, blank=True)
     seg_id = models.CharField(max_length=64, blank=True)
     src_lang = models.CharField(max_length=16, blank=True)
@@ -471,8 +479,14 @@ class Assignment(models.Model):
         SUBMITTED = "submitted", "Submitted"
         EXPIRED = "expired", "Expired"
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    # No index of their own: annotation_asg_mine_idx and annotation_asg_slots_idx start with
+    # these columns, and every claim would maintain both.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="assignments", db_index=False
+    )
+    item = models.ForeignKey(
+        Item, on_delete=models.CASCADE, related_name="assignments", db_index=False
+    )
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="assignments")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     claimed_at = models.DateTimeField(default=timezone.now)
@@ -525,8 +539,14 @@ class Annotation(models.Model):
         DRAFT = "draft", "Draft"
         SUBMITTED = "submitted", "Submitted"
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="annotations")
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="annotations")
+    # No index of their own: annotation_ann_export_idx and the unique (item, annotator)
+    # constraint's index start with these columns, and every submission would maintain both.
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="annotations", db_index=False
+    )
+    item = models.ForeignKey(
+        Item, on_delete=models.CASCADE, related_name="annotations", db_index=False
+    )
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="annotations")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     draft = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
