@@ -35,13 +35,14 @@ def _table(model) -> str:
 @cache
 def _enrollment_sql(by_user: bool) -> str:
     who = "a.user_id" if by_user else "e.annotator_id"
+    # Only the enrollment is locked: the campaign row is read by every claim of the campaign.
+    lock = for_update("e")
     return (
         f"SELECT {_ENROLLMENT.sql}, {_CAMPAIGN.sql}, {_ANNOTATOR.sql} "
         f"FROM {_table(Enrollment)} e "
         f"JOIN {_table(Campaign)} c ON c.id = e.campaign_id "
         f"JOIN {_table(Annotator)} a ON a.id = e.annotator_id "
-        f"WHERE e.campaign_id = %s AND {who} = %s" + for_update("e")
-        # Only the enrollment: the campaign row is read by every claim of the campaign.
+        f"WHERE e.campaign_id = %s AND {who} = %s{lock}"
     )
 
 
@@ -229,7 +230,7 @@ _LOCKED_ITEM = Columns(Item, "item")
 
 @cache
 def _locked_item_sql() -> str:
-    return f"SELECT {_LOCKED_ITEM.sql} FROM {_table(Item)} item WHERE item.id = %s" + for_update()
+    return f"SELECT {_LOCKED_ITEM.sql} FROM {_table(Item)} item WHERE item.id = %s{for_update()}"
 
 
 def locked_item(item_id: int) -> Item:
@@ -241,14 +242,17 @@ def locked_item(item_id: int) -> Item:
 
 
 _SUBMITTED = Columns(Annotation, "annotation")
-_SUBMITTED_CAMPAIGN = Columns(Campaign, "campaign")
 
 
 @cache
 def _locked_for_submit_sql() -> str:
+    # Only the annotation is locked: locking the joined campaign row too would serialize (and
+    # deadlock) every submission of the campaign against the claims inserting rows that point
+    # to it.
+    lock = for_update("annotation")
     # LIMIT 1 as the ORM's subqueries: each matches at most one row by a unique constraint.
     return (
-        f"SELECT {_SUBMITTED.sql}, {_SUBMITTED_CAMPAIGN.sql}, ("
+        f"SELECT {_SUBMITTED.sql}, {_CAMPAIGN.sql}, ("
         f"SELECT enrollment.status FROM {_table(Enrollment)} enrollment "
         "WHERE enrollment.campaign_id = annotation.campaign_id "
         "AND enrollment.annotator_id = annotation.annotator_id LIMIT 1"
@@ -261,11 +265,8 @@ def _locked_for_submit_sql() -> str:
         "WHERE keyed.idempotency_key = %s AND keyed.annotator_id = annotation.annotator_id "
         "LIMIT 1"
         f") FROM {_table(Annotation)} annotation "
-        f"JOIN {_table(Campaign)} campaign ON campaign.id = annotation.campaign_id "
-        "WHERE annotation.item_id = %s AND annotation.annotator_id = %s" + for_update("annotation")
-        # Only the annotation: locking the joined campaign row too would serialize (and
-        # deadlock) every submission of the campaign against the claims inserting rows that
-        # point to it.
+        f"JOIN {_table(Campaign)} c ON c.id = annotation.campaign_id "
+        f"WHERE annotation.item_id = %s AND annotation.annotator_id = %s{lock}"
     )
 
 
@@ -281,7 +282,7 @@ def locked_for_submit(
     if row is None:
         return None
     annotation = _SUBMITTED.instance(row)
-    annotation.campaign = _SUBMITTED_CAMPAIGN.instance(row, _SUBMITTED.width)
+    annotation.campaign = _CAMPAIGN.instance(row, _SUBMITTED.width)
     enrollment_status, claim_status, key_item_id = row[-3:]
     return annotation, enrollment_status, claim_status, key_item_id
 
