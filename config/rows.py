@@ -95,15 +95,22 @@ def db_values(instance: Model, fields: Sequence[Field], *, add: bool) -> list[An
     ]
 
 
+def _cursor():
+    # On PostgreSQL, a cursor whose statements are prepared once per connection
+    # (config/postgresql/base.py); elsewhere the usual one.
+    prepared_cursor = getattr(connection, "prepared_cursor", None)
+    return prepared_cursor() if prepared_cursor else connection.cursor()
+
+
 def fetch_one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
     """The first row of a statement, or ``None``."""
-    with connection.cursor() as cursor:
+    with _cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()
 
 
 def execute(sql: str, params: Sequence[Any]) -> int:
     """Run a write; returns the number of rows it changed."""
-    with connection.cursor() as cursor:
+    with _cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount

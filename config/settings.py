@@ -106,6 +106,15 @@ try:
     }
 except ValueError as exc:
     raise ImproperlyConfigured(f"DATABASE_URL is not a usable database URL: {exc}") from exc
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, with prepared statements on the hot path and a health check that
+    # costs no round trip while the connection is fine (config/postgresql/base.py).
+    DATABASES["default"]["ENGINE"] = "config.postgresql"
+    # psycopg prepares a statement of that cursor the fifth time a connection runs it. Off
+    # behind a connection pooler that cannot keep prepared statements (PgBouncer < 1.21 in
+    # transaction mode).
+    if env_bool("DATABASE_PREPARED_STATEMENTS", True):
+        DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # WAL lets the web server read while the worker writes; IMMEDIATE avoids lock upgrades

@@ -52,10 +52,11 @@ def test_file_twin_is_read_and_conflicts_are_refused(tmp_path):
         env_str("SECRET_KEY", "", {"SECRET_KEY_FILE": str(tmp_path / "missing")})
 
 
-def start_django(**env: str) -> subprocess.CompletedProcess:
+def start_django(code: str = "import django; django.setup()", **env: str):
+    """Run ``code`` (by default, only Django's start-up) in a fresh process with ``env``."""
     clean = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY"}}
     return subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
+        [sys.executable, "-c", code],
         cwd=REPO_ROOT,
         env=clean | env,
         capture_output=True,

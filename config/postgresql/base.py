@@ -1,0 +1,56 @@
+"""Django's PostgreSQL backend with two changes for the hottest requests (ADR 0038).
+
+* :meth:`DatabaseWrapper.prepared_cursor`: a cursor that sends its parameters apart from the
+  statement (server-side binding), so that psycopg prepares a statement the fifth time a
+  connection runs it and PostgreSQL parses and plans it once per connection instead of on every
+  request. ``config.rows`` runs the hand-written statements of next-item, submit and the
+  session and user lookups through it; the ORM keeps Django's client-side binding, whose
+  behaviour every other query was written against.
+* :meth:`DatabaseWrapper.is_usable`: the health check before each request's first query looks at
+  the socket before it spends a round trip. A server that restarted or ended the session has
+  closed the socket (after a last error message), which makes it readable; only then is
+  Django's ``SELECT 1`` sent, which fails and makes Django reconnect. An idle, healthy
+  connection has nothing to read.
+
+``OPTIONS: {"prepare_threshold": None}`` in the database settings turns preparing off (e.g.
+behind a PgBouncer older than 1.21 in transaction mode).
+"""
+
+from __future__ import annotations
+
+import select
+
+from django.db.backends.postgresql import base, operations
+from psycopg import errors
+
+
+class DatabaseOperations(operations.DatabaseOperations):
+    def last_executed_query(self, cursor, sql, params):
+        # The query log (DEBUG, tests) shows a prepared statement with its values, as Django
+        # does when every cursor binds on the server.
+        if isinstance(cursor, base.ServerBindingCursor):
+            try:
+                return self.compose_sql(sql, params)
+            except errors.DataError:
+                return None
+        return super().last_executed_query(cursor, sql, params)
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    ops_class = DatabaseOperations
+
+    def prepared_cursor(self):
+        """A cursor like :meth:`cursor`, but binding its parameters on the server."""
+        self.close_if_health_check_failed()
+        self.ensure_connection()
+        with self.wrap_database_errors:
+            return self._prepare_cursor(base.ServerBindingCursor(self.connection))
+
+    def is_usable(self) -> bool:
+        if self.connection is None or self.connection.closed:
+            return False
+        try:
+            readable, _, _ = select.select([self.connection.fileno()], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return not readable or super().is_usable()

@@ -1,0 +1,97 @@
+"""The PostgreSQL backend of config/postgresql: prepared hot statements, a health check that
+spends no round trip on a healthy connection and still notices one the server ended."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.db import connection, connections
+
+from config import rows
+from tests.platform.test_settings import start_django
+
+postgres_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the backend of config/postgresql is PostgreSQL's"
+)
+
+HOT = "SELECT count(*) FROM django_session WHERE session_key = %s"
+
+
+def _prepared_statements() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [statement for (statement,) in cursor.fetchall()]
+
+
+@postgres_only
+@pytest.mark.django_db
+def test_hot_statements_are_prepared_and_orm_queries_are_not():
+    for attempt in range(6):
+        assert rows.fetch_one(HOT, [f"key-{attempt}"]) == (0,)
+    for _ in range(6):
+        list(connection.introspection.table_names())  # ORM-side cursor, client binding
+    prepared = _prepared_statements()
+    assert "SELECT count(*) FROM django_session WHERE session_key = $1" in prepared
+    assert all("pg_catalog" not in statement for statement in prepared)
+
+
+@postgres_only
+@pytest.mark.django_db
+def test_writes_through_the_prepared_cursor_report_their_row_count():
+    sql = "UPDATE django_session SET expire_date = expire_date WHERE session_key = %s"
+    assert [rows.execute(sql, ["none"]) for _ in range(7)] == [0] * 7
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_health_check_keeps_a_healthy_connection_without_a_round_trip(monkeypatch):
+    connection.ensure_connection()
+    sent: list[str] = []
+    cursor_factory = connection.connection.cursor
+
+    def counting_cursor(*args, **kwargs):
+        sent.append("cursor")
+        return cursor_factory(*args, **kwargs)
+
+    monkeypatch.setattr(connection.connection, "cursor", counting_cursor)
+    assert connection.is_usable()
+    assert sent == []
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_health_check_notices_a_connection_the_server_ended():
+    connection.ensure_connection()
+    pid = connection.connection.info.backend_pid
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    finally:
+        other.close()
+    deadline = time.monotonic() + 10
+    while connection.is_usable() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not connection.is_usable()
+    # As at the start of a request: the check fails, Django reconnects, the query runs.
+    connection.close_if_unusable_or_obsolete()
+    assert rows.fetch_one("SELECT 1", []) == (1,)
+    assert connection.connection.info.backend_pid != pid
+
+
+@pytest.mark.parametrize(("flag", "expected"), [("", "5"), ("false", "None")])
+def test_prepared_statements_can_be_turned_off(flag, expected):
+    shown = (
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.DATABASES['default']['ENGINE'], "
+        "settings.DATABASES['default']['OPTIONS'].get('prepare_threshold'))"
+    )
+    result = start_django(
+        DEBUG="true",
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/unused",
+        DATABASE_PREPARED_STATEMENTS=flag,
+        code=shown,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["config.postgresql", expected]
