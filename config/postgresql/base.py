@@ -12,8 +12,9 @@
   Django's ``SELECT 1`` sent, which fails and makes Django reconnect. An idle, healthy
   connection has nothing to read.
 
-``OPTIONS: {"prepare_threshold": None}`` in the database settings turns preparing off (e.g.
-behind a PgBouncer older than 1.21 in transaction mode).
+``DATABASE_PREPARED_STATEMENTS=false`` (config/settings.py) turns preparing off, e.g. behind a
+PgBouncer older than 1.21 in transaction mode. The query log (``DEBUG``, tests) shows prepared
+statements with their values (:class:`DatabaseOperations`).
 """
 
 from __future__ import annotations
@@ -49,8 +50,14 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def is_usable(self) -> bool:
         if self.connection is None or self.connection.closed:
             return False
+        return self._nothing_to_read() or super().is_usable()
+
+    def _nothing_to_read(self) -> bool:
+        # poll, not select: a process with many open files may hold the socket above select's
+        # limit of 1,024. Anything unexpected falls back to Django's SELECT 1.
         try:
-            readable, _, _ = select.select([self.connection.fileno()], [], [], 0)
-        except (OSError, ValueError):
+            poller = select.poll()
+            poller.register(self.connection.fileno(), select.POLLIN)
+            return not poller.poll(0)
+        except (AttributeError, OSError, ValueError, errors.Error):
             return False
-        return not readable or super().is_usable()

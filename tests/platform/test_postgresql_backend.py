@@ -3,6 +3,7 @@ spends no round trip on a healthy connection and still notices one the server en
 
 from __future__ import annotations
 
+import select
 import time
 
 import pytest
@@ -57,6 +58,18 @@ def test_health_check_keeps_a_healthy_connection_without_a_round_trip(monkeypatc
     monkeypatch.setattr(connection.connection, "cursor", counting_cursor)
     assert connection.is_usable()
     assert sent == []
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_health_check_asks_the_server_when_the_socket_cannot_be_polled(monkeypatch):
+    connection.ensure_connection()
+
+    def no_poll():
+        raise OSError("no poll here")
+
+    monkeypatch.setattr(select, "poll", no_poll)
+    assert connection.is_usable()  # Django's SELECT 1 answered
 
 
 @postgres_only
