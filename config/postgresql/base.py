@@ -10,7 +10,7 @@
   the socket before it spends a round trip. A server that restarted or ended the session has
   closed the socket (after a last error message), which makes it readable; only then is
   Django's ``SELECT 1`` sent, which fails and makes Django reconnect. An idle, healthy
-  connection has nothing to read.
+  connection has nothing to read. Inside a transaction the check is Django's, unchanged.
 
 ``DATABASE_PREPARED_STATEMENTS=false`` (config/settings.py) turns preparing off, e.g. behind a
 PgBouncer older than 1.21 in transaction mode. The query log (``DEBUG``, tests) shows prepared
@@ -22,7 +22,7 @@ from __future__ import annotations
 import select
 
 from django.db.backends.postgresql import base, operations
-from psycopg import errors
+from psycopg import errors, pq
 
 
 class DatabaseOperations(operations.DatabaseOperations):
@@ -50,7 +50,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def is_usable(self) -> bool:
         if self.connection is None or self.connection.closed:
             return False
-        return self._nothing_to_read() or super().is_usable()
+        # Only outside a transaction, as before a request's first query. Inside one, Django's
+        # SELECT 1 also says whether the transaction can go on (not after a failed statement),
+        # which callers such as the test case's teardown rely on.
+        idle = self.connection.info.transaction_status == pq.TransactionStatus.IDLE
+        return (idle and self._nothing_to_read()) or super().is_usable()
 
     def _nothing_to_read(self) -> bool:
         # poll, not select: a process with many open files may hold the socket above select's

@@ -7,7 +7,7 @@ import select
 import time
 
 import pytest
-from django.db import connection, connections
+from django.db import DatabaseError, connection, connections
 
 from config import rows
 from tests.platform.test_settings import start_django
@@ -58,6 +58,16 @@ def test_health_check_keeps_a_healthy_connection_without_a_round_trip(monkeypatc
     monkeypatch.setattr(connection.connection, "cursor", counting_cursor)
     assert connection.is_usable()
     assert sent == []
+
+
+@postgres_only
+@pytest.mark.django_db
+def test_a_transaction_after_a_failed_statement_is_not_usable():
+    # As with Django's own check: the test case's teardown then skips its constraint check
+    # (which would fail in the aborted transaction) and rolls back.
+    with connection.cursor() as cursor, pytest.raises(DatabaseError):
+        cursor.execute("SELECT 1 / 0")
+    assert not connection.is_usable()
 
 
 @postgres_only
