@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -13,12 +15,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, connections
 from django.db.backends.signals import connection_created
 from django.dispatch import receiver
 
 import rounds.queue
 from engines import limiter
+from tests import browser as browser_support
 from tests.factories import UserFactory
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +38,42 @@ def _bounded_lock_waits(sender, connection, **kwargs) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SET lock_timeout = '120s'")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    # A browser test that the hang guard ended runs once more; any other failure does not.
+    for item in items:
+        if item.get_closest_marker("browser"):
+            condition = functools.partial(browser_support.hung, item.nodeid)
+            item.add_marker(pytest.mark.flaky(reruns=1, condition=condition))
+
+
+@pytest.fixture
+def browser(request, monkeypatch):
+    """Headless Chromium (Debian's), with a deadline on the whole test (tests/browser.py)."""
+    if not Path(browser_support.CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed")
+    from _pytest.faulthandler import fault_handler_stderr_fd_key
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test body
+    # happen strictly before or after the browser steps, never concurrently.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    # The guard reports on the stderr that pytest's faulthandler keeps uncaptured.
+    report_fd = request.config.stash.get(fault_handler_stderr_fd_key, 2)
+    guard = browser_support.HangGuard(
+        request.node.nodeid, report_fd, deadline=browser_support.DEADLINE_SECONDS
+    )
+    with guard, sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=browser_support.CHROMIUM, args=browser_support.ARGS
+        )
+        yield chromium
+        if not guard.fired:  # else the driver is gone and close() could only fail
+            chromium.close()
+        # While Playwright's loop runs, Django hands this thread a separate connection (asgiref
+        # locals follow the event loop); close it, or PostgreSQL cannot drop the test database.
+        connections.close_all()
 
 
 @pytest.fixture(autouse=True)

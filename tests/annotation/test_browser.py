@@ -7,12 +7,9 @@ The navigation to Prolific is intercepted (``page.route``): the browser never le
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
-from django.db import connections
 from playwright.sync_api import expect
 
 from annotation import services
@@ -21,28 +18,7 @@ from tests.annotation.factories import enrolled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 PROLIFIC_HOST = "https://app.prolific.com"
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.skip("Debian's chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test body
-    # happen strictly before or after the browser steps, never concurrently.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-        # While Playwright's loop runs, Django hands this thread a separate connection (asgiref
-        # locals follow the event loop); close it here or PostgreSQL cannot drop the test DB.
-        connections.close_all()
 
 
 def intercept_prolific(page, live_server) -> list[str]:

@@ -12,7 +12,6 @@ import pytest
 from annotation import services
 from annotation.models import Annotation
 from tests.annotation.factories import enrolled
-from tests.annotation.test_browser import browser  # noqa: F401  (the Chromium fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +42,7 @@ def _open_next_item(page, live_server, campaign, user) -> None:
     page.wait_for_selector("fieldset.question")
 
 
-def test_questionnaire_answered_by_keyboard_only(browser, live_server):  # noqa: F811
+def test_questionnaire_answered_by_keyboard_only(browser, live_server):
     campaign = services.create_campaign("Keyboard questionnaire", "questionnaire", [ITEM])
     annotator = enrolled(campaign, "kb")
     page = browser.new_page()

@@ -6,7 +6,6 @@ import pytest
 
 from lexical.evaluation.config import create_evaluation
 from lexical.evaluation.services import run_in_foreground
-from tests.annotation.test_browser import browser  # noqa: F401  (re-exported fixture)
 from tests.engines.conftest import fake_openai  # noqa: F401  (fixture)
 from tests.factories import UserFactory
 from tests.lexical.eval_helpers import make_engines, make_selection, scripted

@@ -10,7 +10,6 @@ from django.conf import settings
 
 from lexical.mining.services import run_in_foreground, start_mining
 from lexical.models import MiningJob
-from tests.annotation.test_browser import browser  # noqa: F401  (re-exported fixture)
 from tests.factories import UserFactory
 from tests.lexical.mining_support import synthetic_corpus, tiny_corpus
 from tests.platform.test_csp_browser import Watched, htmx_request
@@ -18,7 +17,7 @@ from tests.platform.test_csp_browser import Watched, htmx_request
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_job_page_polls_then_shows_the_concepts(browser, live_server):  # noqa: F811
+def test_the_job_page_polls_then_shows_the_concepts(browser, live_server):
     UserFactory(username="boss", is_staff=True, is_superuser=True)
     running = start_mining(tiny_corpus(), enqueue=False)
     finished = run_in_foreground(

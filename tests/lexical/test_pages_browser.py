@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from lexical.corpora.services import CorpusSource, import_corpus_pairs
-from tests.annotation.test_browser import browser  # noqa: F401  (re-exported fixture)
 from tests.factories import UserFactory
 from tests.lexical.factories import (
     ConceptExampleFactory,
@@ -44,7 +43,7 @@ def _screenshot(page, name: str) -> None:
         page.screenshot(path=str(Path(folder) / name), full_page=True)
 
 
-def test_corpus_and_concept_pages(browser, live_server):  # noqa: F811
+def test_corpus_and_concept_pages(browser, live_server):
     UserFactory(username="staff", is_staff=True)
     data = "".join(f"{en}\t{es}\n" for en, es in PAIRS).encode()
     corpus = import_corpus_pairs(

@@ -34,7 +34,6 @@ from lexical.models import (
 from lexical.rule_validation.services import create_study
 from lexical.selection_study.services import StudyParams, create_selection_study
 from tests.annotation.factories import enrolled
-from tests.annotation.test_browser import browser  # noqa: F401  (re-exported fixture)
 from tests.factories import UserFactory
 from tests.platform.test_offline_pages_browser import offline_page
 
@@ -62,7 +61,7 @@ JAPANESE = [
 ]  # fmt: skip
 
 
-def _logged_in(browser, live_server, username: str):  # noqa: F811
+def _logged_in(browser, live_server, username: str):
     """``offline_page``, once the landing page's own requests are over: the live server shares
     one SQLite connection between its threads, so two requests at once can fail there."""
     page, outside = offline_page(browser, live_server, username)
@@ -115,7 +114,7 @@ def _pick(annotator: int, source: str, options: list[str]) -> str:
     return attested if agrees else next(o for o in options if o != attested)
 
 
-def _sign_up(browser, live_server, slug: str, username: str, native: str):  # noqa: F811
+def _sign_up(browser, live_server, slug: str, username: str, native: str):
     page = browser.new_context().new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -183,7 +182,7 @@ def _expected_table2() -> tuple[int, list[str]]:
     return len(sufficient), sufficient
 
 
-def test_farsi_selection_study_from_sign_up_to_dtails(browser, live_server):  # noqa: F811
+def test_farsi_selection_study_from_sign_up_to_dtails(browser, live_server):
     UserFactory(username="admin", is_staff=True, is_superuser=True)
     farsi = _selection("Farsi dates and trips", "fa", FARSI)
     rule_study = _rule_validation_study(farsi)
@@ -264,7 +263,7 @@ def test_farsi_selection_study_from_sign_up_to_dtails(browser, live_server):  # 
     assert outside == []
 
 
-def test_japanese_study_annotate_page(browser, live_server):  # noqa: F811
+def test_japanese_study_annotate_page(browser, live_server):
     selection = _selection("Japanese rice", "ja", JAPANESE)
     study = create_selection_study(selection, StudyParams(name="Japanese lexical selection"))
     enrolled(study.campaign, "jp1")  # enrolled directly: the sign-up is the Farsi test's
@@ -309,7 +308,7 @@ def _answer_rules_by_keyboard(page, annotator: int, variation_of: dict[str, str]
             page.keyboard.press("Control+Enter")
 
 
-def test_farsi_rule_validation_by_keyboard_tables(browser, live_server):  # noqa: F811
+def test_farsi_rule_validation_by_keyboard_tables(browser, live_server):
     UserFactory(username="admin", is_staff=True, is_superuser=True)
     farsi = _selection("Farsi rules", "fa", FARSI)
     study = _rule_validation_study(farsi, one_study_per_person=False)

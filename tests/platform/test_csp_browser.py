@@ -15,7 +15,6 @@ from search.breaker.config import create_run as create_breaker_run
 from search.breaker.services import run_in_foreground
 from search.runs.config import create_run as create_search_run
 from tests.annotation.factories import enrolled
-from tests.annotation.test_browser import browser  # noqa: F401  (re-exported fixture)
 from tests.challenge_sets.conftest import make_set
 from tests.engines.factories import SyntheticEngineFactory
 from tests.factories import UserFactory
@@ -70,7 +69,7 @@ def htmx_request(response) -> bool:
 
 
 def test_annotate_page_and_its_keyboard_span_editor_run_under_the_policy(
-    browser,  # noqa: F811
+    browser,
     live_server,
 ):
     campaign = annotation.create_campaign(
@@ -94,7 +93,7 @@ def test_annotate_page_and_its_keyboard_span_editor_run_under_the_policy(
 
 
 def test_staff_pages_run_under_the_policy_and_htmx_still_polls_and_swaps(
-    browser,  # noqa: F811
+    browser,
     live_server,
 ):
     UserFactory(username="boss", is_staff=True, is_superuser=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.annotation.test_browser import browser  # noqa: F401  (re-exported fixture)
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -36,7 +35,7 @@ def offline_page(chromium, live_server, username: str):
     return page, outside
 
 
-def test_api_docs_render_offline_for_staff(browser, live_server):  # noqa: F811
+def test_api_docs_render_offline_for_staff(browser, live_server):
     UserFactory(username="staff", is_staff=True)
     page, outside = offline_page(browser, live_server, "staff")
     errors: list[str] = []
@@ -51,7 +50,7 @@ def test_api_docs_render_offline_for_staff(browser, live_server):  # noqa: F811
     assert (outside, errors) == ([], [])
 
 
-def test_every_page_has_a_favicon(browser, live_server):  # noqa: F811
+def test_every_page_has_a_favicon(browser, live_server):
     UserFactory(username="someone")
     page, outside = offline_page(browser, live_server, "someone")
 

@@ -8,7 +8,6 @@ from django.urls import reverse
 
 from search.breaker.config import create_comparison
 from search.breaker.services import run_in_foreground
-from tests.annotation.test_browser import browser  # noqa: F401  (re-exported fixture)
 from tests.factories import UserFactory
 from tests.platform.test_csp_browser import Watched, htmx_request
 from tests.search.breaker_helpers import offline_config
@@ -17,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_comparison_page_follows_its_runs_and_reloads_when_all_ended(
-    browser,  # noqa: F811
+    browser,
     live_server,
 ):
     UserFactory(username="boss", is_staff=True, is_superuser=True)

@@ -1,0 +1,92 @@
+"""The hang guard of the browser tests (tests/browser.py): a Playwright call that would wait
+forever raises once the deadline passes, the report says where the test waited, and only a test
+the guard ended is run again."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests import browser as browser_support
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def chromium():
+    if not Path(browser_support.CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        yield playwright.chromium.launch(
+            executable_path=browser_support.CHROMIUM, args=browser_support.ARGS
+        )
+
+
+def _read_all(fd: int) -> str:
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b"".join(chunks).decode()
+
+
+def test_a_call_that_never_returns_raises_at_the_deadline(chromium, monkeypatch):
+    from playwright.sync_api import Error
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    page = chromium.new_page()
+    read_end, write_end = os.pipe()
+    nodeid = "tests/platform/test_browser_guard.py::a hung test"
+    with (
+        browser_support.HangGuard(nodeid, write_end, deadline=2) as guard,
+        pytest.raises(Error, match="closed"),
+    ):
+        page.evaluate("new Promise(() => {})")  # a promise that never settles
+    os.close(write_end)
+    report = _read_all(read_end)
+    os.close(read_end)
+
+    assert guard.fired
+    assert browser_support.hung(nodeid)
+    assert f"BROWSER TEST HUNG: {nodeid} still ran after 2 s." in report
+    # Where the test body waited, from the greenlet that Playwright's loop switched away from.
+    assert "waiting greenlet:" in report
+    assert "tests/platform/test_browser_guard.py" in report
+    assert "page.evaluate(" in report
+    # No driver or Chromium of this process is left behind.
+    assert not [
+        child
+        for child in psutil.Process().children(recursive=True)
+        if "run-driver" in " ".join(child.cmdline()) or "chromium" in child.name()
+    ]
+
+
+def test_a_test_that_ends_in_time_is_not_reported_or_rerun(chromium):
+    read_end, write_end = os.pipe()
+    nodeid = "tests/platform/test_browser_guard.py::a quick test"
+    with browser_support.HangGuard(nodeid, write_end, deadline=60) as guard:
+        page = chromium.new_page()
+        page.set_content("<p>quick</p>")
+        assert page.inner_text("p") == "quick"
+    os.close(write_end)
+
+    assert not guard.fired
+    assert not browser_support.hung(nodeid)
+    assert _read_all(read_end) == ""
+    os.close(read_end)
+
+
+def test_browser_tests_rerun_only_when_the_guard_ended_them(request):
+    marker = request.node.get_closest_marker("flaky")
+    assert marker is not None and marker.kwargs["reruns"] == 1
+    condition = marker.kwargs["condition"]
+    assert condition() is False  # this test did not hang
+    browser_support._hung_tests.add(request.node.nodeid)
+    try:
+        assert condition() is True
+    finally:
+        browser_support._hung_tests.discard(request.node.nodeid)
