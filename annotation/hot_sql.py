@@ -25,11 +25,26 @@ _ENROLLMENT = Columns(Enrollment, "e")
 _CAMPAIGN = Columns(Campaign, "c")
 _ANNOTATOR = Columns(Annotator, "a")
 _ITEM = Columns(Item, "i")
-_LIVE = (Assignment.Status.ACTIVE.value, Assignment.Status.SUBMITTED.value)
 
 
 def _table(model) -> str:
     return quote(model._meta.db_table)
+
+
+def _constant(choice: str) -> str:
+    """A choice of the code (a kind, a status) written into the statement, not bound.
+
+    Statements run prepared after their fifth time on a connection, with a generic plan: one
+    made without the parameters' values. Bound, a kind or status is an unknown value to that
+    plan, which then expects the average row count of any kind (thousands of regular items
+    where the campaign has no tutorial) and plans a scan instead of an index lookup. Written in,
+    the planner uses its statistics for that very value. Only code constants go here.
+    """
+    assert choice.isidentifier(), choice  # nothing that would need quoting
+    return f"'{choice}'"
+
+
+_LIVE = f"({_constant(Assignment.Status.ACTIVE)}, {_constant(Assignment.Status.SUBMITTED)})"
 
 
 @cache
@@ -73,10 +88,12 @@ def _first_open_sql(overlap: int) -> str:
     PostgreSQL read and sort every open item of the campaign on every claim instead."""
     not_mine = (
         f"NOT EXISTS (SELECT 1 FROM {_table(Assignment)} claim WHERE claim.item_id = i.id "
-        f"AND claim.annotator_id = %s AND claim.status IN (%s, %s))"
+        f"AND claim.annotator_id = %s AND claim.status IN {_LIVE})"
     )
     locks = for_update(skip_locked=True)
-    conditions = ["i.kind = %s AND i.live_slots = %s"] * overlap + ["i.kind = %s"]
+    regular, check = _constant(Item.Kind.REGULAR), _constant(Item.Kind.ATTENTION_CHECK)
+    conditions = [f"i.kind = {regular} AND i.live_slots = {n}" for n in range(overlap)]
+    conditions.append(f"i.kind = {check}")
     streams = [
         f"s{n} AS (SELECT {_ITEM.sql} FROM {_table(Item)} i "
         f"WHERE i.campaign_id = %s AND {condition} AND {not_mine} "
@@ -99,10 +116,7 @@ def first_open_item(campaign: Campaign, annotator_id: int) -> Item | None:
     stream (an item that comes later) stays locked until the claim commits: others skip it
     meanwhile, as they skip any row a claimer holds.
     """
-    params: list[int | str] = []
-    for live_slots in range(campaign.overlap):
-        params += [campaign.pk, Item.Kind.REGULAR.value, live_slots, annotator_id, *_LIVE]
-    params += [campaign.pk, Item.Kind.ATTENTION_CHECK.value, annotator_id, *_LIVE]
+    params = [campaign.pk, annotator_id] * (campaign.overlap + 1)  # per stream
     row = fetch_one(_first_open_sql(campaign.overlap), params)
     return None if row is None else _ITEM.instance(row)
 
@@ -156,10 +170,12 @@ def _claims_and_tutorial_sql() -> str:
     return (
         "SELECT EXISTS ("
         f"SELECT 1 FROM {_table(Assignment)} "
-        "WHERE annotator_id = %s AND campaign_id = %s AND status = %s"
+        f"WHERE annotator_id = %s AND campaign_id = %s "
+        f"AND status = {_constant(Assignment.Status.ACTIVE)}"
         "), ("
         f"SELECT tutorial.id FROM {_table(Item)} tutorial "
-        "WHERE tutorial.campaign_id = %s AND tutorial.kind = %s AND NOT EXISTS ("
+        f"WHERE tutorial.campaign_id = %s AND tutorial.kind = {_constant(Item.Kind.TUTORIAL)} "
+        "AND NOT EXISTS ("
         f"SELECT 1 FROM {_table(Assignment)} claim "
         "WHERE claim.item_id = tutorial.id AND claim.annotator_id = %s"
         ") ORDER BY tutorial.position, tutorial.id LIMIT 1)"
@@ -171,10 +187,7 @@ def claims_and_tutorial(annotator_id: int, campaign_id: int) -> tuple[bool, int 
     tutorial item they have never claimed (``None``: none left)."""
     row = fetch_one(
         _claims_and_tutorial_sql(),
-        [
-            *(annotator_id, campaign_id, Assignment.Status.ACTIVE.value),  # active claim
-            *(campaign_id, Item.Kind.TUTORIAL.value, annotator_id),  # pending tutorial
-        ],
+        [annotator_id, campaign_id, campaign_id, annotator_id],  # active claim, tutorial
     )
     assert row is not None  # a SELECT without FROM returns its one row
     has_claim, tutorial_id = row
@@ -263,7 +276,10 @@ def _locked_for_submit_sql() -> str:
         "), ("
         f"SELECT keyed.item_id FROM {_table(Annotation)} keyed "
         "WHERE keyed.idempotency_key = %s AND keyed.annotator_id = annotation.annotator_id "
-        "LIMIT 1"
+        # The unique index on (annotator, key) is partial (non-blank keys). A prepared statement
+        # runs a generic plan, which cannot prove a parameter non-blank: without this clause it
+        # reads every annotation of the annotator, a cost that grows with each submission.
+        "AND keyed.idempotency_key <> '' LIMIT 1"
         f") FROM {_table(Annotation)} annotation "
         f"JOIN {_table(Campaign)} c ON c.id = annotation.campaign_id "
         f"WHERE annotation.item_id = %s AND annotation.annotator_id = %s{lock}"

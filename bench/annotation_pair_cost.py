@@ -8,6 +8,10 @@ warm-up pairs, and reports per pair:
 * the WAL PostgreSQL wrote (``pg_current_wal_lsn``), which follows the rows and index entries
   each pair writes and does not depend on how busy the machine is.
 
+``--history N`` first gives the database N submitted annotations of another campaign (1,000
+per annotator) and fresh planner statistics, as a database in use has: on an empty one, plans that
+PostgreSQL caches per connection are made for nearly empty tables.
+
 With ``--baseline REF`` the same measurement runs on the tree of REF (``git archive``) in the
 same sitting, alternating with this tree ``--rounds`` times; medians are reported with the
 ratio of this tree to the baseline. The load test (``bench/annotation_load.py``) says what a
@@ -38,7 +42,7 @@ ANSWER = {"spans": [{"start": 0, "end": 10, "severity": "minor"}], "score": 70}
 WARM_UP = 50
 
 
-def measure(pairs: int) -> dict[str, float]:
+def measure(pairs: int, history: int) -> dict[str, float]:
     """Child-process mode, run in the tree being measured: the costs of ``pairs`` pairs."""
     import django
 
@@ -51,6 +55,8 @@ def measure(pairs: int) -> dict[str, float]:
 
     call_command("migrate", verbosity=0)
     password_hash = load.shared_password_hash()
+    if history:
+        load.build_campaign(f"history-{uuid.uuid4().hex[:6]}", 0, history, password_hash)
     campaign = load.build_campaign(f"pair-{uuid.uuid4().hex[:6]}", 3000, 0, password_hash)
     session = load.enroll_load_annotators(campaign, "pair", 1, password_hash)[0]
     csrf = uuid.uuid4().hex
@@ -107,12 +113,13 @@ def measure(pairs: int) -> dict[str, float]:
     }
 
 
-def run_tree(code: Path, database_url: str, pairs: int) -> dict[str, float]:
+def run_tree(code: Path, database_url: str, pairs: int, history: int) -> dict[str, float]:
     env = load.server_env(database_url, tempfile.mkdtemp(prefix="pair-cost-"))
     # Throttles off: a few thousand requests a minute from one user is the point here.
     env |= {"API_THROTTLE_USER": "100000000/minute", "PYTHONPATH": str(code)}
     env["BENCH_LOGIN_BACKEND"] = load.login_backend(code, env)
     command = [sys.executable, str(Path(__file__).resolve()), "--child", "--pairs", str(pairs)]
+    command += ["--history", str(history)]
     done = subprocess.run(command, cwd=code, env=env, check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -121,12 +128,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--history", type=int, default=0, help="annotations already in the database"
+    )
     parser.add_argument("--baseline", metavar="REF", help="also measure the tree of REF")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure(args.pairs)))
+        print(json.dumps(measure(args.pairs, args.history)))
         return
 
     trees = {"this tree": ROOT}
@@ -140,7 +150,7 @@ def main() -> None:
             for name, code in trees.items():
                 database, url = load.create_database(args.pg, f"pair{round_number}")
                 try:
-                    results[name].append(run_tree(code, url, args.pairs))
+                    results[name].append(run_tree(code, url, args.pairs, args.history))
                 finally:
                     load.drop_database(args.pg, database)
                 print(f"round {round_number + 1}, {name}: {results[name][-1]}", flush=True)
