@@ -52,7 +52,9 @@ def test_file_twin_is_read_and_conflicts_are_refused(tmp_path):
         env_str("SECRET_KEY", "", {"SECRET_KEY_FILE": str(tmp_path / "missing")})
 
 
-def start_django(code: str = "import django; django.setup()", **env: str):
+def start_django(
+    code: str = "import django; django.setup()", **env: str
+) -> subprocess.CompletedProcess:
     """Run ``code`` (by default, only Django's start-up) in a fresh process with ``env``."""
     clean = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY"}}
     return subprocess.run(
