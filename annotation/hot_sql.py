@@ -1,5 +1,6 @@
 """The statements of next-item and submit, hand-written once (plain SQL that SQLite and
-PostgreSQL both run, parameterised; ADR 0036).
+PostgreSQL both run, parameterised; ADR 0036), with code constants written in so that prepared
+statements get good generic plans (ADR 0039).
 
 Every annotator runs these on every request: compiled by the ORM, each costs more Django CPU
 than the database spends on it (bench/README.md, "Annotation load"). The rules they implement,
