@@ -1,18 +1,22 @@
 """Annotating under load: N simulated annotators doing next-item → submit against real servers.
 
 A closed loop (each simulated annotator sends its next request when the previous one answered)
-of ``next-item`` → ``submit`` at 8 and then 32 annotators, on two campaigns of the same number of
-open items (overlap 1):
+of ``next-item`` → ``submit`` at 8 and then 32 annotators, on two kinds of campaign with
+``--open-items`` open items per phase (overlap 1):
 
-* ``empty``: a campaign with no annotations yet;
+* ``empty``: a campaign with no annotations yet, a fresh one for every phase;
 * ``50k``: a campaign that already holds 50,000 submitted annotations (bulk-created, with their
-  claims and item counters, as if 50 earlier annotators had done them).
+  claims and item counters, as if 50 earlier annotators had done them), shared by its phases
+  and given open items enough for all of them.
+
+Each target first gets ``--warm-up`` unmeasured seconds on a campaign of its own.
 
 Targets, each on its own data, all in the same run so that load from other jobs on the machine
 hits them alike (phases rotate target by target inside each round; rounds are pooled):
 
-* ``hardset/postgresql`` and ``hardset/sqlite``: this working tree under gunicorn
-  (2 workers × 8 gthreads, ``DEBUG`` off) through the REST API (signed-in sessions made beforehand;
+* ``hardset/postgresql`` and ``hardset/sqlite``: this working tree under gunicorn with
+  ``config/gunicorn.py`` (2 workers × 8 gthreads, no keep-alive; ``DEBUG`` off) through the
+  REST API (signed-in sessions made beforehand;
   ``GET /api/campaigns/<id>/next-item/``, ``POST /api/annotations/`` with an
   ``Idempotency-Key``);
 * ``baseline/postgresql`` (``--baseline REF``): the same server at another commit (e.g. the one
@@ -23,10 +27,12 @@ hits them alike (phases rotate target by target inside each round; rounds are po
   with overlap 1): ``POST /get-next-item`` → ``POST /log-response``. Its ``50k`` campaign has
   50,000 responses in its log and marked done in its progress file.
 
-Reported per target and phase: requests/s, annotations/s, p50/p95/p99 of both endpoints
-together and of each, errors; ratios of Hardset to Pearmut and to the baseline. Afterwards the
-Hardset 50k campaign and one with a tenth of its annotations are exported (JSONL, streamed) in a
-child process: the peak memory must not grow with the campaign.
+The simulated annotators are threads of this process, each with its own connection
+(``http.client``: the load generator shares the cores with the servers). Reported per target
+and phase: requests/s, annotations/s, p50/p95/p99 of both endpoints together and of each, the
+load generator's own CPU per request, errors; ratios of Hardset to Pearmut and to the baseline.
+Afterwards the Hardset 50k campaign and one with a tenth of its annotations are exported (JSONL,
+streamed) in a child process: the peak memory must not grow with the campaign.
 
     .venv/bin/pip install -r bench/requirements.txt
     .venv/bin/python bench/annotation_load.py --baseline main       # ~12 min
@@ -41,10 +47,12 @@ from __future__ import annotations
 
 import argparse
 import glob
+import http.client
 import json
 import os
 import platform
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -55,10 +63,11 @@ import threading
 import time
 import tracemalloc
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import psycopg
@@ -71,6 +80,9 @@ PASSWORD = "bench-annotator-password"
 PEARMUT = "pearmut==1.1.6"
 PORTS = range(8180, 8200)
 LABELS = ("empty", "50k")
+# An unmeasured phase before the first round, on a campaign of its own: a server's first
+# seconds (imports, connections, caches) would otherwise count against whichever phase is first.
+WARM_UP = "warm-up"
 
 
 # --- databases and servers ---------------------------------------------------------------------
@@ -128,14 +140,21 @@ def wait_until_up(process: subprocess.Popen, url: str, what: str) -> None:
     raise RuntimeError(f"{what} did not answer within 90 s")
 
 
-def start_hardset(code: Path, env: dict[str, str], port: int, workers: int, threads: int):
+def start_hardset(
+    code: Path, env: dict[str, str], port: int, args, extra: list[str]
+) -> subprocess.Popen:
+    """gunicorn with this tree's ``config/gunicorn.py`` (a baseline too, so that only the code
+    differs), then the ``extra`` options (``--baseline-gunicorn``)."""
     command = [
         sys.executable, "-m", "gunicorn", "config.wsgi:application",
-        "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
-        "--worker-class", "gthread", "--log-level", "warning", "--timeout", "120",
-        # Longer than any pause between one client's requests: no idle-close race.
-        "--keep-alive", "30",
+        "--config", str(ROOT / "config" / "gunicorn.py"),
+        "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
     ]  # fmt: skip
+    if args.workers:
+        command += ["--workers", str(args.workers)]
+    if args.threads:
+        command += ["--threads", str(args.threads)]
+    command += extra
     process = subprocess.Popen(command, cwd=code, env=env, start_new_session=True)
     wait_until_up(process, f"http://127.0.0.1:{port}/accounts/login/", "gunicorn")
     return process
@@ -308,26 +327,36 @@ def prepare_hardset(args) -> None:
     call_command("migrate", verbosity=0)
     password_hash = shared_password_hash()
     started = time.perf_counter()
-    campaigns = {
-        "empty": build_campaign("load-empty", args.open_items, 0, password_hash),
-        "50k": build_campaign("load-50k", args.open_items, args.existing, password_hash),
-    }
+    # Every phase on the empty campaign gets a fresh one (so it is empty when the phase starts,
+    # as Pearmut's are); the 50k one is shared, with open items enough for all its phases.
+    phases = [
+        (phase_key(label, n, round_number), label, n)
+        for round_number in range(1, args.rounds + 1)
+        for n in args.annotators
+        for label in LABELS
+    ]
+    if args.warm_up:
+        phases.append((phase_key(WARM_UP, max(args.annotators), 0), WARM_UP, max(args.annotators)))
+    shared_items = args.open_items * len(args.annotators) * args.rounds
+    campaigns = {"50k": build_campaign("load-50k", shared_items, args.existing, password_hash)}
+    phase_campaigns, users = {}, {}
+    for key, label, n in phases:
+        campaign = campaigns.get(label) or build_campaign(
+            f"load-{key}", args.open_items, 0, password_hash
+        )
+        phase_campaigns[key] = campaign.pk
+        users[key] = enroll_load_annotators(campaign, key, n, password_hash)
     if args.export_campaign:
         # Export only: a tenth of the annotations, same work per annotator (1000 each), so the
         # two export peaks differ only by campaign size.
         campaigns["export-tenth"] = build_campaign(
             "export-tenth", 0, args.existing // 10, password_hash
         )
-    users = {}
-    for round_number in range(1, args.rounds + 1):
-        for n in args.annotators:
-            for label in LABELS:
-                key = phase_key(label, n, round_number)
-                users[key] = enroll_load_annotators(campaigns[label], key, n, password_hash)
     from django.conf import settings
 
     plan = {
         "campaigns": {label: campaign.pk for label, campaign in campaigns.items()},
+        "phase_campaigns": phase_campaigns,
         "cookies": {"session": settings.SESSION_COOKIE_NAME, "csrf": settings.CSRF_COOKIE_NAME},
         "users": users,
         "build_seconds": round(time.perf_counter() - started, 1),
@@ -340,6 +369,7 @@ def run_prepare(env: dict[str, str], args) -> dict:
         sys.executable, str(Path(__file__).resolve()), "--prepare",
         "--existing", str(args.existing), "--open-items", str(args.open_items),
         "--rounds", str(args.rounds), "--annotators", *map(str, args.annotators),
+        "--warm-up", str(args.warm_up),
     ]  # fmt: skip
     if args.export_campaign:
         command.append("--export-campaign")
@@ -469,6 +499,8 @@ class Samples:
     stored: list[tuple[int, int]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     wall: float = 0.0
+    # CPU time the load generator itself spent (this process): it shares the machine's cores.
+    client_cpu: float = 0.0
 
     def record(self, next_item: float, submit: float | None, error: str = "") -> None:
         with self.lock:
@@ -487,62 +519,99 @@ class Samples:
             self.errors.append(message)
 
 
-def signed_in(base: str, session_key: str, cookie_names: dict[str, str]) -> httpx.Client:
+class Client:
+    """One simulated annotator's keep-alive connection, on the standard library's http.client.
+
+    The load generator shares the machine's cores with the servers it measures, so it should cost
+    as little CPU as it can: http.client needs about a third of httpx's per request (bench/README,
+    "A lighter load generator"). Headers given here go with every request."""
+
+    def __init__(self, base: str, headers: dict[str, str] | None = None) -> None:
+        address = urlsplit(base)
+        self.host, self.port = address.hostname or "127.0.0.1", address.port or 80
+        self.headers = headers or {}
+        self.connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+
+    def request(
+        self, method: str, path: str, body: object = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, bytes]:
+        sent = self.headers | (headers or {})
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            sent = sent | {"Content-Type": "application/json"}
+        try:
+            self.connection.request(method, path, payload, sent)
+            response = self.connection.getresponse()
+            return response.status, response.read()
+        except (OSError, http.client.HTTPException):
+            # The next request opens a fresh connection (the caller counts the error).
+            self.connection.close()
+            raise
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+TRANSPORT_ERRORS = (OSError, http.client.HTTPException)
+
+
+def signed_in(base: str, session_key: str, cookie_names: dict[str, str]) -> Client:
     """A client holding the annotator's session and a CSRF secret of its own (sent back as
     the header, as the page's JavaScript does)."""
     csrf = secrets.token_hex(16)  # 32 characters: Django compares an unmasked secret as is
-    return httpx.Client(
-        base_url=base,
-        timeout=60,
-        cookies={cookie_names["session"]: session_key, cookie_names["csrf"]: csrf},
-        headers={"X-CSRFToken": csrf, "Referer": f"{base}/"},
-    )
+    cookie = f"{cookie_names['session']}={session_key}; {cookie_names['csrf']}={csrf}"
+    return Client(base, {"Cookie": cookie, "X-CSRFToken": csrf, "Referer": f"{base}/"})
 
 
-Step = Callable[[httpx.Client, Samples], bool]
+Step = Callable[[Client, Samples], bool]
 """One next-item → submit of one annotator; False when it has nothing left or was refused."""
 
 
 def hardset_step(campaign_id: int) -> Step:
-    def step(client: httpx.Client, samples: Samples) -> bool:
+    def step(client: Client, samples: Samples) -> bool:
         t0 = time.perf_counter()
-        response = client.get(f"/api/campaigns/{campaign_id}/next-item/")
+        status, body = client.request("GET", f"/api/campaigns/{campaign_id}/next-item/")
         t1 = time.perf_counter()
-        if response.status_code == 204:
+        if status == 204:
+            # Only when the campaign ran out: the phase would end early, so it is an error.
+            samples.error("next-item 204: no open item left (raise --open-items)")
             return False
-        if response.status_code != 200:
-            samples.error(f"next-item {response.status_code}")
+        if status != 200:
+            samples.error(f"next-item {status}")
             return False
-        item = response.json()["item"]
+        item = json.loads(body)["item"]
         answer = {"spans": [{"start": 0, "end": 10, "severity": "minor"}], "score": 70}
         t2 = time.perf_counter()
-        posted = client.post(
+        status, body = client.request(
+            "POST",
             "/api/annotations/",
-            json={"item": item["id"], "answer": answer},
-            headers={"Idempotency-Key": uuid.uuid4().hex},
+            {"item": item["id"], "answer": answer},
+            {"Idempotency-Key": uuid.uuid4().hex},
         )
         t3 = time.perf_counter()
-        if posted.status_code == 201:
+        if status == 201:
             samples.record(t1 - t0, t3 - t2)
-            samples.acknowledged(item["id"], posted.json()["id"])
+            samples.acknowledged(item["id"], json.loads(body)["id"])
         else:
-            samples.record(t1 - t0, None, f"submit {posted.status_code}: {posted.text[:200]}")
+            samples.record(t1 - t0, None, f"submit {status}: {body[:200]!r}")
         return True
 
     return step
 
 
 def pearmut_step(campaign: str, user_id: str) -> Step:
-    def step(client: httpx.Client, samples: Samples) -> bool:
+    def step(client: Client, samples: Samples) -> bool:
         who = {"campaign_id": campaign, "user_id": user_id}
         t0 = time.perf_counter()
-        response = client.post("/get-next-item", json=who)
+        status, body = client.request("POST", "/get-next-item", who)
         t1 = time.perf_counter()
-        if response.status_code != 200:
-            samples.error(f"get-next-item {response.status_code}: {response.text[:200]}")
+        if status != 200:
+            samples.error(f"get-next-item {status}: {body[:200]!r}")
             return False
-        body = response.json()
-        if body.get("status") != "ok":
+        answer = json.loads(body)
+        if answer.get("status") != "ok":
+            samples.error(f"get-next-item status {answer.get('status')!r} (raise --open-items)")
             return False
         started = time.time()
         payload = {
@@ -550,21 +619,21 @@ def pearmut_step(campaign: str, user_id: str) -> Step:
             "actions": [{"time": started, "action": "load"}, {"time": started, "action": "submit"}],
         }
         t2 = time.perf_counter()
-        posted = client.post(
-            "/log-response", json=who | {"item_i": body["info"]["item_i"], "payload": payload}
+        status, body = client.request(
+            "POST", "/log-response", who | {"item_i": answer["info"]["item_i"], "payload": payload}
         )
         t3 = time.perf_counter()
-        if posted.status_code == 200:
+        if status == 200:
             samples.record(t1 - t0, t3 - t2)
         else:
-            samples.record(t1 - t0, None, f"log-response {posted.status_code}: {posted.text[:200]}")
+            samples.record(t1 - t0, None, f"log-response {status}: {body[:200]!r}")
         return True
 
     return step
 
 
 def annotator_loop(
-    client: httpx.Client, step: Step, seconds: float, samples: Samples, start: threading.Barrier
+    client: Client, step: Step, seconds: float, samples: Samples, start: threading.Barrier
 ) -> None:
     start.wait()
     deadline = time.monotonic() + seconds
@@ -572,12 +641,12 @@ def annotator_loop(
         try:
             if not step(client, samples):
                 return
-        except httpx.TransportError as exc:
+        except TRANSPORT_ERRORS as exc:
             # Counted, not fatal: the next loop opens a fresh connection.
             samples.error(f"transport: {exc}")
 
 
-def run_phase(clients: list[tuple[httpx.Client, Step]], seconds: float) -> Samples:
+def run_phase(clients: list[tuple[Client, Step]], seconds: float) -> Samples:
     """Release all annotators at once (they are logged in already, not timed)."""
     samples = Samples()
     barrier = threading.Barrier(len(clients) + 1)
@@ -588,10 +657,11 @@ def run_phase(clients: list[tuple[httpx.Client, Step]], seconds: float) -> Sampl
     for thread in threads:
         thread.start()
     barrier.wait()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for thread in threads:
         thread.join()
     samples.wall = time.perf_counter() - started
+    samples.client_cpu = time.process_time() - cpu
     for client, _step in clients:
         client.close()
     return samples
@@ -618,6 +688,8 @@ def summarize(samples: Samples, wall: float) -> dict:
                       "p95_ms": percentile(samples.next_item, 95)},
         "submit": {"p50_ms": percentile(samples.submit, 50),
                    "p95_ms": percentile(samples.submit, 95)},
+        "client_cpu_ms_per_request": round(1000 * samples.client_cpu / len(every), 3)
+        if every else None,
         "errors": len(samples.errors),
         "error_examples": samples.errors[:5],
         "wall_s": round(wall, 2),
@@ -631,6 +703,7 @@ def pooled(runs: list[Samples]) -> dict:
         merged.next_item += run.next_item
         merged.submit += run.submit
         merged.errors += run.errors
+        merged.client_cpu += run.client_cpu
     return summarize(merged, sum(run.wall for run in runs))
 
 
@@ -675,7 +748,7 @@ def export_memory(campaign) -> dict:
 class Target:
     name: str
     launch: Callable[[int], subprocess.Popen]
-    clients: Callable[[str, str, int, int], list[tuple[httpx.Client, Step]]]
+    clients: Callable[[str, str, int, int], list[tuple[Client, Step]]]
     """(base URL, campaign label, annotators, round) -> logged-in clients with their step."""
     setup: dict = field(default_factory=dict)
     process: subprocess.Popen | None = None
@@ -703,20 +776,23 @@ def login_backend(code: Path, env: dict[str, str]) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def hardset_target(name: str, code: Path, database_url: str, var_dir: Path, args) -> Target:
+def hardset_target(
+    name: str, code: Path, database_url: str, var_dir: Path, args, extra: Sequence[str] = ()
+) -> Target:
     var_dir.mkdir(parents=True, exist_ok=True)
     env = server_env(database_url, str(var_dir))
     plan = run_prepare(env | {"BENCH_LOGIN_BACKEND": login_backend(code, env)}, args)
     print(f"{name}: campaigns built in {plan['build_seconds']} s", flush=True)
 
     def clients(base: str, label: str, n: int, round_number: int):
-        step = hardset_step(plan["campaigns"][label])
-        sessions = plan["users"][phase_key(label, n, round_number)]
-        return [(signed_in(base, key, plan["cookies"]), step) for key in sessions]
+        key = phase_key(label, n, round_number)
+        step = hardset_step(plan["phase_campaigns"][key])
+        sessions = plan["users"][key]
+        return [(signed_in(base, session, plan["cookies"]), step) for session in sessions]
 
     return Target(
         name,
-        lambda port: start_hardset(code, env, port, args.workers, args.threads),
+        lambda port: start_hardset(code, env, port, args, list(extra)),
         clients,
         {"env": env, "campaigns": plan["campaigns"], "build_seconds": plan["build_seconds"]},
     )
@@ -737,13 +813,17 @@ def pearmut_target(var_dir: Path, args) -> Target:
                 existing = args.existing if label == "50k" else 0
                 users = [f"{key}-user-{i}" for i in range(n)]
                 pearmut_campaign(venv, root, key, existing, args.open_items, users)
+    if args.warm_up:
+        key = phase_key(WARM_UP, max(args.annotators), 0)
+        users = [f"{key}-user-{i}" for i in range(max(args.annotators))]
+        pearmut_campaign(venv, root, key, 0, args.open_items, users)
     print(f"pearmut: campaigns built in {time.perf_counter() - started:.1f} s", flush=True)
 
     def clients(base: str, label: str, n: int, round_number: int):
         key = phase_key(label, n, round_number)
         return [
             (
-                httpx.Client(base_url=base, timeout=60),
+                Client(base),
                 pearmut_step(f"load-{key}", f"{key}-user-{i}"),
             )
             for i in range(n)
@@ -779,15 +859,16 @@ def comparisons(phases: list[dict], args) -> list[dict]:
 def markdown(phases: list[dict]) -> str:
     lines = [
         "| target | campaign | annotators | req/s | annotations/s | p50 ms | p95 ms "
-        "| next-item p50 / p95 | submit p50 / p95 | errors |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| next-item p50 / p95 | submit p50 / p95 | client CPU ms/req | errors |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for p in phases:
         lines.append(
             f"| {p['target']} | {p['campaign']} | {p['annotators']} | {p['requests_per_s']} "
             f"| {p['annotations_per_s']} | {p['p50_ms']} | {p['p95_ms']} "
             f"| {p['next_item']['p50_ms']} / {p['next_item']['p95_ms']} "
-            f"| {p['submit']['p50_ms']} / {p['submit']['p95_ms']} | {p['errors']} |"
+            f"| {p['submit']['p50_ms']} / {p['submit']['p95_ms']} "
+            f"| {p['client_cpu_ms_per_request']} | {p['errors']} |"
         )
     return "\n".join(lines)
 
@@ -803,15 +884,22 @@ def parse_args():
         "--rounds", type=int, default=2, help="rotating rounds, pooled (machine noise)"
     )
     parser.add_argument("--existing", type=int, default=50_000)
-    parser.add_argument("--open-items", type=int, default=6000)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--open-items", type=int, default=6000, help="per phase")
+    parser.add_argument(
+        "--warm-up", type=float, default=5.0, help="unmeasured seconds per target first (0: none)"
+    )
+    parser.add_argument("--workers", type=int, help="default: config/gunicorn.py's")
+    parser.add_argument("--threads", type=int, help="default: config/gunicorn.py's")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument(
         "--targets", nargs="+", default=["postgresql", "sqlite", "pearmut"],
         choices=["postgresql", "sqlite", "pearmut"],
     )  # fmt: skip
     parser.add_argument("--baseline", metavar="REF", help="also run Hardset at this commit (PG)")
+    parser.add_argument(
+        "--baseline-gunicorn", default="", metavar="OPTIONS",
+        help="gunicorn options for the baseline only, e.g. '--keep-alive 30'",
+    )  # fmt: skip
     parser.add_argument("--output", default=str(RESULTS / "annotation_load.json"))
     # Child-process modes (one Django database per process).
     parser.add_argument("--prepare", action="store_true", help=argparse.SUPPRESS)
@@ -834,8 +922,9 @@ def build_targets(args, var_dir: Path, databases: list[str]) -> tuple[list[Targe
         commit = extract_commit(args.baseline, code)
         name, url = create_database(args.pg, "baseline")
         databases.append(name)
-        target = hardset_target("baseline/postgresql", code, url, var_dir / "baseline", args)
-        target.setup["commit"] = commit
+        extra = shlex.split(args.baseline_gunicorn)
+        target = hardset_target("baseline/postgresql", code, url, var_dir / "baseline", args, extra)
+        target.setup |= {"commit": commit, "gunicorn_options": extra}
         targets.append(target)
     if "sqlite" in args.targets:
         url = f"sqlite:///{var_dir / 'sqlite' / 'hardset.sqlite3'}"
@@ -852,6 +941,11 @@ def build_targets(args, var_dir: Path, databases: list[str]) -> tuple[list[Targe
 def load(targets: list[Target], args) -> tuple[list[dict], list[dict]]:
     runs: dict[tuple[str, str, int], list[Samples]] = {}
     rounds = []
+    if args.warm_up:
+        for target in targets:
+            clients = target.phase_clients(WARM_UP, max(args.annotators), 0)
+            warm = summarize(run_phase(clients, args.warm_up), args.warm_up)
+            print(f"warm-up: {target.name:>19}: {warm['requests_per_s']:>6} req/s", flush=True)
     for round_number in range(1, args.rounds + 1):
         for n in args.annotators:
             for label in LABELS:
@@ -866,6 +960,7 @@ def load(targets: list[Target], args) -> tuple[list[dict], list[dict]]:
                     print(
                         f"round {round_number}: {target.name:>19} {label:>5} {n:>2} annotators: "
                         f"{result['requests_per_s']:>6} req/s, p95 {result['p95_ms']} ms, "
+                        f"client CPU {result['client_cpu_ms_per_request']} ms/req, "
                         f"errors {result['errors']}",
                         flush=True,
                     )
@@ -907,8 +1002,8 @@ def main() -> None:
             "benchmark": "annotation_load",
             "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                         "platform": platform.platform(), "load_average": os.getloadavg()},
-            "hardset_server": {"gunicorn_workers": args.workers, "threads": args.threads,
-                               "debug": False},
+            "hardset_server": {"config": "config/gunicorn.py", "workers": args.workers,
+                               "threads": args.threads, "debug": False},
             "targets": {t.name: {k: v for k, v in t.setup.items() if k != "env"}
                         for t in targets},
             "skipped": skipped,

@@ -3,11 +3,14 @@ environment, `check --deploy` is clean, and every page carries a strict Content 
 
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import secrets
+import socket
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -54,13 +57,53 @@ def test_gunicorn_is_a_dependency_and_serves_the_wsgi_app_the_readme_names(tmp_p
     ]
     assert "gunicorn" in names
     running = (REPO_ROOT / "README.md").read_text(encoding="utf-8").split("## Running for real")[1]
-    assert "`gunicorn config.wsgi " in running.split("\n## ")[0]
+    assert "`gunicorn -c config/gunicorn.py config.wsgi" in running.split("\n## ")[0]
 
     checked = subprocess.run(
-        [sys.executable, "-m", "gunicorn", "--check-config", "config.wsgi"],
+        [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "--check-config",
+         "config.wsgi"],
         cwd=REPO_ROOT, env=production_env(tmp_path), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert checked.returncode == 0, checked.stderr
+
+
+def test_the_gunicorn_settings_serve_and_close_each_connection(tmp_path):
+    """config/gunicorn.py: gthread workers, no keep-alive (its comment says why)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = production_env(tmp_path)
+    assert manage(env, "migrate", "--no-input").returncode == 0
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "--workers", "1",
+         "--bind", f"127.0.0.1:{port}", "config.wsgi"],
+        cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        response = _get_when_up(port, "/healthz", {"Host": "hardset.example.org",
+                                                   "X-Forwarded-Proto": "https"})  # fmt: skip
+    finally:
+        server.terminate()
+        _out, errors = server.communicate(timeout=30)
+    assert response.status == 200, errors
+    assert response.getheader("Connection") == "close"
+
+
+def _get_when_up(port: int, path: str, headers: dict[str, str]) -> http.client.HTTPResponse:
+    deadline = time.monotonic() + 60
+    while True:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            connection.request("GET", path, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            return response
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+        finally:
+            connection.close()
 
 
 def test_check_deploy_is_clean_under_production_settings(tmp_path):
