@@ -14,11 +14,13 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gthread"
 threads = 8
 
-# No keep-alive between gunicorn and whatever talks to it. A gthread worker keeps a kept-alive
-# connection for its whole life, and whichever worker is awake accepts the new ones: with a few
-# busy clients, all of them landed on one process, which then ran on one core while the other
-# idled (8 annotators: 176 requests/s against 340 with the connections split 4 and 4). Closing
-# after each response lets every request go to a worker that is free. Browsers keep their
-# connections to the TLS proxy in front, which is where keep-alive saves them round trips.
-keepalive = 0
+# A listening socket per worker (SO_REUSEPORT): the kernel spreads new connections over the
+# workers. With one shared socket, whichever worker was awake accepted them, and a gthread worker
+# keeps a kept-alive connection for its whole life: with a few busy clients, all of them could
+# land on one process, which then ran on one core while the other idled (8 annotators: 176
+# requests/s with every connection on one worker, 340 with them split 4 and 4). Closing each
+# connection after its response spread the load too, but cost 10 % (bench/README, "One process
+# per connection").
+reuse_port = True
+keepalive = 30
 timeout = 120

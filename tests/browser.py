@@ -13,18 +13,37 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import sys
 import threading
 import traceback
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import psutil
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Playwright
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 DEADLINE_SECONDS = 240.0
+
+
+def require_chromium() -> None:
+    """Skip the calling test where Debian's Chromium is not installed."""
+    import pytest
+
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed")
+
+
+def launch(playwright: Playwright) -> Browser:
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 _hung_tests: set[str] = set()
@@ -118,7 +137,7 @@ def _where(frame: FrameType) -> str:
     stack = traceback.extract_stack(frame)
     innermost = stack[-1]
     ours = [entry for entry in stack if _is_ours(entry.filename)]
-    text = f"{_short(innermost)}"
+    text = _short(innermost)
     if ours and ours[-1] is not innermost:
         text += f" (from {_short(ours[-1])})"
     return text

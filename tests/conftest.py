@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -51,8 +50,7 @@ def pytest_collection_modifyitems(items) -> None:
 @pytest.fixture
 def browser(request, monkeypatch):
     """Headless Chromium (Debian's), with a deadline on the whole test (tests/browser.py)."""
-    if not Path(browser_support.CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.skip("Debian's chromium is not installed")
+    browser_support.require_chromium()
     from _pytest.faulthandler import fault_handler_stderr_fd_key
     from playwright.sync_api import sync_playwright
 
@@ -65,9 +63,7 @@ def browser(request, monkeypatch):
         request.node.nodeid, report_fd, deadline=browser_support.DEADLINE_SECONDS
     )
     with guard, sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=browser_support.CHROMIUM, args=browser_support.ARGS
-        )
+        chromium = browser_support.launch(playwright)
         yield chromium
         if not guard.fired:  # else the driver is gone and close() could only fail
             chromium.close()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-from pathlib import Path
 
 import psutil
 import pytest
@@ -19,14 +18,13 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def chromium():
-    if not Path(browser_support.CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed")
+    """A browser of this module's own: under the shared ``browser`` fixture, its guard's teardown
+    would close a driver that the guard under test has killed."""
+    browser_support.require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        yield playwright.chromium.launch(
-            executable_path=browser_support.CHROMIUM, args=browser_support.ARGS
-        )
+        yield browser_support.launch(playwright)
     # The guard's deliberate kill leaves futures that nobody reads. Collected later, asyncio would
     # log each ("Future exception was never retrieved") at the very end of the suite's output,
     # where it reads like a failure.

@@ -14,6 +14,7 @@ import time
 import tomllib
 from pathlib import Path
 
+import psutil
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
@@ -67,26 +68,45 @@ def test_gunicorn_is_a_dependency_and_serves_the_wsgi_app_the_readme_names(tmp_p
     assert checked.returncode == 0, checked.stderr
 
 
-def test_the_gunicorn_settings_serve_and_close_each_connection(tmp_path):
-    """config/gunicorn.py: gthread workers, no keep-alive (its comment says why)."""
+def test_the_gunicorn_settings_give_each_worker_its_own_socket(tmp_path):
+    """config/gunicorn.py: each worker listens on a socket of its own (its comment says why)
+    and keeps connections alive."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = production_env(tmp_path)
     assert manage(env, "migrate", "--no-input").returncode == 0
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "--workers", "1",
+        [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "--workers", "2",
          "--bind", f"127.0.0.1:{port}", "config.wsgi"],
         cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
         response = _get_when_up(port, "/healthz", {"Host": "hardset.example.org",
                                                    "X-Forwarded-Proto": "https"})  # fmt: skip
+        listening = _listening_sockets(server.pid, port, expected=2)
     finally:
         server.terminate()
         _out, errors = server.communicate(timeout=30)
     assert response.status == 200, errors
-    assert response.getheader("Connection") == "close"
+    assert response.getheader("Connection") != "close"
+    assert len(listening) == 2, f"sockets the workers listen on at :{port}: {listening}"
+
+
+def _listening_sockets(master: int, port: int, expected: int) -> set[str]:
+    """The distinct sockets (``socket:[inode]``) that the workers listen on at ``port``: one
+    inherited from the master is the same socket in every worker."""
+    deadline = time.monotonic() + 60
+    while True:
+        sockets = {
+            os.readlink(f"/proc/{child.pid}/fd/{conn.fd}")
+            for child in psutil.Process(master).children()
+            for conn in child.net_connections("tcp")
+            if conn.status == psutil.CONN_LISTEN and conn.laddr.port == port
+        }
+        if len(sockets) >= expected or time.monotonic() > deadline:
+            return sockets
+        time.sleep(0.2)
 
 
 def _get_when_up(port: int, path: str, headers: dict[str, str]) -> http.client.HTTPResponse:
