@@ -14,13 +14,12 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gthread"
 threads = 8
 
-# A listening socket per worker (SO_REUSEPORT): the kernel spreads new connections over the
-# workers. With one shared socket, whichever worker was awake accepted them, and a gthread worker
-# keeps a kept-alive connection for its whole life: with a few busy clients, all of them could
-# land on one process, which then ran on one core while the other idled (8 annotators: 176
-# requests/s with every connection on one worker, 340 with them split 4 and 4). Closing each
-# connection after its response spread the load too, but cost 10 % (bench/README, "One process
-# per connection").
-reuse_port = True
+# Kept-alive connections, on one listening socket that all workers share. A gthread worker keeps
+# a connection for its whole life, so a few busy clients (or a proxy's few upstream connections)
+# can end up on one worker: once, all 8 simulated annotators of the load test did, and that
+# process ran on one core while the other idled (176 requests/s against about 350). Neither
+# remedy paid off on average (bench/README, "Keep-alive and the spread of connections"):
+# closing each connection spread the load but cost about a tenth of the rate, and a socket
+# per worker (``reuse_port``) spread connections by hash, no better than this.
 keepalive = 30
 timeout = 120

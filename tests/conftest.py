@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.cache import cache
+from django.core.servers.basehttp import WSGIServer
 from django.db import connection, connections
 from django.db.backends.signals import connection_created
 from django.dispatch import receiver
+from django.test.testcases import LiveServerThread
 
 import rounds.queue
 from engines import limiter
@@ -37,6 +39,25 @@ def _bounded_lock_waits(sender, connection, **kwargs) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SET lock_timeout = '120s'")
+
+
+class SerialLiveServer(WSGIServer):
+    """The live server, answering one request at a time in its own thread.
+
+    On in-memory SQLite the live server shares the test's one connection. Django's threaded
+    server used it from a thread per request at once, which crashed the interpreter
+    (a segmentation fault inside sqlite3 while Chromium loaded a page's parts in parallel).
+    A server that is not threaded also closes each connection after its response, so a
+    browser's kept-alive connection cannot hold it."""
+
+    def __init__(self, *args, connections_override=None, **kwargs) -> None:
+        # LiveServerThread.run() has already put the shared connections in this thread.
+        super().__init__(*args, **kwargs)
+
+
+# On SQLite the test database is in memory (Django's default, also when DATABASE_URL names a file).
+if connection.vendor == "sqlite":
+    LiveServerThread.server_class = SerialLiveServer
 
 
 def pytest_collection_modifyitems(items) -> None:
