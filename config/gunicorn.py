@@ -17,7 +17,7 @@ threads = 8
 # Kept-alive connections, on one listening socket that all workers share. A gthread worker keeps
 # a connection for its whole life, so a few busy clients (or a proxy's few upstream connections)
 # can end up on one worker: once, all 8 simulated annotators of the load test did, and that
-# process ran on one core while the other idled (176 requests/s against about 350). Neither
+# process ran on one core while the other idled (176 requests/s against 300-340). Neither
 # remedy paid off on average (bench/README, "Keep-alive and the spread of connections"):
 # closing each connection spread the load but cost about a tenth of the rate, and a socket
 # per worker (``reuse_port``) spread connections by hash, no better than this.
