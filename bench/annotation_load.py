@@ -15,7 +15,7 @@ Targets, each on its own data, all in the same run so that load from other jobs 
 hits them alike (phases rotate target by target inside each round; rounds are pooled):
 
 * ``hardset/postgresql`` and ``hardset/sqlite``: this working tree under gunicorn with
-  ``config/gunicorn.py`` (2 workers × 8 gthreads, no keep-alive; ``DEBUG`` off) through the
+  ``config/gunicorn.py`` (2 workers × 8 gthreads, keep-alive 30 s; ``DEBUG`` off) through the
   REST API (signed-in sessions made beforehand;
   ``GET /api/campaigns/<id>/next-item/``, ``POST /api/annotations/`` with an
   ``Idempotency-Key``);
@@ -522,12 +522,16 @@ class Samples:
             self.errors.append(message)
 
 
+TRANSPORT_ERRORS = (OSError, http.client.HTTPException)
+
+
 class Client:
     """One simulated annotator's keep-alive connection, on the standard library's http.client.
 
     The load generator shares the machine's cores with the servers it measures, so it should cost
     as little CPU as it can: http.client needs about a third of httpx's per request (bench/README,
-    "A lighter load generator"). Headers given here go with every request."""
+    "The server's settings and a load test that measures the server"). Headers given here go
+    with every request."""
 
     def __init__(self, base: str, headers: dict[str, str] | None = None) -> None:
         address = urlsplit(base)
@@ -547,16 +551,13 @@ class Client:
             self.connection.request(method, path, payload, sent)
             response = self.connection.getresponse()
             return response.status, response.read()
-        except (OSError, http.client.HTTPException):
+        except TRANSPORT_ERRORS:
             # The next request opens a fresh connection (the caller counts the error).
             self.connection.close()
             raise
 
     def close(self) -> None:
         self.connection.close()
-
-
-TRANSPORT_ERRORS = (OSError, http.client.HTTPException)
 
 
 def signed_in(base: str, session_key: str, cookie_names: dict[str, str]) -> Client:
