@@ -273,6 +273,9 @@ def test_draft_made_after_the_session_expired_is_saved_after_login(browser, live
     login.fill("input[name=username]", "drafter")
     login.fill("input[name=password]", "correct horse battery")
     login.click("button[type=submit]")
+    # Close the tab only once the login has landed: closing it with the POST or its redirect in
+    # flight has left Playwright waiting on a page that was going away.
+    login.wait_for_url(lambda url: "/accounts/login/" not in url)
     login.close()
     page.bring_to_front()
     page.evaluate("window.dispatchEvent(new Event('focus'))")
