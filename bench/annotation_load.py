@@ -70,6 +70,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
+import psutil
 import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -504,6 +505,10 @@ class Samples:
     wall: float = 0.0
     # CPU time the load generator itself spent (this process): it shares the machine's cores.
     client_cpu: float = 0.0
+    # CPU time of the target's web server processes and of the PostgreSQL backends serving its
+    # database (None: it has none), during the phase.
+    server_cpu: float = 0.0
+    database_cpu: float | None = None
 
     def record(self, next_item: float, submit: float | None, error: str = "") -> None:
         with self.lock:
@@ -650,7 +655,57 @@ def annotator_loop(
             samples.error(f"transport: {exc}")
 
 
-def run_phase(clients: list[tuple[Client, Step]], seconds: float) -> Samples:
+def _cpu_by_process(processes) -> dict[int, float]:
+    seconds = {}
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.Error:  # it ended meanwhile
+            continue
+        seconds[process.pid] = times.user + times.system
+    return seconds
+
+
+def _spent(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds between two readings; a process started in between counts from zero (one
+    that ended in between is lost: servers and pooled backends live through a phase)."""
+    return sum(total - before.get(pid, 0.0) for pid, total in after.items())
+
+
+@dataclass
+class CpuMeter:
+    """The CPU that one target's own processes spend: the web server (the process and its
+    children, e.g. gunicorn's workers) and, on PostgreSQL, the backends connected to its
+    database. Whether a request costs more CPU at 32 annotators than at 8 is what tells overhead
+    that grows with concurrency from a machine that is simply full."""
+
+    server: subprocess.Popen
+    database: str | None = None
+
+    def read(self) -> tuple[dict[int, float], dict[int, float]]:
+        root = psutil.Process(self.server.pid)
+        server = _cpu_by_process([root, *root.children(recursive=True)])
+        backends: dict[int, float] = {}
+        if self.database:
+            # A backend's command line reads "postgres: <cluster>: <user> <database> <client> ...".
+            marker = f" {self.database} "
+            backends = _cpu_by_process(
+                process
+                for process in psutil.process_iter(["cmdline"])
+                if marker in " ".join(process.info["cmdline"] or ()) + " "
+            )
+        return server, backends
+
+    def record(self, samples: Samples, before: tuple[dict[int, float], dict[int, float]]) -> None:
+        server, backends = self.read()
+        samples.server_cpu = _spent(before[0], server)
+        if self.database:
+            samples.database_cpu = _spent(before[1], backends)
+
+
+def run_phase(
+    clients: list[tuple[Client, Step]], seconds: float, meter: CpuMeter | None = None
+) -> Samples:
     """Release all annotators at once (they are logged in already, not timed)."""
     samples = Samples()
     barrier = threading.Barrier(len(clients) + 1)
@@ -660,12 +715,15 @@ def run_phase(clients: list[tuple[Client, Step]], seconds: float) -> Samples:
     ]
     for thread in threads:
         thread.start()
+    before = meter.read() if meter else None
     barrier.wait()
     started, cpu = time.perf_counter(), time.process_time()
     for thread in threads:
         thread.join()
     samples.wall = time.perf_counter() - started
     samples.client_cpu = time.process_time() - cpu
+    if meter and before:
+        meter.record(samples, before)
     for client, _step in clients:
         client.close()
     return samples
@@ -677,6 +735,12 @@ def percentile(values: list[float], q: float) -> float | None:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))
     return round(ordered[index] * 1000, 2)
+
+
+def per_request(cpu_seconds: float | None, requests: list[float]) -> float | None:
+    if cpu_seconds is None or not requests:
+        return None
+    return round(1000 * cpu_seconds / len(requests), 3)
 
 
 def summarize(samples: Samples, wall: float) -> dict:
@@ -692,8 +756,9 @@ def summarize(samples: Samples, wall: float) -> dict:
                       "p95_ms": percentile(samples.next_item, 95)},
         "submit": {"p50_ms": percentile(samples.submit, 50),
                    "p95_ms": percentile(samples.submit, 95)},
-        "client_cpu_ms_per_request": round(1000 * samples.client_cpu / len(every), 3)
-        if every else None,
+        "client_cpu_ms_per_request": per_request(samples.client_cpu, every),
+        "server_cpu_ms_per_request": per_request(samples.server_cpu, every),
+        "database_cpu_ms_per_request": per_request(samples.database_cpu, every),
         "errors": len(samples.errors),
         "error_examples": samples.errors[:5],
         "wall_s": round(wall, 2),
@@ -708,6 +773,9 @@ def pooled(runs: list[Samples]) -> dict:
         merged.submit += run.submit
         merged.errors += run.errors
         merged.client_cpu += run.client_cpu
+        merged.server_cpu += run.server_cpu
+        if run.database_cpu is not None:
+            merged.database_cpu = (merged.database_cpu or 0.0) + run.database_cpu
     return summarize(merged, sum(run.wall for run in runs))
 
 
@@ -755,6 +823,8 @@ class Target:
     clients: Callable[[str, str, int, int], list[tuple[Client, Step]]]
     """(base URL, campaign label, annotators, round) -> logged-in clients with their step."""
     setup: dict = field(default_factory=dict)
+    database: str | None = None
+    """Its PostgreSQL database, whose backends' CPU counts as the target's."""
     process: subprocess.Popen | None = None
     base: str = ""
 
@@ -766,6 +836,10 @@ class Target:
 
     def phase_clients(self, label: str, n: int, round_number: int):
         return self.clients(self.base, label, n, round_number)
+
+    def meter(self) -> CpuMeter:
+        assert self.process is not None, "start() first"
+        return CpuMeter(self.process, self.database)
 
 
 def login_backend(code: Path, env: dict[str, str]) -> str:
@@ -863,7 +937,8 @@ def comparisons(phases: list[dict], args) -> list[dict]:
 def markdown(phases: list[dict]) -> str:
     lines = [
         "| target | campaign | annotators | req/s | annotations/s | p50 ms | p95 ms "
-        "| next-item p50 / p95 | submit p50 / p95 | client CPU ms/req | errors |",
+        "| next-item p50 / p95 | submit p50 / p95 | CPU ms/req: server / database / client "
+        "| errors |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for p in phases:
@@ -872,7 +947,8 @@ def markdown(phases: list[dict]) -> str:
             f"| {p['annotations_per_s']} | {p['p50_ms']} | {p['p95_ms']} "
             f"| {p['next_item']['p50_ms']} / {p['next_item']['p95_ms']} "
             f"| {p['submit']['p50_ms']} / {p['submit']['p95_ms']} "
-            f"| {p['client_cpu_ms_per_request']} | {p['errors']} |"
+            f"| {p['server_cpu_ms_per_request']} / {p['database_cpu_ms_per_request'] or '–'} "
+            f"/ {p['client_cpu_ms_per_request']} | {p['errors']} |"
         )
     return "\n".join(lines)
 
@@ -920,6 +996,7 @@ def build_targets(args, var_dir: Path, databases: list[str]) -> tuple[list[Targe
         databases.append(name)
         args.export_campaign = True
         targets.append(hardset_target("hardset/postgresql", ROOT, url, var_dir / "pg", args))
+        targets[-1].database = name
         args.export_campaign = False
     if args.baseline:
         code = var_dir / "baseline-code"
@@ -929,6 +1006,7 @@ def build_targets(args, var_dir: Path, databases: list[str]) -> tuple[list[Targe
         extra = shlex.split(args.baseline_gunicorn)
         target = hardset_target("baseline/postgresql", code, url, var_dir / "baseline", args, extra)
         target.setup |= {"commit": commit, "gunicorn_options": extra}
+        target.database = name
         targets.append(target)
     if "sqlite" in args.targets:
         url = f"sqlite:///{var_dir / 'sqlite' / 'hardset.sqlite3'}"
@@ -956,7 +1034,8 @@ def load(targets: list[Target], args) -> tuple[list[dict], list[dict]]:
                 # Each round starts with another target: none is always the first one served.
                 shift = (round_number - 1) % len(targets)
                 for target in targets[shift:] + targets[:shift]:
-                    samples = run_phase(target.phase_clients(label, n, round_number), args.seconds)
+                    clients = target.phase_clients(label, n, round_number)
+                    samples = run_phase(clients, args.seconds, target.meter())
                     runs.setdefault((target.name, label, n), []).append(samples)
                     result = summarize(samples, samples.wall)
                     rounds.append(result | {"round": round_number, "target": target.name,
@@ -964,7 +1043,9 @@ def load(targets: list[Target], args) -> tuple[list[dict], list[dict]]:
                     print(
                         f"round {round_number}: {target.name:>19} {label:>5} {n:>2} annotators: "
                         f"{result['requests_per_s']:>6} req/s, p95 {result['p95_ms']} ms, "
-                        f"client CPU {result['client_cpu_ms_per_request']} ms/req, "
+                        f"CPU ms/req: server {result['server_cpu_ms_per_request']}, "
+                        f"database {result['database_cpu_ms_per_request']}, "
+                        f"client {result['client_cpu_ms_per_request']}, "
                         f"errors {result['errors']}",
                         flush=True,
                     )

@@ -85,9 +85,7 @@ def test_the_gunicorn_settings_serve_and_keep_connections_alive(tmp_path):
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         statuses = []
         for _ in range(2):
-            connection.request("GET", "/healthz", headers=headers)
-            response = connection.getresponse()
-            response.read()
+            response = _get(connection, "/healthz", headers)
             statuses.append((response.status, response.getheader("Connection")))
         reused = connection.sock is not None
         connection.close()
@@ -99,15 +97,22 @@ def test_the_gunicorn_settings_serve_and_keep_connections_alive(tmp_path):
     assert reused
 
 
+def _get(
+    connection: http.client.HTTPConnection, path: str, headers: dict[str, str]
+) -> http.client.HTTPResponse:
+    """The response, read, so that the connection can carry the next request."""
+    connection.request("GET", path, headers=headers)
+    response = connection.getresponse()
+    response.read()
+    return response
+
+
 def _get_when_up(port: int, path: str, headers: dict[str, str]) -> http.client.HTTPResponse:
     deadline = time.monotonic() + 60
     while True:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         try:
-            connection.request("GET", path, headers=headers)
-            response = connection.getresponse()
-            response.read()
-            return response
+            return _get(connection, path, headers)
         except ConnectionRefusedError:
             if time.monotonic() > deadline:
                 raise
