@@ -147,7 +147,7 @@ def wait_until_up(process: subprocess.Popen, url: str, what: str) -> None:
 
 
 def start_hardset(
-    code: Path, env: dict[str, str], port: int, args, extra: list[str]
+    code: Path, env: dict[str, str], port: int, args, extra: Sequence[str]
 ) -> subprocess.Popen:
     """gunicorn with this tree's ``config/gunicorn.py`` (a baseline too, so that only the code
     differs), then the ``extra`` options (``--baseline-gunicorn``)."""
@@ -160,7 +160,7 @@ def start_hardset(
         command += ["--workers", str(args.workers)]
     if args.threads:
         command += ["--threads", str(args.threads)]
-    command += extra
+    command += list(extra)
     process = subprocess.Popen(command, cwd=code, env=env, start_new_session=True)
     wait_until_up(process, f"http://127.0.0.1:{port}/accounts/login/", "gunicorn")
     return process
@@ -542,9 +542,10 @@ class Client:
 
     def __init__(self, base: str, headers: dict[str, str] | None = None) -> None:
         address = urlsplit(base)
-        self.host, self.port = address.hostname or "127.0.0.1", address.port or 80
         self.headers = headers or {}
-        self.connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        self.connection = http.client.HTTPConnection(
+            address.hostname or "127.0.0.1", address.port or 80, timeout=60
+        )
 
     def request(
         self, method: str, path: str, body: object = None, headers: dict[str, str] | None = None
@@ -871,7 +872,7 @@ def hardset_target(
 
     return Target(
         name,
-        lambda port: start_hardset(code, env, port, args, list(extra)),
+        lambda port: start_hardset(code, env, port, args, extra),
         clients,
         {"env": env, "campaigns": plan["campaigns"], "build_seconds": plan["build_seconds"]},
     )
