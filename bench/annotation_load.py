@@ -507,8 +507,8 @@ class Samples:
     wall: float = 0.0
     # CPU time the load generator itself spent (this process): it shares the machine's cores.
     client_cpu: float = 0.0
-    # CPU time of the target's web server processes and of the PostgreSQL backends serving its
-    # database (None: it has none), during the phase.
+    # CPU time of the target's web server processes and of the PostgreSQL cluster (None: the
+    # target is not on PostgreSQL), during the phase.
     server_cpu: float = 0.0
     database_cpu: float | None = None
 
@@ -875,6 +875,7 @@ def hardset_target(
         lambda port: start_hardset(code, env, port, args, extra),
         clients,
         {"env": env, "campaigns": plan["campaigns"], "build_seconds": plan["build_seconds"]},
+        on_postgres=urlsplit(database_url).scheme.startswith("postgres"),
     )
 
 
@@ -998,7 +999,6 @@ def build_targets(args, var_dir: Path, databases: list[str]) -> tuple[list[Targe
         databases.append(name)
         args.export_campaign = True
         targets.append(hardset_target("hardset/postgresql", ROOT, url, var_dir / "pg", args))
-        targets[-1].on_postgres = True
         args.export_campaign = False
     if args.baseline:
         code = var_dir / "baseline-code"
@@ -1008,7 +1008,6 @@ def build_targets(args, var_dir: Path, databases: list[str]) -> tuple[list[Targe
         extra = shlex.split(args.baseline_gunicorn)
         target = hardset_target("baseline/postgresql", code, url, var_dir / "baseline", args, extra)
         target.setup |= {"commit": commit, "gunicorn_options": extra}
-        target.on_postgres = True
         targets.append(target)
     if "sqlite" in args.targets:
         url = f"sqlite:///{var_dir / 'sqlite' / 'hardset.sqlite3'}"
@@ -1026,7 +1025,7 @@ def phase_order(annotators: Sequence[int], round_number: int) -> list[tuple[int,
     """The phases of a round: (annotators, campaign) from the fewest annotators and the empty
     campaign up in odd rounds, the other way round in even ones. A phase that always came last
     was always the one after the most load on that campaign and that server: the 50k phase with
-    32 annotators was 5-10 % below the one with 8 when it did, 2-6 % with the order reversed."""
+    32 annotators was 2-12 % below the one with 8 when it did, 2-6 % with the order reversed."""
     phases = [(n, label) for n in annotators for label in LABELS]
     return phases if round_number % 2 else phases[::-1]
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 
 # A process per core, threads for the requests that wait on the database. ``WEB_CONCURRENCY`` is
-# the usual way to say how many cores. Four threads keep a core busy: a request on the annotation
-# hot path spends about two thirds of its time in Python, which one thread at a time runs
-# (the GIL). More threads only add requests that wait for it, and each wait costs context
-# switches in the worker and a busy backend in PostgreSQL: at 8 threads the CPU per request rose
-# with the number of annotators (bench/README, "CPU per request at 8 and 32 annotators").
+# the usual way to say how many cores. About two requests in flight keep a core busy (a request
+# on the annotation hot path spends two thirds of its time in Python, which one thread at a time
+# runs: the GIL); four leave room for a slow one. More threads only add requests that wait for
+# the GIL, and each wait costs context switches in the worker and a busy backend in PostgreSQL:
+# at 8 threads the CPU per request rose with the number of annotators (bench/README, "CPU per
+# request at 8 and 32 annotators").
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gthread"
 threads = 4
