@@ -128,33 +128,59 @@ def _take_slot_sql(limited: bool) -> str:
     return f"UPDATE {_table(Item)} SET live_slots = live_slots + 1 WHERE id = %s{below}"
 
 
+def _take_slot_params(item: Item, overlap: int) -> list[int]:
+    return [item.pk] if item.is_per_annotator else [item.pk, overlap]
+
+
 def take_slot(item: Item, overlap: int) -> bool:
     """Count one more live slot on the item, only while it has a free one (per-annotator items
     always have one)."""
     limited = not item.is_per_annotator
-    return execute(_take_slot_sql(limited), [item.pk, overlap] if limited else [item.pk]) == 1
+    return execute(_take_slot_sql(limited), _take_slot_params(item, overlap)) == 1
+
+
+def writes_in_one_statement() -> bool:
+    """Whether the database runs writes inside ``WITH`` (PostgreSQL, not SQLite): then the
+    writes of a claim, or of a first submission, go to the server as one statement, one round
+    trip instead of three (bench/README.md, "Annotation load")."""
+    return connection.vendor == "postgresql"
 
 
 _CLAIM_FIELDS = [field for field in Assignment._meta.concrete_fields if not field.primary_key]
 _CLAIM_RENEWED = ("campaign", "status", "claimed_at", "expires_at", "updated_at")
 
 
+def _insert_sql(model, fields, rows: str) -> str:
+    """``INSERT INTO`` the model's table, its ``fields`` taken from ``rows`` (``VALUES ...``
+    or a ``SELECT``)."""
+    columns = ", ".join(quote(field.column) for field in fields)
+    return f"INSERT INTO {_table(model)} ({columns}) {rows}"
+
+
+def _values(fields) -> str:
+    return f"VALUES ({', '.join(['%s'] * len(fields))})"
+
+
+def _selected_values(fields, source: str) -> str:
+    """The parameters of ``fields``, selected once per row of ``source``."""
+    return f"SELECT {', '.join(['%s'] * len(fields))} FROM {source}"
+
+
 @cache
-def _claim_sql() -> str:
-    columns = ", ".join(quote(field.column) for field in _CLAIM_FIELDS)
+def _claim_upsert() -> str:
     columns_of = {field.name: field.column for field in _CLAIM_FIELDS}
     renewed = ", ".join(
         f"{quote(columns_of[name])} = excluded.{quote(columns_of[name])}" for name in _CLAIM_RENEWED
     )
-    return (
-        f"INSERT INTO {_table(Assignment)} ({columns}) "
-        f"VALUES ({', '.join(['%s'] * len(_CLAIM_FIELDS))}) "
-        f"ON CONFLICT (item_id, annotator_id) DO UPDATE SET {renewed}"
-    )
+    return f" ON CONFLICT (item_id, annotator_id) DO UPDATE SET {renewed}"
 
 
-def record_claim(item: Item, annotator: Annotator, campaign: Campaign, now: datetime) -> None:
-    """Insert the active claim, or reactivate the annotator's expired claim on the item."""
+@cache
+def _claim_sql() -> str:
+    return _insert_sql(Assignment, _CLAIM_FIELDS, _values(_CLAIM_FIELDS)) + _claim_upsert()
+
+
+def _claim_row(item: Item, annotator: Annotator, campaign: Campaign, now: datetime) -> list:
     claim = Assignment(
         item=item,
         annotator=annotator,
@@ -163,7 +189,54 @@ def record_claim(item: Item, annotator: Annotator, campaign: Campaign, now: date
         claimed_at=now,
         expires_at=now + timedelta(seconds=campaign.claim_ttl_seconds),
     )
-    execute(_claim_sql(), db_values(claim, _CLAIM_FIELDS, add=True))
+    return db_values(claim, _CLAIM_FIELDS, add=True)
+
+
+def record_claim(item: Item, annotator: Annotator, campaign: Campaign, now: datetime) -> None:
+    """Insert the active claim, or reactivate the annotator's expired claim on the item."""
+    execute(_claim_sql(), _claim_row(item, annotator, campaign, now))
+
+
+def claim_with_draft(item: Item, draft: Annotation, overlap: int, now: datetime) -> bool | None:
+    """Claim ``item`` for the draft's annotator: count the slot (only while one is free:
+    :func:`take_slot`), record the claim
+    (:func:`record_claim`) and insert the draft (:func:`insert_annotation_unless_exists`).
+
+    ``None`` when the slot was taken meanwhile (nothing changed); else whether the draft was
+    inserted (its id set), ``False`` when an annotation of the item and annotator existed.
+    """
+    annotator, campaign = draft.annotator, draft.campaign
+    if not writes_in_one_statement():
+        if not take_slot(item, overlap):
+            return None
+        record_claim(item, annotator, campaign, now)
+        return insert_annotation_unless_exists(draft)
+    params = _take_slot_params(item, overlap) + _claim_row(item, annotator, campaign, now)
+    params += db_values(draft, _ANNOTATION_FIELDS, add=True)
+    row = fetch_one(_claim_with_draft_sql(not item.is_per_annotator), params)
+    assert row is not None  # the final SELECT has no FROM: one row
+    taken, annotation_id = row
+    if not taken:
+        return None
+    if annotation_id is None:
+        return False
+    _inserted(draft, annotation_id)
+    return True
+
+
+@cache
+def _claim_with_draft_sql(limited: bool) -> str:
+    """:func:`claim_with_draft` in one statement: the claim and the draft are inserted for the
+    row ``slot`` returns, the item when its counter went up (none when the slot was gone)."""
+    slot = _take_slot_sql(limited) + " RETURNING id"
+    claim = _insert_sql(Assignment, _CLAIM_FIELDS, _selected_values(_CLAIM_FIELDS, "slot"))
+    draft_rows = _selected_values(_ANNOTATION_FIELDS, "slot")
+    draft = _insert_sql(Annotation, _ANNOTATION_FIELDS, draft_rows)
+    return (
+        f"WITH slot AS ({slot}), claim AS ({claim}{_claim_upsert()}), "
+        f"draft AS ({draft}{_annotation_unless_exists()}) "
+        "SELECT (SELECT count(*) FROM slot), (SELECT id FROM draft)"
+    )
 
 
 @cache
@@ -201,15 +274,23 @@ _ANNOTATION_KEY = ("item", "annotator")
 
 
 @cache
-def _insert_annotation_sql() -> str:
+def _annotation_unless_exists() -> str:
     column = {field.name: field.column for field in _ANNOTATION_FIELDS}
-    return (
-        f"INSERT INTO {_table(Annotation)} "
-        f"({', '.join(quote(field.column) for field in _ANNOTATION_FIELDS)}) "
-        f"VALUES ({', '.join(['%s'] * len(_ANNOTATION_FIELDS))}) "
-        f"ON CONFLICT ({', '.join(quote(column[name]) for name in _ANNOTATION_KEY)}) "
-        f"DO NOTHING RETURNING {quote(Annotation._meta.pk.column)}"
-    )
+    key = ", ".join(quote(column[name]) for name in _ANNOTATION_KEY)
+    return f" ON CONFLICT ({key}) DO NOTHING RETURNING {quote(Annotation._meta.pk.column)}"
+
+
+@cache
+def _insert_annotation_sql() -> str:
+    rows = _values(_ANNOTATION_FIELDS)
+    return _insert_sql(Annotation, _ANNOTATION_FIELDS, rows) + _annotation_unless_exists()
+
+
+def _inserted(annotation: Annotation, pk: int) -> None:
+    """Mark ``annotation`` as the row just inserted with id ``pk``."""
+    annotation.pk = pk
+    annotation._state.adding = False
+    annotation._state.db = connection.alias
 
 
 def insert_annotation_unless_exists(annotation: Annotation) -> bool:
@@ -228,9 +309,7 @@ def insert_annotation_unless_exists(annotation: Annotation) -> bool:
     row = fetch_one(_insert_annotation_sql(), db_values(annotation, _ANNOTATION_FIELDS, add=True))
     if row is None:
         return False
-    annotation.pk = row[0]
-    annotation._state.adding = False
-    annotation._state.db = connection.alias
+    _inserted(annotation, row[0])
     return True
 
 
@@ -350,3 +429,28 @@ def _count_completion_sql() -> str:
 def count_completion(item_id: int, regained: int) -> None:
     """One more judgment on the item; ``regained`` slots (0 or 1) counted live again."""
     execute(_count_completion_sql(), [regained, item_id])
+
+
+def save_first_submission(annotation: Annotation, regained: int) -> None:
+    """:func:`save_submission`, :func:`mark_claim_submitted` and :func:`count_completion`
+    for the first submission of an annotation: one statement where the database allows it
+    (:func:`writes_in_one_statement`)."""
+    item_id, annotator_id = annotation.item_id, annotation.annotator_id
+    if not writes_in_one_statement():
+        save_submission(annotation)
+        mark_claim_submitted(item_id, annotator_id)
+        count_completion(item_id, regained)
+        return
+    params = [*db_values(annotation, _SUBMITTED_FIELDS, add=False), annotation.pk]
+    params += [Assignment.Status.SUBMITTED.value, item_id, annotator_id]  # the claim
+    params += [regained, item_id]  # the item's counters
+    execute(_first_submission_sql(), params)
+
+
+@cache
+def _first_submission_sql() -> str:
+    # Writes in WITH run whether or not the statement reads their rows.
+    return (
+        f"WITH saved AS ({_save_submission_sql()}), claimed AS ({_claim_submitted_sql()}) "
+        f"{_count_completion_sql()}"
+    )

@@ -776,13 +776,14 @@ class Claim:
     new_annotation: Annotation | None = None
 
 
-def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) -> Claim:
-    """Record the claim and its draft; the caller has counted the slot (``live_slots``).
+def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) -> Claim | None:
+    """Count the item's slot, only while one is free (``live_slots``; the caller holds the row
+    lock, the condition guards the counter anyway), and record the claim and its draft; ``None``
+    when the slot was gone (nothing changed).
 
     One upsert each: an expired claim of the same annotator on the item is reactivated, and an
     existing annotation (a draft kept from that claim) is left as it is.
     """
-    hot_sql.record_claim(item, annotator, campaign, now)
     option_order: list[int] = []
     if campaign.get_protocol().has_options:
         # Seeded by (annotator, item) so a reset annotator sees the same order again.
@@ -796,13 +797,10 @@ def _claim(annotator: Annotator, item: Item, campaign: Campaign, now: datetime) 
         option_order=option_order,
         last_activity_at=now,
     )
-    return Claim(item, annotator, draft if hot_sql.insert_annotation_unless_exists(draft) else None)
-
-
-def _take_slot(item: Item, campaign: Campaign) -> bool:
-    """Count one more live slot on the item, only while it has a free one (per-annotator items
-    always have one); the caller holds the row lock, the condition guards the counter anyway."""
-    return hot_sql.take_slot(item, campaign.overlap)
+    inserted = hot_sql.claim_with_draft(item, draft, campaign.overlap, now)
+    if inserted is None:
+        return None
+    return Claim(item, annotator, draft if inserted else None)
 
 
 _ENROLLMENT_REFUSALS: dict[str, str] = {
@@ -891,7 +889,7 @@ def _tutorial_phase(
     raised, so that the rejection it records commits."""
     if pending_id is not None:
         pending = Item.objects.get(pk=pending_id)
-        _take_slot(pending, campaign)
+        # A tutorial is per annotator: it always has a slot.
         return True, _claim(annotator, pending, campaign, now), ""
     if campaign.require_qualification and not enrollment.qualified:
         outcome = qc.qualification_result(enrollment)
@@ -1100,8 +1098,9 @@ def _claim_open_item(
     for attempt in range(_LOCKED_RETRIES + 1):
         item = _first_open_item(annotator, campaign, seed)
         if item is not None:
-            if _take_slot(item, campaign):
-                return _claim(annotator, item, campaign, now)
+            claim = _claim(annotator, item, campaign, now)
+            if claim is not None:
+                return claim
         elif _release_lapsed_in_campaign(campaign, now):
             continue
         elif not (
@@ -1351,18 +1350,17 @@ def _submit_locked(
     # later revision. A retried revision re-applies the same answer, which is harmless.
     if key and not annotation.idempotency_key:
         annotation.idempotency_key = key
-    if first:
-        annotation.status = Annotation.Status.SUBMITTED
-        annotation.submitted_at = now
-    hot_sql.save_submission(annotation)
-    if first:
-        hot_sql.mark_claim_submitted(item.pk, annotator.pk)
-        # A released claim (lapsed, or refused once) takes its slot back when it submits.
-        regained = 0 if checks.claim_status == Assignment.Status.ACTIVE else 1
-        hot_sql.count_completion(item.pk, regained)
-        # Read under the item lock for regular items, the only ones that complete.
-        if item.kind == Item.Kind.REGULAR and locked_item.completed_count + 1 == campaign.overlap:
-            _send_completed_on_commit(locked_item, campaign, regained)
+    if not first:
+        hot_sql.save_submission(annotation)
+        return SubmitResult(annotation, created=False)
+    annotation.status = Annotation.Status.SUBMITTED
+    annotation.submitted_at = now
+    # A released claim (lapsed, or refused once) takes its slot back when it submits.
+    regained = 0 if checks.claim_status == Assignment.Status.ACTIVE else 1
+    hot_sql.save_first_submission(annotation, regained)
+    # Read under the item lock for regular items, the only ones that complete.
+    if item.kind == Item.Kind.REGULAR and locked_item.completed_count + 1 == campaign.overlap:
+        _send_completed_on_commit(locked_item, campaign, regained)
     return SubmitResult(annotation, created=first)
 
 
