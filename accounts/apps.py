@@ -19,4 +19,9 @@ class AccountsConfig(AppConfig):
     )
 
     def ready(self) -> None:
+        from django.core.signals import request_finished
+
         from accounts import schema  # noqa: F401  (registers the OpenAPI auth extensions)
+        from accounts.sessions import forget_loaded_user
+
+        request_finished.connect(forget_loaded_user, dispatch_uid="accounts.forget_loaded_user")

@@ -1,9 +1,10 @@
-"""The password backend, with the signed-in user of each request read by one hand-written
-statement.
+"""The password backend, with the signed-in user of each request read by hand-written SQL.
 
 Every signed-in request loads its user; Django's ``ModelBackend.get_user`` compiles that lookup
 through the ORM each time, which costs more CPU than the query (bench/README.md, "Annotation
-load"). Everything else (passwords, permissions, who may sign in) is Django's.
+load"). The user comes with the session where the session store read it (accounts/sessions.py),
+else from one statement of its own. Everything else (passwords, permissions, who may sign in)
+is Django's.
 """
 
 from __future__ import annotations
@@ -13,18 +14,14 @@ from functools import cache
 from django.contrib.auth import backends, get_user_model
 from django.core.exceptions import ValidationError
 
-from config.rows import Columns, fetch_one, quote
-
-
-@cache
-def _user_columns() -> Columns:
-    return Columns(get_user_model(), "u")
+from accounts.sessions import signed_in_user, user_columns
+from config.rows import fetch_one, quote
 
 
 @cache
 def _user_sql() -> str:
     table = quote(get_user_model()._meta.db_table)
-    return f"SELECT {_user_columns().sql} FROM {table} u WHERE u.id = %s"
+    return f"SELECT {user_columns().sql} FROM {table} u WHERE u.id = %s"
 
 
 class ModelBackend(backends.ModelBackend):
@@ -33,8 +30,8 @@ class ModelBackend(backends.ModelBackend):
             pk = get_user_model()._meta.pk.to_python(user_id)
         except ValidationError:
             return None
-        row = fetch_one(_user_sql(), [pk])
-        if row is None:
-            return None
-        user = _user_columns().instance(row)
-        return user if self.user_can_authenticate(user) else None
+        found, user = signed_in_user(pk)
+        if not found:
+            row = fetch_one(_user_sql(), [pk])
+            user = None if row is None else user_columns().instance(row)
+        return user if user is not None and self.user_can_authenticate(user) else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
 from django.utils import timezone
 
@@ -37,3 +38,24 @@ class ApiToken(models.Model):
     def is_active(self, now=None) -> bool:
         now = now or timezone.now()
         return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
+
+
+class Session(AbstractBaseSession):
+    """A database session that names its signed-in user in a column (``django_session`` keeps
+    it only inside the encoded data), so that every signed-in request reads its session and its
+    user with one statement (accounts/sessions.py). Deleting a user deletes their sessions."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.CASCADE, related_name="+"
+    )
+
+    class Meta:
+        db_table = "accounts_session"
+        verbose_name = "session"
+        verbose_name_plural = "sessions"
+
+    @classmethod
+    def get_session_store_class(cls):
+        from accounts.sessions import SessionStore
+
+        return SessionStore

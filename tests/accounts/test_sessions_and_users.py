@@ -1,4 +1,4 @@
-"""Each signed-in request reads its session and its user with hand-written SQL
+"""Each signed-in request reads its session and its user with one hand-written statement
 (accounts/sessions.py, accounts/backends.py): same answers as Django's own lookups."""
 
 from __future__ import annotations
@@ -6,12 +6,16 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.sessions.models import Session
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.backends import ModelBackend
+from accounts.models import Session
+from accounts.sessions import signed_in_user
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -63,27 +67,65 @@ def test_a_login_keeps_working_and_ends_as_django_ends_it():
     assert not is_signed_in(client)
 
 
-def test_the_upgrade_keeps_sessions_signed_in_by_djangos_backend():
-    """Sessions made before the password backend moved name Django's ModelBackend, which is no
-    longer listed: the migration renames it in them, so nobody is signed out by the upgrade."""
+def _with_session(key: str) -> Client:
+    client = Client()
+    client.cookies[settings.SESSION_COOKIE_NAME] = key
+    return client
+
+
+def test_the_session_and_its_user_are_read_with_one_statement():
+    user = UserFactory(username="ada")
+    client = signed_in(user)
+    assert Session.objects.get().user_id == user.pk
+
+    with CaptureQueriesContext(connection) as queries:
+        assert is_signed_in(client)
+    users = [q["sql"] for q in queries if get_user_model()._meta.db_table in q["sql"]]
+    assert len(users) == 1 and "session_data" in users[0]
+    # What the session read said is not left for another request.
+    assert signed_in_user(user.pk) == (False, None)
+
+
+def test_deleting_a_user_ends_their_sessions():
+    user = UserFactory(username="ada")
+    client = signed_in(user)
+    user.delete()
+    assert not Session.objects.exists()
+    assert not is_signed_in(client)
+
+
+def test_the_upgrades_keep_sessions_made_before_them():
+    """Sessions made before the password backend moved name Django's ModelBackend, and live in
+    ``django_session``: migration 0002 renames the backend in them and 0003 copies them, with
+    their user, to ``accounts_session``, so nobody is signed out by the upgrade."""
     from importlib import import_module
 
     from django.apps import apps
-    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends import db
 
-    migration = import_module("accounts.migrations.0002_sessions_name_the_hand_written_backend")
+    renamed = import_module("accounts.migrations.0002_sessions_name_the_hand_written_backend")
+    copied = import_module("accounts.migrations.0003_sessions_name_their_user")
     user = UserFactory(username="ada")
-    store = import_module(settings.SESSION_ENGINE).SessionStore()
-    store[SESSION_KEY] = str(user.pk)
-    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    store.create()
-    client = Client()
-    client.cookies[settings.SESSION_COOKIE_NAME] = store.session_key
-    assert not is_signed_in(client)
+    old = db.SessionStore()  # Django's own store: django_session
+    old[SESSION_KEY] = str(user.pk)
+    old[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    old[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    old.create()
+    expired = db.SessionStore()
+    expired[SESSION_KEY] = str(user.pk)
+    expired.set_expiry(-1)
+    expired.create()
+    assert not is_signed_in(_with_session(old.session_key))
 
-    migration.forwards(apps, None)
-    assert is_signed_in(client)
-    migration.backwards(apps, None)
-    assert not is_signed_in(client)
+    renamed.forwards(apps, None)
+    copied.forwards(apps, None)
+    assert is_signed_in(_with_session(old.session_key))
+    assert list(Session.objects.values_list("session_key", "user_id")) == [
+        (old.session_key, user.pk)
+    ]
+
+    # Going back, sessions made since are copied to django_session.
+    since = signed_in(user).session.session_key
+    copied.backwards(apps, None)
+    assert db.SessionStore(since).load()[SESSION_KEY] == str(user.pk)
