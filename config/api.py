@@ -16,10 +16,12 @@ class IdRouter(DefaultRouter):
 
 router = IdRouter()
 
+# Annotation first: its routes are matched first, and they serve most requests (annotators'
+# next-item and submit).
 for app_name in (
+    "annotation",
     "imports",
     "engines",
-    "annotation",
     "difficulty",
     "search",
     "lexical",

@@ -15,6 +15,12 @@ handler404 = "config.api_errors.page_not_found"
 handler500 = "config.api_errors.server_error"
 
 urlpatterns = [
+    # The API first: Django tries the patterns in order, and an annotator's next-item and
+    # submit, the most frequent requests by far, would otherwise be matched against every page
+    # route before them (bench/README.md, "Annotation load").
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/", include(router.urls)),
     path("", views.home, name="home"),
     path("dashboard/", views.dashboard, name="dashboard"),
     path("health/", views.health_page, name="health"),
@@ -31,9 +37,6 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     re_path(r"^admin/search/(?P<rest>difficulty.*)$", views.moved_to("/admin/difficulty/")),
     path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/", include(router.urls)),
     path("imports/", include("imports.urls")),
     path("engines/", include("engines.urls")),
     path("annotation/", include("annotation.urls")),

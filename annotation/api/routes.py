@@ -11,7 +11,8 @@ from annotation.api.views import (
 
 
 def register(router: DefaultRouter) -> None:
+    # Next-item (campaigns) and submit (annotations) first: URLs are matched in this order.
     router.register("campaigns", CampaignViewSet, basename="campaign")
+    router.register("annotations", AnnotationViewSet, basename="annotation")
     router.register("items", ItemViewSet, basename="item")
     router.register("annotators", AnnotatorViewSet, basename="annotator")
-    router.register("annotations", AnnotationViewSet, basename="annotation")
