@@ -70,7 +70,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "config.csp.CSPMiddleware",  # django-csp's, the header built once
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes requires: it turns a locked-out login into a 429 page.
     "axes.middleware.AxesMiddleware",
