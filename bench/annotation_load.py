@@ -316,7 +316,22 @@ def enroll_load_annotators(campaign, prefix: str, count: int, password_hash: str
         store[HASH_SESSION_KEY] = annotator.user.get_session_auth_hash()
         store.create()
         sessions.append(store.session_key)
+    _copy_to_djangos_table(store_class.get_model_class(), sessions)
     return sessions
+
+
+def _copy_to_djangos_table(model, keys: list[str]) -> None:
+    """Sessions made in another table than Django's ``django_session`` (``accounts_session``
+    since ADR 0042) are written there too, so that a ``--baseline`` from before reads them."""
+    from django.contrib.sessions.models import Session
+
+    if model is Session:
+        return
+    made = model.objects.filter(session_key__in=keys)
+    Session.objects.bulk_create(
+        Session(session_key=s.session_key, session_data=s.session_data, expire_date=s.expire_date)
+        for s in made
+    )
 
 
 def phase_key(label: str, annotators: int, round_number: int) -> str:
