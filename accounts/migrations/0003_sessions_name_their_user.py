@@ -13,23 +13,25 @@ from django.utils import timezone
 BATCH = 1000
 
 
-def _live(model):
-    return model.objects.filter(expire_date__gt=timezone.now()).order_by("pk").iterator(BATCH)
-
-
-def _copy(rows, model, make) -> None:
+def _copy(source, target, user_of=None) -> None:
+    """Copy the live sessions of ``source`` into ``target``; with ``user_of``, each names the
+    user that function finds in its data."""
+    live = source.objects.filter(expire_date__gt=timezone.now()).order_by("pk").iterator(BATCH)
     batch = []
-    for row in rows:
-        batch.append(make(row))
+    for row in live:
+        copy = target(
+            session_key=row.session_key, session_data=row.session_data, expire_date=row.expire_date
+        )
+        if user_of is not None:
+            copy.user_id = user_of(row.session_data)
+        batch.append(copy)
         if len(batch) == BATCH:
-            model.objects.bulk_create(batch, ignore_conflicts=True)
+            target.objects.bulk_create(batch, ignore_conflicts=True)
             batch = []
-    model.objects.bulk_create(batch, ignore_conflicts=True)
+    target.objects.bulk_create(batch, ignore_conflicts=True)
 
 
 def forwards(apps, schema_editor):
-    Old = apps.get_model("sessions", "Session")
-    New = apps.get_model("accounts", "Session")
     User = apps.get_model(settings.AUTH_USER_MODEL)
     codec = SessionStore()  # decodes with this site's secret key and serializer
     users = set(User.objects.values_list("pk", flat=True))
@@ -38,30 +40,11 @@ def forwards(apps, schema_editor):
         named = str(codec.decode(data).get(SESSION_KEY, ""))  # {} when it does not decode
         return int(named) if named.isdigit() and int(named) in users else None
 
-    _copy(
-        _live(Old),
-        New,
-        lambda row: New(
-            session_key=row.session_key,
-            session_data=row.session_data,
-            expire_date=row.expire_date,
-            user_id=user_of(row.session_data),
-        ),
-    )
+    _copy(apps.get_model("sessions", "Session"), apps.get_model("accounts", "Session"), user_of)
 
 
 def backwards(apps, schema_editor):
-    Old = apps.get_model("sessions", "Session")
-    New = apps.get_model("accounts", "Session")
-    _copy(
-        _live(New),
-        Old,
-        lambda row: Old(
-            session_key=row.session_key,
-            session_data=row.session_data,
-            expire_date=row.expire_date,
-        ),
-    )
+    _copy(apps.get_model("accounts", "Session"), apps.get_model("sessions", "Session"))
 
 
 class Migration(migrations.Migration):
