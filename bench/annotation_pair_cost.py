@@ -161,8 +161,8 @@ def main() -> None:
         results: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
         for round_number in range(args.rounds):
             # Alternating, so that a busier minute of the machine hits both alike, and in the
-            # reverse order every other round: the tree measured second in a round came out
-            # 10-15 % dearer with identical code.
+            # reverse order every other round, so that neither tree always runs first (in one
+            # run, whichever ran first in a round came out dearer in three rounds of four).
             order = list(trees.items())
             for name, code in order if round_number % 2 == 0 else order[::-1]:
                 database, url = load.create_database(args.pg, f"pair{round_number}")
