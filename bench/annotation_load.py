@@ -526,6 +526,10 @@ class Samples:
     # target is not on PostgreSQL), during the phase.
     server_cpu: float = 0.0
     database_cpu: float | None = None
+    # CPU time the hypervisor gave other guests while this one wanted it (all cores, from
+    # /proc/stat): the machine's own noise. A phase with more of it is slower for no fault of
+    # its target's (bench/README, "Thirty-two annotators against eight, measured closer").
+    steal: float = 0.0
 
     def record(self, next_item: float, submit: float | None, error: str = "") -> None:
         with self.lock:
@@ -734,16 +738,21 @@ def run_phase(
         thread.start()
     before = meter.read() if meter else None
     barrier.wait()
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu, steal = time.perf_counter(), time.process_time(), _steal_seconds()
     for thread in threads:
         thread.join()
     samples.wall = time.perf_counter() - started
     samples.client_cpu = time.process_time() - cpu
+    samples.steal = _steal_seconds() - steal
     if meter and before:
         meter.record(samples, before)
     for client, _step in clients:
         client.close()
     return samples
+
+
+def _steal_seconds() -> float:
+    return getattr(psutil.cpu_times(), "steal", 0.0)
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -778,6 +787,7 @@ def summarize(samples: Samples, wall: float) -> dict:
         "database_cpu_ms_per_request": per_request(samples.database_cpu, every),
         "errors": len(samples.errors),
         "error_examples": samples.errors[:5],
+        "steal_percent": round(100 * samples.steal / (wall * (os.cpu_count() or 1)), 1),
         "wall_s": round(wall, 2),
     }  # fmt: skip
 
@@ -791,6 +801,7 @@ def pooled(runs: list[Samples]) -> dict:
         merged.errors += run.errors
         merged.client_cpu += run.client_cpu
         merged.server_cpu += run.server_cpu
+        merged.steal += run.steal
         if run.database_cpu is not None:
             merged.database_cpu = (merged.database_cpu or 0.0) + run.database_cpu
     return summarize(merged, sum(run.wall for run in runs))
@@ -952,12 +963,45 @@ def comparisons(phases: list[dict], args) -> list[dict]:
     return rows
 
 
+def scaling(phases: list[dict], rounds: list[dict], args) -> list[dict]:
+    """Each target's requests/s at the most annotators against the fewest, per campaign: over
+    the pooled rounds, and round by round (the two phases of a round ran minutes apart at most,
+    so their ratio shows how far the machine's drift alone moves it)."""
+    few, many = min(args.annotators), max(args.annotators)
+    if few == many:
+        return []
+
+    def rate(rows: list[dict], target: str, label: str, n: int, **where) -> float | None:
+        return next(
+            (r["requests_per_s"] for r in rows
+             if (r["target"], r["campaign"], r["annotators"]) == (target, label, n)
+             and all(r.get(k) == v for k, v in where.items())),
+            None,
+        )  # fmt: skip
+
+    rows = []
+    for target in dict.fromkeys(p["target"] for p in phases):
+        for label in LABELS:
+            per_round = [
+                ratio(rate(rounds, target, label, many, round=k),
+                      rate(rounds, target, label, few, round=k))
+                for k in range(1, args.rounds + 1)
+            ]  # fmt: skip
+            rows.append({
+                "target": target, "campaign": label, "annotators": [few, many],
+                "requests_per_s_ratio": ratio(rate(phases, target, label, many),
+                                              rate(phases, target, label, few)),
+                "per_round": per_round,
+            })  # fmt: skip
+    return rows
+
+
 def markdown(phases: list[dict]) -> str:
     lines = [
         "| target | campaign | annotators | req/s | annotations/s | p50 ms | p95 ms "
         "| next-item p50 / p95 | submit p50 / p95 | CPU ms/req: server / database / client "
-        "| errors |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| steal % | errors |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for p in phases:
         lines.append(
@@ -966,7 +1010,7 @@ def markdown(phases: list[dict]) -> str:
             f"| {p['next_item']['p50_ms']} / {p['next_item']['p95_ms']} "
             f"| {p['submit']['p50_ms']} / {p['submit']['p95_ms']} "
             f"| {p['server_cpu_ms_per_request']} / {p['database_cpu_ms_per_request'] or '–'} "
-            f"/ {p['client_cpu_ms_per_request']} | {p['errors']} |"
+            f"/ {p['client_cpu_ms_per_request']} | {p['steal_percent']} | {p['errors']} |"
         )
     return "\n".join(lines)
 
@@ -1070,7 +1114,7 @@ def load(targets: list[Target], args) -> tuple[list[dict], list[dict]]:
                     f"CPU ms/req: server {result['server_cpu_ms_per_request']}, "
                     f"database {result['database_cpu_ms_per_request']}, "
                     f"client {result['client_cpu_ms_per_request']}, "
-                    f"errors {result['errors']}",
+                    f"steal {result['steal_percent']} %, errors {result['errors']}",
                     flush=True,
                 )
     phases = [
@@ -1122,13 +1166,14 @@ def main() -> None:
             "rounds": args.rounds,
             "phases": phases,
             "comparisons": comparisons(phases, args),
+            "scaling": scaling(phases, rounds, args),
             "per_round": rounds,
             "export_jsonl": export,
         }  # fmt: skip
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(json.dumps(report, indent=2) + "\n")
         print(markdown(phases))
-        for row in report["comparisons"]:
+        for row in report["comparisons"] + report["scaling"]:
             print(row)
         print(f"export: {export}")
         print(f"wrote {args.output}")
