@@ -12,9 +12,8 @@ from __future__ import annotations
 from functools import cache
 
 from django.contrib.auth import backends, get_user_model
-from django.core.exceptions import ValidationError
 
-from accounts.sessions import signed_in_user, user_columns
+from accounts.sessions import signed_in_user, user_columns, user_pk
 from config.rows import fetch_one, quote
 
 
@@ -26,9 +25,8 @@ def _user_sql() -> str:
 
 class ModelBackend(backends.ModelBackend):
     def get_user(self, user_id):
-        try:
-            pk = get_user_model()._meta.pk.to_python(user_id)
-        except ValidationError:
+        pk = user_pk(user_id)
+        if pk is None:
             return None
         found, user = signed_in_user(pk)
         if not found:

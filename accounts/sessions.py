@@ -75,7 +75,7 @@ class SessionStore(db.SessionStore):
 
     def create_model_instance(self, data: dict[str, Any]):
         session = cast("Session", super().create_model_instance(data))
-        session.user_id = _user_id(data.get(SESSION_KEY))
+        session.user_id = user_pk(data.get(SESSION_KEY))
         return session
 
     def _get_session_from_db(self):
@@ -92,8 +92,9 @@ class SessionStore(db.SessionStore):
         return self.model(session_data=session_data)
 
 
-def _user_id(value: Any) -> int | None:
-    """The signed-in user's id as the session data holds it (a string), for the column."""
+def user_pk(value: Any) -> Any:
+    """The user's primary key from the form the session data holds it in (a string); ``None``
+    when it is not one (a tampered or stale session). Shared with the password backend."""
     try:
         return get_user_model()._meta.pk.to_python(value)
     except ValidationError:

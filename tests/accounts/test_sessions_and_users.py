@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.backends import ModelBackend
 from accounts.models import Session
-from accounts.sessions import signed_in_user
+from accounts.sessions import SessionStore, signed_in_user, user_pk
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -92,6 +92,17 @@ def test_deleting_a_user_ends_their_sessions():
     user.delete()
     assert not Session.objects.exists()
     assert not is_signed_in(client)
+
+
+def test_a_session_whose_user_id_is_not_a_key_names_no_user():
+    """Only the server writes session data (Django reads it back unchecked, as here), but the
+    column is filled from it on every save: a value that is no key leaves it empty."""
+    session = SessionStore()
+    session["_auth_user_id"] = "1 OR 1=1"
+    session.save()
+    assert Session.objects.get(session_key=session.session_key).user_id is None
+    assert user_pk("1 OR 1=1") is None
+    assert user_pk("7") == 7
 
 
 def test_the_upgrades_keep_sessions_made_before_them():
