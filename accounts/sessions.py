@@ -94,7 +94,7 @@ class SessionStore(db.SessionStore):
 
 def user_pk(value: Any) -> Any:
     """The user's primary key from the form the session data holds it in (a string); ``None``
-    when it is not one (a tampered or stale session). Shared with the password backend."""
+    when it is not one. Shared with the password backend."""
     try:
         return get_user_model()._meta.pk.to_python(value)
     except ValidationError:

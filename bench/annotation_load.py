@@ -528,7 +528,8 @@ class Samples:
     database_cpu: float | None = None
     # CPU time the hypervisor gave other guests while this one wanted it (all cores, from
     # /proc/stat): the machine's own noise. A phase with more of it is slower for no fault of
-    # its target's (bench/README, "Thirty-two annotators against eight, measured closer").
+    # its target's (bench/README, "Pearmut on an ordinary day, six rounds, and the machine's
+    # steal").
     steal: float = 0.0
 
     def record(self, next_item: float, submit: float | None, error: str = "") -> None:
@@ -970,30 +971,25 @@ def scaling(phases: list[dict], rounds: list[dict], args) -> list[dict]:
     few, many = min(args.annotators), max(args.annotators)
     if few == many:
         return []
-
-    def rate(rows: list[dict], target: str, label: str, n: int, **where) -> float | None:
-        return next(
-            (r["requests_per_s"] for r in rows
-             if (r["target"], r["campaign"], r["annotators"]) == (target, label, n)
-             and all(r.get(k) == v for k, v in where.items())),
-            None,
-        )  # fmt: skip
-
-    rows = []
-    for target in dict.fromkeys(p["target"] for p in phases):
-        for label in LABELS:
-            per_round = [
-                ratio(rate(rounds, target, label, many, round=k),
-                      rate(rounds, target, label, few, round=k))
-                for k in range(1, args.rounds + 1)
-            ]  # fmt: skip
-            rows.append({
-                "target": target, "campaign": label, "annotators": [few, many],
-                "requests_per_s_ratio": ratio(rate(phases, target, label, many),
-                                              rate(phases, target, label, few)),
-                "per_round": per_round,
-            })  # fmt: skip
-    return rows
+    pooled_rate = {
+        (p["target"], p["campaign"], p["annotators"]): p["requests_per_s"] for p in phases
+    }
+    round_rate = {
+        (r["target"], r["campaign"], r["annotators"], r["round"]): r["requests_per_s"]
+        for r in rounds
+    }
+    return [
+        {
+            "target": target, "campaign": label, "annotators": [few, many],
+            "requests_per_s_ratio": ratio(pooled_rate.get((target, label, many)),
+                                          pooled_rate.get((target, label, few))),
+            "per_round": [ratio(round_rate.get((target, label, many, k)),
+                                round_rate.get((target, label, few, k)))
+                          for k in range(1, args.rounds + 1)],
+        }
+        for target in dict.fromkeys(p["target"] for p in phases)
+        for label in LABELS
+    ]  # fmt: skip
 
 
 def markdown(phases: list[dict]) -> str:
