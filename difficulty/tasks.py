@@ -5,6 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+import rounds
 from difficulty import services as difficulty_services
 
 
@@ -14,10 +15,9 @@ def advance_difficulty_evaluation(self, evaluation_id: int) -> None:
 
     Foreground twin: ``python manage.py run_difficulty_evaluation ID``.
     """
-    worker = f"{self.request.hostname or 'worker'}:{self.request.id}"
     try:
         outcome = difficulty_services.advance_difficulty_evaluation(
-            evaluation_id, worker=worker, interrupts=(SoftTimeLimitExceeded,)
+            evaluation_id, worker=rounds.worker_name(self), interrupts=(SoftTimeLimitExceeded,)
         )
     except SoftTimeLimitExceeded:
         # The unit in flight is run again by the next round (engine answers are cached).

@@ -12,7 +12,8 @@ from imports import services
 @shared_task(name=services.RUN_TASK, bind=True)
 def run_import(self, job_id: int) -> None:
     """Import one job's file. Foreground twin: ``python manage.py run_import JOB_ID``."""
-    worker = f"{self.request.hostname or 'worker'}:{self.request.id}"
-    outcome = services.run_import_job(job_id, worker=worker, interrupts=(SoftTimeLimitExceeded,))
+    outcome = services.run_import_job(
+        job_id, worker=rounds.worker_name(self), interrupts=(SoftTimeLimitExceeded,)
+    )
     if outcome.status is rounds.Status.BUSY:
         services.enqueue_import(job_id, countdown=outcome.retry_in)

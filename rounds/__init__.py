@@ -5,7 +5,8 @@ does its work, commits, and reports an :class:`Outcome`; the task adapter decide
 and queues it by name on commit (:func:`enqueue`); commands run the same rounds in the
 foreground (:func:`run_in_foreground`); one sweep (:func:`sweep`) finds jobs whose message was
 lost, for every kind registered with :func:`register`; a round whose database went away is
-run again when it is back (:func:`retry_when_database_is_back`). A kind of job whose lifecycle
+run again when it is back (:func:`retry_when_database_is_back`); a round task's body is
+:func:`run_round`. A kind of job whose lifecycle
 is the plain one (claim, fail, cancel, recover, foreground) describes it once with
 :class:`LeasedJobKind`.
 
@@ -19,6 +20,7 @@ from rounds.outage import database_lost, retry_when_database_is_back
 from rounds.outcome import Busy, Outcome, Status
 from rounds.queue import enqueue
 from rounds.recovery import JobKind, register, registered, sweep
+from rounds.tasks import run_round, worker_name
 
 __all__ = [
     "Busy",
@@ -38,5 +40,7 @@ __all__ = [
     "retry_when_database_is_back",
     "round_lease",
     "run_in_foreground",
+    "run_round",
     "sweep",
+    "worker_name",
 ]

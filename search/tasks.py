@@ -6,8 +6,6 @@ by task name through :func:`rounds.enqueue` and never import this module.
 
 from __future__ import annotations
 
-import os
-
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
@@ -47,24 +45,11 @@ def generate_topic_tree(tree_id: int) -> None:
 def advance_search_run(self, run_id: int, round_index: int) -> None:
     """One round of a search run, then its successor: the next round, or this one again later.
 
-    The worker name starts with the Celery node name, so a worker restarted under the same name
-    knows that claims carrying it belonged to its dead predecessor (``rounds.sweep``).
     Foreground twin: ``python manage.py run_search --foreground``.
     """
-    worker = f"{self.request.hostname or 'worker'}:{os.getpid()}:{self.request.id}"
-    try:
-        outcome = run_services.advance_run(
-            run_id, round_index, worker=worker, interrupts=(SoftTimeLimitExceeded,)
-        )
-    except SoftTimeLimitExceeded:
-        run_services.enqueue_round(run_id, round_index)
-        return
-    except Exception as exc:
-        rounds.retry_when_database_is_back(self, exc)
-        raise
-    if outcome.wants_successor:
-        successor = round_index if outcome.repeats_round else round_index + 1
-        run_services.enqueue_round(run_id, successor, countdown=outcome.retry_in)
+    rounds.run_round(
+        self, run_services.advance_run, run_services.enqueue_round, run_id, round_index
+    )
 
 
 @shared_task(name=human_loop.SETTLE_TASK)
@@ -82,20 +67,9 @@ def advance_breaker_run(self, run_id: int, round_index: int) -> None:
 
     Foreground twin: ``python manage.py run_breaker --foreground``.
     """
-    worker = f"{self.request.hostname or 'worker'}:{os.getpid()}:{self.request.id}"
-    try:
-        outcome = breaker_services.advance_run(
-            run_id, round_index, worker=worker, interrupts=(SoftTimeLimitExceeded,)
-        )
-    except SoftTimeLimitExceeded:
-        breaker_services.enqueue_round(run_id, round_index)
-        return
-    except Exception as exc:
-        rounds.retry_when_database_is_back(self, exc)
-        raise
-    if outcome.wants_successor:
-        successor = round_index if outcome.repeats_round else round_index + 1
-        breaker_services.enqueue_round(run_id, successor, countdown=outcome.retry_in)
+    rounds.run_round(
+        self, breaker_services.advance_run, breaker_services.enqueue_round, run_id, round_index
+    )
 
 
 @shared_task(name=transfer_services.ADVANCE_TASK, bind=True)
@@ -104,17 +78,13 @@ def advance_breaker_transfer(self, transfer_id: int, round_index: int) -> None:
 
     Foreground twin: ``python manage.py run_breaker_transfer --foreground``.
     """
-    worker = f"{self.request.hostname or 'worker'}:{os.getpid()}:{self.request.id}"
-    try:
-        outcome = transfer_services.advance_transfer(
-            transfer_id, round_index, worker=worker, interrupts=(SoftTimeLimitExceeded,)
-        )
-    except SoftTimeLimitExceeded:
-        transfer_services.enqueue_round(transfer_id, round_index)
-        return
-    if outcome.wants_successor:
-        successor = round_index if outcome.repeats_round else round_index + 1
-        transfer_services.enqueue_round(transfer_id, successor, countdown=outcome.retry_in)
+    rounds.run_round(
+        self,
+        transfer_services.advance_transfer,
+        transfer_services.enqueue_round,
+        transfer_id,
+        round_index,
+    )
 
 
 @shared_task(name=data_quality.COMPUTE_TASK, bind=True)
@@ -123,13 +93,10 @@ def compute_breaker_statistics(self, stats_id: int, round_index: int) -> None:
 
     Foreground twin: ``python manage.py compute_breaker_statistics RUN``.
     """
-    worker = f"{self.request.hostname or 'worker'}:{os.getpid()}:{self.request.id}"
-    try:
-        outcome = data_quality.compute_statistics(
-            stats_id, round_index, worker=worker, interrupts=(SoftTimeLimitExceeded,)
-        )
-    except SoftTimeLimitExceeded:
-        data_quality.enqueue_statistics(stats_id, round_index)
-        return
-    if outcome.wants_successor:
-        data_quality.enqueue_statistics(stats_id, round_index, countdown=outcome.retry_in)
+    rounds.run_round(
+        self,
+        data_quality.compute_statistics,
+        data_quality.enqueue_statistics,
+        stats_id,
+        round_index,
+    )
