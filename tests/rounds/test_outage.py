@@ -7,17 +7,7 @@ from celery.exceptions import Retry
 from django.db import IntegrityError, OperationalError, connection
 
 import rounds
-
-
-class RecordingTask:
-    """Stands in for a bound Celery task: records what it was asked to retry."""
-
-    def __init__(self) -> None:
-        self.retries: list[dict] = []
-
-    def retry(self, **options) -> Retry:
-        self.retries.append(options)
-        return Retry("again")
+from tests.rounds.recording_task import RecordingTask
 
 
 def _query_error_on_a_live_connection() -> OperationalError:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from types import SimpleNamespace
 
 import pytest
 from celery.exceptions import Retry, SoftTimeLimitExceeded
@@ -19,18 +18,7 @@ from search import tasks as search_tasks
 from search.breaker import data_quality, transfer_services
 from search.breaker import services as breaker_services
 from search.runs import services as run_services
-
-
-class FakeTask:
-    """Stands in for a bound Celery task: its request, and what it was asked to retry."""
-
-    def __init__(self, hostname: str | None = "celery@box") -> None:
-        self.request = SimpleNamespace(hostname=hostname, id="task-1")
-        self.retries: list[dict] = []
-
-    def retry(self, **options) -> Retry:
-        self.retries.append(options)
-        return Retry("again")
+from tests.rounds.recording_task import RecordingTask
 
 
 class Job:
@@ -52,8 +40,8 @@ class Job:
         self.queued.append((job_id, round_index, countdown))
 
 
-def run(job: Job, task: FakeTask | None = None) -> None:
-    rounds.run_round(task or FakeTask(), job.advance, job.enqueue, 7, 3)
+def run(job: Job, task: RecordingTask | None = None) -> None:
+    rounds.run_round(task or RecordingTask(), job.advance, job.enqueue, 7, 3)
 
 
 def test_a_round_with_more_to_do_queues_the_next_round_at_once():
@@ -93,7 +81,7 @@ def test_another_error_propagates_and_queues_nothing():
 def test_a_lost_database_is_retried_by_celery_on_a_server_database():
     connection.ensure_connection()
     connection.close()  # as after the server cut it
-    job, task = Job(OperationalError("server closed the connection unexpectedly")), FakeTask()
+    job, task = Job(OperationalError("server closed the connection unexpectedly")), RecordingTask()
     if connection.vendor == "sqlite":  # no server to lose: the error propagates
         with pytest.raises(OperationalError):
             run(job, task)
@@ -107,8 +95,8 @@ def test_a_lost_database_is_retried_by_celery_on_a_server_database():
 
 def test_the_worker_name_starts_with_the_node_name_then_the_process_and_the_task():
     job = Job(Outcome(Status.DONE))
-    run(job, FakeTask("celery@box"))
-    run(job, FakeTask(None))
+    run(job, RecordingTask("celery@box"))
+    run(job, RecordingTask(None))
     assert [worker for *_, worker in job.advanced] == [
         f"celery@box:{os.getpid()}:task-1",
         f"worker:{os.getpid()}:task-1",
