@@ -120,6 +120,8 @@ def run_import_job(
     except interrupts:
         return _fail(job, worker, ["took longer than a worker may run; use the command"])
     except Exception as exc:
+        if rounds.database_lost(exc):
+            raise  # nothing was written (one transaction); the task imports again when it is back
         logger.exception("import job %s failed", job_id)
         return _fail(job, worker, [f"the import failed unexpectedly ({type(exc).__name__})"])
     _drop_file(job)

@@ -6,8 +6,8 @@ and queues it by name on commit (:func:`enqueue`); commands run the same rounds 
 foreground (:func:`run_in_foreground`); one sweep (:func:`sweep`) finds jobs whose message was
 lost, for every kind registered with :func:`register`; a round whose database went away is
 run again when it is back (:func:`retry_when_database_is_back`); a round task's body is
-:func:`run_round`. A kind of job whose lifecycle
-is the plain one (claim, fail, cancel, recover, foreground) describes it once with
+:func:`run_round` (:func:`run_job_round` where rounds carry no number). A kind of job whose
+lifecycle is the plain one (claim, fail, cancel, recover, foreground) describes it once with
 :class:`LeasedJobKind`.
 
 No models and no imports of the platform's apps: apps import this, never the other way round.
@@ -20,7 +20,7 @@ from rounds.outage import database_lost, retry_when_database_is_back
 from rounds.outcome import Busy, Outcome, Status
 from rounds.queue import enqueue
 from rounds.recovery import JobKind, register, registered, sweep
-from rounds.tasks import run_round, worker_name
+from rounds.tasks import run_job_round, run_round, worker_name
 
 __all__ = [
     "Busy",
@@ -40,6 +40,7 @@ __all__ = [
     "retry_when_database_is_back",
     "round_lease",
     "run_in_foreground",
+    "run_job_round",
     "run_round",
     "sweep",
     "worker_name",

@@ -28,15 +28,27 @@ _CONNECTION_ERRORS = (
 )
 
 
+# SQLSTATEs of a server that ended the session: the connection exceptions (class 08), and the
+# shutdowns of class 57 (an administrator's or a crash's, or a server still starting).
+_CONNECTION_EXCEPTION_CLASS = "08"
+_SERVER_GONE = frozenset({"57P01", "57P02", "57P03"})
+
+
 def database_lost(exc: BaseException) -> bool:
     """Whether ``exc`` came from a database server that cannot be reached just now.
 
-    Asked of the connection itself, not the message: a server that answers ``SELECT 1`` is up,
-    so the error was about the query. SQLite has no server to lose (and its "database is
-    locked" is a contention the caller already waits out).
+    Told by the server's own code for the error (SQLSTATE) when it sent one, else by asking the
+    connection, never by the message: a server that answers ``SELECT 1`` is up, so the error was
+    about the query. The code comes first because the connection may already be a new one:
+    Django reconnects when it leaves an outermost ``atomic`` block whose connection broke. SQLite
+    has no server to lose (and its "database is locked" is a contention the caller already waits
+    out).
     """
     if not isinstance(exc, _CONNECTION_ERRORS) or connection.vendor == "sqlite":
         return False
+    state = _sqlstate(exc)
+    if state.startswith(_CONNECTION_EXCEPTION_CLASS) or state in _SERVER_GONE:
+        return True
     raw = connection.connection
     if raw is None or getattr(raw, "closed", False) or getattr(raw, "broken", False):
         return True
@@ -44,6 +56,14 @@ def database_lost(exc: BaseException) -> bool:
         # A failed transaction refuses SELECT 1 too; its socket is alive, so the server is up.
         return False
     return not connection.is_usable()
+
+
+def _sqlstate(exc: BaseException) -> str:
+    """The SQLSTATE of psycopg's error, raised as is or under Django's wrapper ('' if none)."""
+    for error in (exc, exc.__cause__):
+        if isinstance(error, psycopg.Error) and error.sqlstate:
+            return error.sqlstate
+    return ""
 
 
 def retry_when_database_is_back(task: Any, exc: BaseException) -> None:

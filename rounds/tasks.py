@@ -15,6 +15,10 @@ Advance = Callable[..., Outcome]
 """``advance(job_id, round_index, *, worker, interrupts)``: one round of the job."""
 Enqueue = Callable[..., None]
 """``enqueue(job_id, round_index, *, countdown=None)``: queue a round on commit."""
+JobAdvance = Callable[..., Outcome]
+"""``advance(job_id, *, worker, interrupts)``: one round of a job that does not number them."""
+JobEnqueue = Callable[..., None]
+"""``enqueue(job_id, *, countdown=None)``: queue such a job's next round on commit."""
 
 
 def worker_name(task: Any) -> str:
@@ -47,3 +51,16 @@ def run_round(task: Any, advance: Advance, enqueue: Enqueue, job_id: int, round_
     if outcome.wants_successor:
         successor = round_index if outcome.repeats_round else round_index + 1
         enqueue(job_id, successor, countdown=outcome.retry_in)
+
+
+def run_job_round(task: Any, advance: JobAdvance, enqueue: JobEnqueue, job_id: int) -> None:
+    """:func:`run_round` for a job whose rounds carry no number (a DEC evaluation, an import):
+    its round is whatever its row says is left, so "the next round" and "this round again" are
+    the same message."""
+    run_round(
+        task,
+        lambda job, _round_index, **options: advance(job, **options),
+        lambda job, _round_index, **options: enqueue(job, **options),
+        job_id,
+        0,
+    )

@@ -509,6 +509,8 @@ def advance_difficulty_evaluation(
         _fail(evaluation_id, worker, str(exc))
         return rounds.Outcome(Status.STOPPED)
     except Exception as exc:
+        if rounds.database_lost(exc):
+            raise  # the evaluation is intact; the task runs the round again when it is back
         logger.exception("difficulty evaluation %s failed", evaluation_id)
         _fail(evaluation_id, worker, f"internal error: {type(exc).__name__}: {exc}")
         return rounds.Outcome(Status.STOPPED)

@@ -10,12 +10,15 @@ import numpy as np
 import pytest
 import wordfreq
 from django.core.management import CommandError, call_command
+from django.db import OperationalError
 from django.utils import timezone
 from scipy import stats
 
 from difficulty import services
 from difficulty.models import DifficultyDataset, DifficultyEstimate, DifficultyEvaluation
+from difficulty.services import evaluations
 from engines import heuristics
+from tests.rounds.database_outage import end_this_connection, postgres_only, reconnect
 
 pytestmark = pytest.mark.django_db
 
@@ -447,3 +450,33 @@ def test_the_hardest_subset_lists_its_segments(small, admin_client):
             f'<tr><td class="num">{rank}</td><td></td><td>{row}</td><td dir="auto">{source}</td>'
             f'<td class="num">{mean:.1f}</td></tr>'
         ) in page
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_round_whose_database_went_away_leaves_the_evaluation_to_run_again(small, monkeypatch):
+    whole = evaluate(small, ["length", "random"], n_bootstrap=20, seed=3)
+    evaluation = services.start_difficulty_evaluation(
+        small, ["length", "random"], n_bootstrap=20, seed=3, enqueue=False
+    )
+    execute = evaluations._Run.execute
+    ran: list[list] = []
+
+    def cut_after_the_first_unit(run, unit):
+        ran.append(unit)
+        if len(ran) == 2:
+            end_this_connection()  # the unit's result is recorded on a connection that is gone
+        return execute(run, unit)
+
+    monkeypatch.setattr(evaluations._Run, "execute", cut_after_the_first_unit)
+    with pytest.raises(OperationalError):
+        services.advance_difficulty_evaluation(evaluation.pk, worker="w")
+
+    reconnect()
+    evaluation.refresh_from_db()
+    assert evaluation.status == "running" and evaluation.error == ""
+    assert evaluation.progress_done == 1  # the first unit's record committed, the second's not
+    outcome = services.advance_difficulty_evaluation(evaluation.pk, worker="w")  # the retry
+    evaluation.refresh_from_db()
+    assert outcome.status == "done"
+    assert evaluation.results == whole

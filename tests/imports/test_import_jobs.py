@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import OperationalError
 from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -22,6 +23,7 @@ from imports import services
 from imports.models import ImportJob
 from tests.difficulty.test_difficulty_import import nothing_written
 from tests.imports.conftest import THRESHOLD, dataset_lines, snapshot, upload
+from tests.rounds.database_outage import end_this_connection, postgres_only, reconnect
 
 pytestmark = pytest.mark.django_db
 
@@ -260,3 +262,27 @@ def test_a_file_that_killed_its_worker_three_times_fails_the_job(admin_user):
     assert job.status == "failed"
     assert job.errors == ["gave up: the worker died during each of 3 runs"]
     assert nothing_written()
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_job_whose_database_went_away_is_imported_again_once_it_is_back(monkeypatch, admin_user):
+    monkeypatch.setattr(services, "PROGRESS_EVERY", 10)
+    job = start_job(dataset_lines(45), admin_user)
+    report = services._report
+
+    def cut_after_the_first_report(job_id, worker, **changes):
+        report(job_id, worker, **changes)
+        end_this_connection()
+
+    monkeypatch.setattr(services, "_report", cut_after_the_first_report)
+    with pytest.raises(OperationalError):
+        services.run_import_job(job.pk, worker="w")
+
+    reconnect()
+    job.refresh_from_db()
+    assert (job.status, job.lines_done, job.errors) == ("reading", 10, [])  # not failed
+    assert nothing_written()
+    monkeypatch.setattr(services, "_report", report)
+    assert services.run_import_job(job.pk, worker="w").status is rounds.Status.DONE  # the retry
+    assert DifficultyDataset.objects.get().name == "big"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 from celery.exceptions import Retry
-from django.db import IntegrityError, OperationalError, connection
+from django.db import IntegrityError, OperationalError, connection, transaction
 
 import rounds
+from tests.rounds.database_outage import end_this_connection, postgres_only
 from tests.rounds.recording_task import RecordingTask
 
 
@@ -50,3 +51,16 @@ def test_a_connection_that_is_gone_is_retried_on_a_server_database():
     with pytest.raises(Retry):
         rounds.retry_when_database_is_back(task, error)
     assert task.retries == [{"countdown": rounds.outage.DATABASE_RETRY_S, "max_retries": None}]
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_session_the_server_ended_is_lost_even_once_django_has_reconnected():
+    with pytest.raises(OperationalError) as caught, transaction.atomic():
+        end_this_connection()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    # Leaving the outermost block, Django dropped the broken connection and opened another:
+    # asking the connection would say the server is fine. The server's code says otherwise.
+    assert connection.is_usable()
+    assert rounds.database_lost(caught.value)

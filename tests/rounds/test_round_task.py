@@ -9,6 +9,10 @@ from celery.exceptions import Retry, SoftTimeLimitExceeded
 from django.db import OperationalError, connection
 
 import rounds
+from difficulty import services as difficulty_services
+from difficulty import tasks as difficulty_tasks
+from imports import services as import_services
+from imports import tasks as import_tasks
 from lexical import tasks as lexical_tasks
 from lexical.evaluation import services as evaluation_services
 from lexical.mining import services as mining_services
@@ -142,3 +146,62 @@ def test_each_round_task_runs_its_services_round_and_queues_its_successor(
     task.run(11, 2)
     assert [(job_id, index) for job_id, index, _ in job.advanced] == [(11, 2)]
     assert job.queued == [(11, 2, 5.0)]
+
+
+# --- Jobs whose rounds carry no number (rounds.run_job_round) -----------------------------
+
+
+class UnnumberedJob(Job):
+    """A :class:`Job` whose rounds carry no number: recorded as round 0."""
+
+    def advance(self, job_id: int, *, worker: str, interrupts) -> Outcome:  # type: ignore[override]
+        return super().advance(job_id, 0, worker=worker, interrupts=interrupts)
+
+    def enqueue(self, job_id: int, *, countdown: float | None = None) -> None:  # type: ignore[override]
+        super().enqueue(job_id, 0, countdown=countdown)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "queued"),
+    [
+        (Outcome(Status.MORE), [(7, 0, None)]),
+        (Outcome(Status.BUSY, retry_in=12.0), [(7, 0, 12.0)]),
+        (Outcome(Status.DONE), []),
+        (SoftTimeLimitExceeded(), [(7, 0, None)]),
+    ],
+)
+def test_a_job_without_round_numbers_queues_its_next_round_by_the_same_rules(outcome, queued):
+    job = UnnumberedJob(outcome)
+    rounds.run_job_round(RecordingTask(), job.advance, job.enqueue, 7)
+    assert job.queued == queued
+
+
+JOB_TASKS = [
+    (
+        difficulty_tasks.advance_difficulty_evaluation,
+        difficulty_services,
+        "advance_difficulty_evaluation",
+        "enqueue_evaluation_round",
+    ),
+    (import_tasks.run_import, import_services, "run_import_job", "enqueue_import"),
+]
+
+
+@pytest.mark.parametrize(
+    ("task", "service", "advance", "enqueue"), JOB_TASKS, ids=[t[0].name for t in JOB_TASKS]
+)
+def test_dec_and_import_tasks_run_their_round_and_wait_out_a_lost_database(
+    monkeypatch, task, service, advance, enqueue
+):
+    job = UnnumberedJob(Outcome(Status.BUSY, retry_in=5.0))
+    monkeypatch.setattr(service, advance, job.advance)
+    monkeypatch.setattr(service, enqueue, job.enqueue)
+    task.run(11)
+    assert job.queued == [(11, 0, 5.0)]
+
+    lost: list[BaseException] = []
+    monkeypatch.setattr(rounds.tasks, "retry_when_database_is_back", lambda _t, e: lost.append(e))
+    job.outcome = OperationalError("server closed the connection unexpectedly")
+    with pytest.raises(OperationalError):
+        task.run(11)
+    assert lost == [job.outcome]  # asked whether to retry (a server database says yes)
