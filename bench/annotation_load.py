@@ -16,7 +16,7 @@ hits them alike (phases rotate target by target inside each round; odd rounds ru
 from 8 annotators and the empty campaign up, even rounds the other way; rounds are pooled):
 
 * ``hardset/postgresql`` and ``hardset/sqlite``: this working tree under gunicorn with
-  ``config/gunicorn.py`` (2 workers × 4 gthreads, keep-alive 30 s; ``DEBUG`` off) through the
+  ``config/gunicorn.py`` (4 workers × 2 gthreads, keep-alive 30 s; ``DEBUG`` off) through the
   REST API (signed-in sessions made beforehand;
   ``GET /api/campaigns/<id>/next-item/``, ``POST /api/annotations/`` with an
   ``Idempotency-Key``);

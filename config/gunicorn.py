@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import os
 
-# A process per core, threads for the requests that wait on the database. ``WEB_CONCURRENCY`` is
-# the usual way to say how many cores. About two requests in flight keep a core busy (a request
-# on the annotation hot path spends two thirds of its time in Python, which one thread at a time
-# runs: the GIL); four leave room for a slow one. More threads only add requests that wait for
-# the GIL, and each wait costs context switches in the worker and a busy backend in PostgreSQL:
-# at 8 threads the CPU per request rose with the number of annotators (bench/README, "CPU per
-# request at 8 and 32 annotators").
-workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+# Two processes per core, two threads each for the requests that wait on the database.
+# ``WEB_CONCURRENCY`` is the number of processes (the usual name): set it to twice the cores; each
+# process holds up to ``threads`` database connections. About two requests in flight keep a core
+# busy (two thirds of a request on the annotation hot path is Python, which one thread of a
+# process runs at a time: the GIL). Spread over more processes, the same number of requests in
+# flight keeps both cores fuller than 2 processes × 4 threads did: a gthread worker keeps a
+# kept-alive connection for its whole life, and with 8 annotators on 2 processes the split was
+# often 6 and 2, which left one core short of work; 6-10 % more requests a second at 8 annotators,
+# as many or more at 32 (bench/README, "Two threads in twice the processes"). More threads per
+# process only add requests that wait for the GIL, each wait costing context switches
+# (bench/README, "CPU per request at 8 and 32 annotators").
+workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
 worker_class = "gthread"
-threads = 4
+threads = 2
 
 # Kept-alive connections, on one listening socket that all workers share. A gthread worker keeps
 # a connection for its whole life, so a few busy clients (or a proxy's few upstream connections)
