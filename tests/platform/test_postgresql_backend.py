@@ -7,10 +7,11 @@ import select
 import time
 
 import pytest
-from django.db import DatabaseError, connection, connections
+from django.db import DatabaseError, connection
 
 from config import rows
 from tests.platform.test_settings import start_django
+from tests.rounds.database_outage import end_this_connection
 
 postgres_only = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="the backend of config/postgresql is PostgreSQL's"
@@ -87,12 +88,7 @@ def test_health_check_asks_the_server_when_the_socket_cannot_be_polled(monkeypat
 def test_health_check_notices_a_connection_the_server_ended():
     connection.ensure_connection()
     pid = connection.connection.info.backend_pid
-    other = connections.create_connection("default")
-    try:
-        with other.cursor() as cursor:
-            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
-    finally:
-        other.close()
+    end_this_connection()
     deadline = time.monotonic() + 10
     while connection.is_usable() and time.monotonic() < deadline:
         time.sleep(0.05)
