@@ -16,11 +16,12 @@ import pytest
 from django.db import connection
 
 from annotation import hot_sql
+from tests import databases
 from tests.annotation.factories import enrolled, esa_campaign
 
 pytestmark = [
     pytest.mark.django_db,
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plan cache"),
+    databases.postgres_only("PostgreSQL's plan cache"),
 ]
 
 

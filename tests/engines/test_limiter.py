@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 
 from engines.limiter import FileSlots, PostgresSlots, SlotTimeout, limiter
+from tests import databases
 
 pytestmark = pytest.mark.django_db
 
@@ -90,9 +91,7 @@ def test_file_slots_are_released_when_a_process_dies(tmp_path):
         pass
 
 
-postgres_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="advisory-lock slots need PostgreSQL"
-)
+postgres_only = databases.postgres_only("advisory-lock slots need PostgreSQL")
 
 
 def _batch(slots: PostgresSlots, width: int = 3) -> None:

@@ -10,12 +10,11 @@ import pytest
 from django.db import DatabaseError, connection
 
 from config import rows
+from tests import databases
 from tests.platform.test_settings import start_django
 from tests.rounds.database_outage import end_this_connection
 
-postgres_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="the backend of config/postgresql is PostgreSQL's"
-)
+postgres_only = databases.postgres_only("the backend of config/postgresql is PostgreSQL's")
 
 HOT = "SELECT count(*) FROM django_session WHERE session_key = %s"
 
@@ -86,9 +85,7 @@ def test_health_check_asks_the_server_when_the_socket_cannot_be_polled(monkeypat
 @postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_health_check_notices_a_connection_the_server_ended():
-    connection.ensure_connection()
-    pid = connection.connection.info.backend_pid
-    end_this_connection()
+    pid = end_this_connection()
     deadline = time.monotonic() + 10
     while connection.is_usable() and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
 from django.db import connection, connections
 
-postgres_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="SQLite has no server to lose"
-)
+from tests import databases
+
+postgres_only = databases.postgres_only("SQLite has no server to lose")
 
 
-def end_this_connection() -> None:
+def end_this_connection() -> int:
     """Have the server end the default connection's backend (``pg_terminate_backend`` from a
-    second connection): its next statement fails as after a server restart."""
+    second connection): its next statement fails as after a server restart. Returns the
+    backend's pid."""
     connection.ensure_connection()
     pid = connection.connection.info.backend_pid
     other = connections.create_connection("default")
@@ -21,6 +21,7 @@ def end_this_connection() -> None:
             cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
     finally:
         other.close()
+    return pid
 
 
 def reconnect() -> None:
