@@ -9,7 +9,9 @@ of ``next-item`` → ``submit`` at 8 and then 32 annotators, on two kinds of cam
   claims and item counters, as if 50 earlier annotators had done them), shared by its phases
   and given open items enough for all of them.
 
-Each target first gets ``--warm-up`` unmeasured seconds on a campaign of its own.
+Each target first gets ``--warm-up`` unmeasured seconds on each kind of campaign (round 0:
+campaigns of their own, the 50k one among them, so that no measured phase is the first to read
+a 50k campaign's tables).
 
 Targets, each on its own data, all in the same run so that load from other jobs on the machine
 hits them alike (phases rotate target by target inside each round; odd rounds run the phases
@@ -83,9 +85,11 @@ PASSWORD = "bench-annotator-password"
 PEARMUT = "pearmut==1.1.6"
 PORTS = range(8180, 8200)
 LABELS = ("empty", "50k")
-# An unmeasured phase before the first round, on a campaign of its own: a server's first
-# seconds (imports, connections, caches) would otherwise count against whichever phase is first.
-WARM_UP = "warm-up"
+# Unmeasured phases before the first round, one on each kind of campaign: a server's first
+# seconds (imports, connections, caches) would otherwise count against whichever phase is first,
+# and the first phase on a campaign of 50,000 annotations would read its tables from disk (in
+# one run, the first 50k phase with 8 annotators answered 187 requests/s, the later ones 249-260).
+WARM_UP_ROUND = 0
 
 
 # --- databases and servers ---------------------------------------------------------------------
@@ -338,6 +342,21 @@ def phase_key(label: str, annotators: int, round_number: int) -> str:
     return f"{label}-{annotators}-r{round_number}"
 
 
+def planned_phases(args) -> list[tuple[str, str, int]]:
+    """(key, campaign label, annotators) of every phase: the measured ones, then the warm-up
+    round's (round 0, the most annotators)."""
+    phases = [
+        (phase_key(label, n, round_number), label, n)
+        for round_number in range(1, args.rounds + 1)
+        for n in args.annotators
+        for label in LABELS
+    ]
+    if args.warm_up:
+        most = max(args.annotators)
+        phases += [(phase_key(label, most, WARM_UP_ROUND), label, most) for label in LABELS]
+    return phases
+
+
 def prepare_hardset(args) -> None:
     """Child-process mode: migrate the database named by DATABASE_URL, build the campaigns and
     enroll every phase's annotators; print the plan as JSON."""
@@ -350,15 +369,8 @@ def prepare_hardset(args) -> None:
     started = time.perf_counter()
     # Every phase on the empty campaign gets a fresh one (so it is empty when the phase starts,
     # as Pearmut's are); the 50k one is shared, with open items enough for all its phases.
-    phases = [
-        (phase_key(label, n, round_number), label, n)
-        for round_number in range(1, args.rounds + 1)
-        for n in args.annotators
-        for label in LABELS
-    ]
-    if args.warm_up:
-        phases.append((phase_key(WARM_UP, max(args.annotators), 0), WARM_UP, max(args.annotators)))
-    shared_items = args.open_items * len(args.annotators) * args.rounds
+    phases = planned_phases(args)
+    shared_items = args.open_items * sum(label == "50k" for _key, label, _n in phases)
     campaigns = {"50k": build_campaign("load-50k", shared_items, args.existing, password_hash)}
     phase_campaigns, users = {}, {}
     for key, label, n in phases:
@@ -531,6 +543,11 @@ class Samples:
     # its target's (bench/README, "Pearmut on an ordinary day, six rounds, and the machine's
     # steal").
     steal: float = 0.0
+    # PostgreSQL's own work during the phase, for targets on it: autovacuum and autoanalyze runs
+    # on the target's tables, and checkpoints of the cluster. Either lands in whichever phase it
+    # happens to, and costs that phase CPU its requests did not ask for.
+    autovacuums: int | None = None
+    checkpoints: int | None = None
 
     def record(self, next_item: float, submit: float | None, error: str = "") -> None:
         with self.lock:
@@ -711,18 +728,47 @@ class CpuMeter:
     8 is what tells overhead that grows with concurrency from a machine that is simply full."""
 
     server: subprocess.Popen
-    on_postgres: bool = False
+    database_url: str | None = None
 
     def read(self) -> tuple[float, float | None]:
         root = psutil.Process(self.server.pid)
         server = _cpu_seconds([root, *root.children(recursive=True)], [root])
-        return server, _postgres_cpu() if self.on_postgres else None
+        return server, _postgres_cpu() if self.database_url else None
 
     def record(self, samples: Samples, before: tuple[float, float | None]) -> None:
         server, database = self.read()
         samples.server_cpu = server - before[0]
         if database is not None and before[1] is not None:
             samples.database_cpu = database - before[1]
+
+    def background_work(self) -> tuple[int, int] | None:
+        """Read outside the CPU window: the query costs PostgreSQL a connection."""
+        return postgres_background_work(self.database_url) if self.database_url else None
+
+    def record_background_work(self, samples: Samples, before: tuple[int, int] | None) -> None:
+        after = self.background_work()
+        if before and after:
+            samples.autovacuums = after[0] - before[0]
+            samples.checkpoints = after[1] - before[1]
+
+
+def postgres_background_work(database_url: str) -> tuple[int, int]:
+    """Autovacuum and autoanalyze runs on the database's tables so far, and the cluster's
+    checkpoints (``pg_stat_checkpointer`` from PostgreSQL 17, ``pg_stat_bgwriter`` before)."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+
+        def number(sql: str) -> int:
+            row = conn.execute(sql).fetchone()
+            return int(row[0]) if row else 0
+
+        vacuums = number(
+            "SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables"
+        )
+        try:
+            checkpoints = number("SELECT num_timed + num_requested FROM pg_stat_checkpointer")
+        except psycopg.errors.UndefinedTable:
+            checkpoints = number("SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter")
+    return vacuums, checkpoints
 
 
 def run_phase(
@@ -737,6 +783,7 @@ def run_phase(
     ]
     for thread in threads:
         thread.start()
+    background = meter.background_work() if meter else None
     before = meter.read() if meter else None
     barrier.wait()
     started, cpu, steal = time.perf_counter(), time.process_time(), _steal_seconds()
@@ -747,6 +794,7 @@ def run_phase(
     samples.steal = _steal_seconds() - steal
     if meter and before:
         meter.record(samples, before)
+        meter.record_background_work(samples, background)
     for client, _step in clients:
         client.close()
     return samples
@@ -790,6 +838,8 @@ def summarize(samples: Samples, wall: float) -> dict:
         "error_examples": samples.errors[:5],
         "steal_percent": round(100 * samples.steal / (wall * (os.cpu_count() or 1)), 1),
         "wall_s": round(wall, 2),
+        "autovacuums": samples.autovacuums,
+        "checkpoints": samples.checkpoints,
     }  # fmt: skip
 
 
@@ -805,6 +855,9 @@ def pooled(runs: list[Samples]) -> dict:
         merged.steal += run.steal
         if run.database_cpu is not None:
             merged.database_cpu = (merged.database_cpu or 0.0) + run.database_cpu
+        if run.autovacuums is not None and run.checkpoints is not None:
+            merged.autovacuums = (merged.autovacuums or 0) + run.autovacuums
+            merged.checkpoints = (merged.checkpoints or 0) + run.checkpoints
     return summarize(merged, sum(run.wall for run in runs))
 
 
@@ -852,8 +905,8 @@ class Target:
     clients: Callable[[str, str, int, int], list[tuple[Client, Step]]]
     """(base URL, campaign label, annotators, round) -> logged-in clients with their step."""
     setup: dict = field(default_factory=dict)
-    on_postgres: bool = False
-    """Whether PostgreSQL's CPU counts as the target's."""
+    database_url: str | None = None
+    """For a target on PostgreSQL: its database, whose cluster's CPU counts as the target's."""
     process: subprocess.Popen | None = None
     base: str = ""
 
@@ -868,7 +921,7 @@ class Target:
 
     def meter(self) -> CpuMeter:
         assert self.process is not None, "start() first"
-        return CpuMeter(self.process, self.on_postgres)
+        return CpuMeter(self.process, self.database_url)
 
 
 def login_backend(code: Path, env: dict[str, str]) -> str:
@@ -902,7 +955,7 @@ def hardset_target(
         lambda port: start_hardset(code, env, port, args, extra),
         clients,
         {"env": env, "campaigns": plan["campaigns"], "build_seconds": plan["build_seconds"]},
-        on_postgres=urlsplit(database_url).scheme.startswith("postgres"),
+        database_url=database_url if urlsplit(database_url).scheme.startswith("postgres") else None,
     )
 
 
@@ -914,17 +967,10 @@ def pearmut_target(var_dir: Path, args) -> Target:
     # A campaign per phase: Pearmut's work grows with its log, which a phase at a few hundred
     # annotations per second would fill for the next one.
     started = time.perf_counter()
-    for round_number in range(1, args.rounds + 1):
-        for n in args.annotators:
-            for label in LABELS:
-                key = phase_key(label, n, round_number)
-                existing = args.existing if label == "50k" else 0
-                users = [f"{key}-user-{i}" for i in range(n)]
-                pearmut_campaign(venv, root, key, existing, args.open_items, users)
-    if args.warm_up:
-        key = phase_key(WARM_UP, max(args.annotators), 0)
-        users = [f"{key}-user-{i}" for i in range(max(args.annotators))]
-        pearmut_campaign(venv, root, key, 0, args.open_items, users)
+    for key, label, n in planned_phases(args):
+        existing = args.existing if label == "50k" else 0
+        users = [f"{key}-user-{i}" for i in range(n)]
+        pearmut_campaign(venv, root, key, existing, args.open_items, users)
     print(f"pearmut: campaigns built in {time.perf_counter() - started:.1f} s", flush=True)
 
     def clients(base: str, label: str, n: int, round_number: int):
@@ -1024,7 +1070,10 @@ def parse_args():
     parser.add_argument("--existing", type=int, default=50_000)
     parser.add_argument("--open-items", type=int, default=6000, help="per phase")
     parser.add_argument(
-        "--warm-up", type=float, default=5.0, help="unmeasured seconds per target first (0: none)"
+        "--warm-up",
+        type=float,
+        default=5.0,
+        help="unmeasured seconds per target and kind of campaign first (0: none)",
     )
     parser.add_argument("--workers", type=int, help="default: config/gunicorn.py's")
     parser.add_argument("--threads", type=int, help="default: config/gunicorn.py's")
@@ -1090,9 +1139,13 @@ def load(targets: list[Target], args) -> tuple[list[dict], list[dict]]:
     rounds = []
     if args.warm_up:
         for target in targets:
-            clients = target.phase_clients(WARM_UP, max(args.annotators), 0)
-            warm = summarize(run_phase(clients, args.warm_up), args.warm_up)
-            print(f"warm-up: {target.name:>19}: {warm['requests_per_s']:>6} req/s", flush=True)
+            for label in LABELS:
+                clients = target.phase_clients(label, max(args.annotators), WARM_UP_ROUND)
+                warm = summarize(run_phase(clients, args.warm_up), args.warm_up)
+                print(
+                    f"warm-up: {target.name:>19} {label:>5}: {warm['requests_per_s']:>6} req/s",
+                    flush=True,
+                )
     for round_number in range(1, args.rounds + 1):
         for n, label in phase_order(args.annotators, round_number):
             # Each round starts with another target: none is always the first one served.
@@ -1110,7 +1163,8 @@ def load(targets: list[Target], args) -> tuple[list[dict], list[dict]]:
                     f"CPU ms/req: server {result['server_cpu_ms_per_request']}, "
                     f"database {result['database_cpu_ms_per_request']}, "
                     f"client {result['client_cpu_ms_per_request']}, "
-                    f"steal {result['steal_percent']} %, errors {result['errors']}",
+                    f"steal {result['steal_percent']} %, errors {result['errors']}, "
+                    f"autovacuums {result['autovacuums']}, checkpoints {result['checkpoints']}",
                     flush=True,
                 )
     phases = [
