@@ -19,11 +19,13 @@ from search.topics import generation as topic_generation
 # --- Topic trees (seed 000) -------------------------------------------------------------------
 
 
-@shared_task(name=topic_generation.GENERATE_TASK)
-def generate_topic_tree(tree_id: int) -> None:
+@shared_task(name=topic_generation.GENERATE_TASK, bind=True)
+def generate_topic_tree(self, tree_id: int) -> None:
     """Generate a topic tree with a chat engine; the tree row records the outcome.
 
-    Foreground twin: ``python manage.py generate_topic_tree``.
+    A lost database is waited out, not recorded: the tree is still "generating" in it, and the
+    retry gets the answers that did arrive from the engine cache. Foreground twin:
+    ``python manage.py generate_topic_tree``.
     """
     try:
         topic_generation.generate_topic_tree(tree_id)
@@ -32,6 +34,7 @@ def generate_topic_tree(tree_id: int) -> None:
             tree_id, "the engine took longer than the task time limit; try again"
         )
     except Exception as exc:
+        rounds.retry_when_database_is_back(self, exc)
         # A tree left "generating" would keep its page polling forever; record, then re-raise
         # so the worker log has the traceback.
         topic_generation.mark_generation_failed(tree_id, f"unexpected error: {exc}")

@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from celery.exceptions import Retry
 
 from engines.selectors import cost_by_scope
 from search import tasks
@@ -22,6 +23,7 @@ from search.topics.trees import TopicTreeError
 from tests.engines.conftest import fake_openai  # noqa: F401  (fixture)
 from tests.engines.factories import EngineFactory, HeuristicEngineFactory
 from tests.engines.fake_openai import FakeOpenAI, Reply
+from tests.rounds.database_outage import end_this_connection, postgres_only, reconnect
 
 pytestmark = pytest.mark.django_db
 
@@ -181,6 +183,33 @@ def test_an_unexpected_error_in_the_task_still_ends_the_tree(monkeypatch, fake_o
 
     tree.refresh_from_db()
     assert (tree.status, tree.error) == ("failed", "unexpected error: disk full")
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_lost_database_is_waited_out_and_the_retry_reuses_the_answers(monkeypatch, fake_openai):  # noqa: F811
+    fake_openai.responder = obedient
+    EngineFactory(name="gen", base_url=fake_openai.base_url)
+    tree = start()
+    save = topic_generation.save_generated_tree
+
+    def cut_before_saving(locked, specs):
+        end_this_connection()  # as a server restart between the answers and the save
+        return save(locked, specs)
+
+    monkeypatch.setattr(topic_generation, "save_generated_tree", cut_before_saving)
+    with pytest.raises(Retry):
+        tasks.generate_topic_tree.run(tree.pk)
+
+    reconnect()
+    tree.refresh_from_db()
+    assert (tree.status, tree.error) == ("generating", "")  # not failed: the retry will run it
+    calls = len(fake_openai.requests)
+    monkeypatch.setattr(topic_generation, "save_generated_tree", save)
+    tasks.generate_topic_tree.run(tree.pk)  # the retry
+    tree.refresh_from_db()
+    assert (tree.status, tree.n_leaves) == ("ready", 5)
+    assert len(fake_openai.requests) == calls == 2  # both answers came from the engine cache
 
 
 @pytest.mark.parametrize(
