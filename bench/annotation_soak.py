@@ -1,7 +1,7 @@
 """32 annotators for a few minutes on PostgreSQL, then every answer checked in the database.
 
 A correctness load test on the machinery of ``annotation_load.py``: the same server (this
-working tree under gunicorn, 2 workers × 8 gthreads, ``DEBUG`` off, loopback only), the same
+working tree under gunicorn with ``config/gunicorn.py``, ``DEBUG`` off, loopback only), the same
 closed loop of ``next-item`` → ``submit`` (with an ``Idempotency-Key``), on its two campaigns
 (``empty``, and one holding ``--existing`` annotations; overlap 1), one phase each of
 ``--seconds``. Afterwards, in the database:
@@ -47,8 +47,8 @@ def parse_args():
     parser.add_argument("--seconds", type=float, default=90.0, help="per campaign")
     parser.add_argument("--existing", type=int, default=20_000)
     parser.add_argument("--open-items", type=int, default=30_000)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--workers", type=int, help="default: config/gunicorn.py's")
+    parser.add_argument("--threads", type=int, help="default: config/gunicorn.py's")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--output", default=str(RESULTS / "annotation_soak.json"))
     # Child-process mode: check the answers listed in a JSON file against the database.
@@ -147,7 +147,8 @@ def soak(args) -> dict:
         "benchmark": "annotation_soak",
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                     "platform": platform.platform(), "load_average": os.getloadavg()},
-        "hardset_server": {"gunicorn_workers": args.workers, "threads": args.threads},
+        "hardset_server": {"config": "config/gunicorn.py", "workers": args.workers,
+                           "threads": args.threads},
         "annotators": args.annotators,
         "seconds_per_campaign": args.seconds,
         "existing_annotations": args.existing,
