@@ -19,7 +19,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.core.files import File
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import Case, Expression, F, When
 from django.utils import timezone
 
 import rounds
@@ -98,7 +98,7 @@ def run_import_job(
     rows = ImportJob.objects.filter(pk=job_id, status__in=ImportJob.ACTIVE)
     claimed = rounds.claim(
         rows, worker, _lease(), status=ImportJob.Status.READING, lines_done=0,
-        attempts=F("attempts") + 1,
+        attempts=_attempts_after_claim(worker),
     )  # fmt: skip
     if not claimed:
         job = ImportJob.objects.filter(pk=job_id).first()
@@ -126,6 +126,15 @@ def run_import_job(
         return _fail(job, worker, [f"the import failed unexpectedly ({type(exc).__name__})"])
     _drop_file(job)
     return rounds.Outcome(rounds.Status.DONE)
+
+
+def _attempts_after_claim(worker: str) -> Expression:
+    """One more attempt, unless ``worker`` retries a run that its task ended itself (after a
+    lost database): only a run that died counts towards giving up."""
+    earlier = rounds.held_by_an_earlier_run(worker)
+    if earlier is None:
+        return F("attempts") + 1
+    return Case(When(earlier, then=F("attempts")), default=F("attempts") + 1)
 
 
 def _run_kind(job: ImportJob, worker: str, stream: IO[bytes]) -> None:

@@ -15,7 +15,13 @@ No models and no imports of the platform's apps: apps import this, never the oth
 
 from rounds.foreground import foreground_worker, run_in_foreground
 from rounds.jobs import LeasedJobKind, round_lease
-from rounds.leases import claim, release, requeue_stalled, retry_after_lease
+from rounds.leases import (
+    claim,
+    held_by_an_earlier_run,
+    release,
+    requeue_stalled,
+    retry_after_lease,
+)
 from rounds.outage import database_lost, retry_when_database_is_back
 from rounds.outcome import Busy, Outcome, Status
 from rounds.queue import enqueue
@@ -32,6 +38,7 @@ __all__ = [
     "database_lost",
     "enqueue",
     "foreground_worker",
+    "held_by_an_earlier_run",
     "register",
     "registered",
     "release",

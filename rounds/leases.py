@@ -15,14 +15,52 @@ from django.db.models import Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-__all__ = ["claim", "release", "requeue_stalled", "retry_after_lease"]
+__all__ = [
+    "claim",
+    "held_by_an_earlier_run",
+    "release",
+    "requeue_stalled",
+    "retry_after_lease",
+    "task_worker",
+]
+
+# Between a Celery task's id and the number of times it was retried, in a worker's name.
+_RETRY_MARK = "#"
+
+
+def task_worker(node: str, pid: int, task_id: str, retries: int) -> str:
+    """The name a Celery task's run claims rows with: node, process, task id, retry number.
+
+    The retry number tells a retry that its task asked for (after a lost database, in another
+    process maybe) from the same message delivered again after its worker died."""
+    return f"{node}:{pid}:{task_id}{_RETRY_MARK}{retries}"
+
+
+def held_by_an_earlier_run(worker: str) -> Q | None:
+    """Rows claimed by an earlier run of the task that ``worker`` is a retry of (None for a
+    first run, or a name not made by :func:`task_worker`).
+
+    Such a run has ended: a task is retried only after its run raised (``Retry``), so its
+    claim is the retry's to take over at once, whichever process or node the retry landed on,
+    instead of waiting out a lease that nobody holds any more. The same message delivered again
+    (same retry number) is not a retry: its worker may have died of the job, so it waits."""
+    head, mark, retries = worker.rpartition(_RETRY_MARK)
+    if not mark or not retries.isdigit() or int(retries) == 0:
+        return None
+    task_id = head.rpartition(":")[2]
+    same_task = Q(claimed_by__contains=f":{task_id}{_RETRY_MARK}")
+    return same_task & ~Q(claimed_by__endswith=f":{task_id}{_RETRY_MARK}{retries}")
 
 
 def claim(rows: QuerySet, worker: str, lease: timedelta, **changes: Any) -> bool:
     """Claim the row of ``rows`` for ``worker`` if nobody holds a live lease on it (or the
-    worker itself does); ``changes`` are written with the claim. True when claimed."""
+    worker itself does, or an earlier run of its task: :func:`held_by_an_earlier_run`);
+    ``changes`` are written with the claim. True when claimed."""
     now = timezone.now()
     free = Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now) | Q(claimed_by=worker)
+    earlier = held_by_an_earlier_run(worker)
+    if earlier is not None:
+        free |= earlier
     return bool(
         rows.filter(free).update(
             claimed_by=worker,

@@ -8,6 +8,7 @@ from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 
+from rounds.leases import task_worker
 from rounds.outage import retry_when_database_is_back
 from rounds.outcome import Outcome
 
@@ -24,8 +25,10 @@ JobEnqueue = Callable[..., None]
 def worker_name(task: Any) -> str:
     """Who runs this round: the Celery node name first, so that a worker restarted under the
     same name knows that claims carrying it belonged to its dead predecessor (``rounds.sweep``),
-    then the process and the task's id."""
-    return f"{task.request.hostname or 'worker'}:{os.getpid()}:{task.request.id}"
+    then the process, the task's id and its retry number (``rounds.task_worker``: a retry takes
+    over its earlier run's claim)."""
+    request = task.request
+    return task_worker(request.hostname or "worker", os.getpid(), request.id, request.retries or 0)
 
 
 def run_round(task: Any, advance: Advance, enqueue: Enqueue, job_id: int, round_index: int) -> None:

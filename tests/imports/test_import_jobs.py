@@ -276,13 +276,30 @@ def test_a_job_whose_database_went_away_is_imported_again_once_it_is_back(monkey
         end_this_connection()
 
     monkeypatch.setattr(services, "_report", cut_after_the_first_report)
-    with pytest.raises(OperationalError):
-        services.run_import_job(job.pk, worker="w")
+    for retry in range(services.MAX_ATTEMPTS + 1):  # more outages than a dying worker is allowed
+        with pytest.raises(OperationalError):
+            services.run_import_job(job.pk, worker=f"celery@a:{100 + retry}:t-1#{retry}")
+        reconnect()
 
-    reconnect()
     job.refresh_from_db()
     assert (job.status, job.lines_done, job.errors) == ("reading", 10, [])  # not failed
+    assert job.attempts == 1  # retries the task asked for are not deaths
     assert nothing_written()
     monkeypatch.setattr(services, "_report", report)
-    assert services.run_import_job(job.pk, worker="w").status is rounds.Status.DONE  # the retry
+    # The retry, in another process: its earlier run's lease is its own, so no wait.
+    outcome = services.run_import_job(job.pk, worker="celery@b:7:t-1#4")
+    assert outcome.status is rounds.Status.DONE
     assert DifficultyDataset.objects.get().name == "big"
+
+
+def test_the_same_message_delivered_again_counts_an_attempt_and_waits_for_the_lease(admin_user):
+    job = start_job(dataset_lines(N_LINES), admin_user)
+    ImportJob.objects.filter(pk=job.pk).update(
+        claimed_by="celery@a:11:t-1#1", attempts=1,
+        lease_expires_at=timezone.now() + timedelta(minutes=5),
+    )  # fmt: skip
+
+    assert services.run_import_job(job.pk, worker="celery@a:12:t-1#1").status is rounds.Status.BUSY
+    ImportJob.objects.filter(pk=job.pk).update(lease_expires_at=timezone.now())
+    assert services.run_import_job(job.pk, worker="celery@a:12:t-1#1").status is rounds.Status.DONE
+    assert ImportJob.objects.get(pk=job.pk).attempts == 2

@@ -97,13 +97,15 @@ def test_a_lost_database_is_retried_by_celery_on_a_server_database():
     assert job.queued == []
 
 
-def test_the_worker_name_starts_with_the_node_name_then_the_process_and_the_task():
+def test_the_worker_name_starts_with_the_node_name_then_the_process_the_task_and_its_retry():
     job = Job(Outcome(Status.DONE))
     run(job, RecordingTask("celery@box"))
     run(job, RecordingTask(None))
+    run(job, RecordingTask("celery@box", retries=2))
     assert [worker for *_, worker in job.advanced] == [
-        f"celery@box:{os.getpid()}:task-1",
-        f"worker:{os.getpid()}:task-1",
+        f"celery@box:{os.getpid()}:task-1#0",
+        f"worker:{os.getpid()}:task-1#0",
+        f"celery@box:{os.getpid()}:task-1#2",
     ]
 
 
