@@ -548,6 +548,11 @@ class Samples:
     # happens to, and costs that phase CPU its requests did not ask for.
     autovacuums: int | None = None
     checkpoints: int | None = None
+    # The simulated annotators' connections held by each of the server's processes halfway
+    # through the phase, most first: a gthread worker serves the connections it accepted, so
+    # when one process holds most of them it runs on one core (bench/README, "Connections that
+    # spread again").
+    spread: list[int] | None = None
 
     def record(self, next_item: float, submit: float | None, error: str = "") -> None:
         with self.lock:
@@ -729,6 +734,7 @@ class CpuMeter:
 
     server: subprocess.Popen
     database_url: str | None = None
+    port: int | None = None
 
     def read(self) -> tuple[float, float | None]:
         root = psutil.Process(self.server.pid)
@@ -740,6 +746,24 @@ class CpuMeter:
         samples.server_cpu = server - before[0]
         if database is not None and before[1] is not None:
             samples.database_cpu = database - before[1]
+
+    def spread(self) -> list[int] | None:
+        """Connections to the server's port per process that serves them (gunicorn's workers;
+        Pearmut's one process), most first."""
+        if self.port is None:
+            return None
+        root = psutil.Process(self.server.pid)
+        counts = []
+        for process in [root, *root.children(recursive=True)]:
+            try:
+                connections = process.net_connections(kind="tcp")
+            except psutil.Error:  # it ended meanwhile
+                continue
+            held = sum(1 for c in connections if c.status == psutil.CONN_ESTABLISHED
+                       and c.laddr and c.laddr.port == self.port)  # fmt: skip
+            if held or process is not root:
+                counts.append(held)
+        return sorted(counts, reverse=True)
 
     def background_work(self) -> tuple[int, int] | None:
         """Read outside the CPU window: the query costs PostgreSQL a connection."""
@@ -787,6 +811,9 @@ def run_phase(
     before = meter.read() if meter else None
     barrier.wait()
     started, cpu, steal = time.perf_counter(), time.process_time(), _steal_seconds()
+    if meter:
+        time.sleep(seconds / 2)
+        samples.spread = meter.spread()
     for thread in threads:
         thread.join()
     samples.wall = time.perf_counter() - started
@@ -840,6 +867,7 @@ def summarize(samples: Samples, wall: float) -> dict:
         "wall_s": round(wall, 2),
         "autovacuums": samples.autovacuums,
         "checkpoints": samples.checkpoints,
+        "connections_per_process": samples.spread,
     }  # fmt: skip
 
 
@@ -921,7 +949,7 @@ class Target:
 
     def meter(self) -> CpuMeter:
         assert self.process is not None, "start() first"
-        return CpuMeter(self.process, self.database_url)
+        return CpuMeter(self.process, self.database_url, urlsplit(self.base).port)
 
 
 def login_backend(code: Path, env: dict[str, str]) -> str:
@@ -954,7 +982,12 @@ def hardset_target(
         name,
         lambda port: start_hardset(code, env, port, args, extra),
         clients,
-        {"env": env, "campaigns": plan["campaigns"], "build_seconds": plan["build_seconds"]},
+        {
+            "env": env,
+            "campaigns": plan["campaigns"],
+            "phase_campaigns": plan["phase_campaigns"],
+            "build_seconds": plan["build_seconds"],
+        },
         database_url=database_url if urlsplit(database_url).scheme.startswith("postgres") else None,
     )
 
@@ -1164,7 +1197,8 @@ def load(targets: list[Target], args) -> tuple[list[dict], list[dict]]:
                     f"database {result['database_cpu_ms_per_request']}, "
                     f"client {result['client_cpu_ms_per_request']}, "
                     f"steal {result['steal_percent']} %, errors {result['errors']}, "
-                    f"autovacuums {result['autovacuums']}, checkpoints {result['checkpoints']}",
+                    f"autovacuums {result['autovacuums']}, checkpoints {result['checkpoints']}, "
+                    f"connections per process {result['connections_per_process']}",
                     flush=True,
                 )
     phases = [

@@ -113,7 +113,7 @@ def soak(args) -> dict:
         options = argparse.Namespace(
             annotators=[args.annotators], rounds=1, existing=args.existing,
             open_items=args.open_items, workers=args.workers, threads=args.threads,
-            export_campaign=False,
+            export_campaign=False, warm_up=0,  # a correctness run: every phase is checked
         )  # fmt: skip
         target = load.hardset_target("hardset/postgresql", ROOT, url, var_dir / "pg", options)
         target.start()
@@ -124,9 +124,10 @@ def soak(args) -> dict:
             summary = phases[-1]
             print(f"{label}: {summary['requests_per_s']} req/s, {len(samples.stored)} answers, "
                   f"errors {summary['errors']}", flush=True)  # fmt: skip
+            key = load.phase_key(label, args.annotators, 1)
             plan[label] = {
-                "campaign_id": target.setup["campaigns"][label],
-                "prefix": load.phase_key(label, args.annotators, 1),
+                "campaign_id": target.setup["phase_campaigns"][key],
+                "prefix": key,
                 "acknowledged": samples.stored,
             }
         load.stop_server(target.process)
