@@ -29,6 +29,9 @@ threads = 2
 # process ran on one core while the other idled (176 requests/s against 300-340). Neither
 # remedy paid off on average (bench/README, "Keep-alive and the spread of connections"):
 # closing each connection spread the load but cost about a tenth of the rate, and a socket
-# per worker (``reuse_port``) spread connections by hash, no better than this.
+# per worker (``reuse_port``) spread connections by hash, no better than this. Closing every
+# 20th request's connection did not spread them either: the reconnections went mostly to the
+# busiest worker, whose main thread was awake to accept them (bench/README, "Connections that
+# spread again").
 keepalive = 30
 timeout = 120
