@@ -550,8 +550,8 @@ class Samples:
     checkpoints: int | None = None
     # The simulated annotators' connections held by each of the server's processes halfway
     # through the phase, most first: a gthread worker serves the connections it accepted, so
-    # when one process holds most of them it runs on one core (bench/README, "Connections that
-    # spread again").
+    # when one process holds them all, its GIL holds the server to about one core of Python
+    # (bench/README, "A quiet day with 4 × 2").
     spread: list[int] | None = None
 
     def record(self, next_item: float, submit: float | None, error: str = "") -> None:

@@ -31,7 +31,7 @@ threads = 2
 # closing each connection spread the load but cost about a tenth of the rate, and a socket
 # per worker (``reuse_port``) spread connections by hash, no better than this. Closing every
 # 20th request's connection did not spread them either: the reconnections went mostly to the
-# busiest worker, whose main thread was awake to accept them (bench/README, "Connections that
-# spread again").
+# busiest worker, whose main thread was awake to accept them (bench/README, "A quiet day with
+# 4 × 2").
 keepalive = 30
 timeout = 120
