@@ -25,7 +25,6 @@ from typing import Any
 
 import krippendorff
 import numpy as np
-from scipy import stats
 
 ScoreRow = tuple[Hashable, Hashable, float]
 """(item, annotator, score)."""
@@ -104,6 +103,10 @@ def pairwise_correlations(
         tau = r = None
         x, y = matrix[a][shared], matrix[b][shared]
         if n >= max(2, min_shared) and np.ptp(x) > 0 and np.ptp(y) > 0:
+            # Imported here: scipy.stats costs every process that loads the protocols about
+            # 0.5 s of CPU at start-up, and most never compute an agreement.
+            from scipy import stats
+
             tau = _clean(stats.kendalltau(x, y).statistic)
             r = _clean(stats.pearsonr(x, y).statistic)
         pairs.append(PairAgreement(annotators[a], annotators[b], n, tau, r))

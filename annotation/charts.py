@@ -15,10 +15,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from matplotlib import rc_context
-from matplotlib.figure import Figure
-
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
 _RC: dict[RcKeyType, Any] = {
@@ -58,6 +56,9 @@ def score_histogram(
 
     Takes counts rather than scores so that the database does the binning for any campaign size.
     """
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         fig = Figure(figsize=(5.2, 2.6))
         ax = fig.subplots()
@@ -75,6 +76,9 @@ def score_histogram(
 
 def option_bars(counts: Mapping[str, int], *, title: str = "Answers per option") -> str:
     """Horizontal bars: how often each option of a choice campaign was selected."""
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         fig = Figure(figsize=(5.2, max(1.8, 0.3 * len(counts) + 1.0)))
         ax = fig.subplots()
@@ -93,6 +97,9 @@ def annotator_progress(
     rows: Sequence[tuple[str, int, int]], *, title: str = "Progress per annotator"
 ) -> str:
     """Stacked horizontal bars per annotator: done (green) out of total (grey)."""
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         fig = Figure(figsize=(5.2, max(1.8, 0.28 * len(rows) + 1.0)))
         ax = fig.subplots()
@@ -117,6 +124,9 @@ def progress_over_time(
     buckets: Sequence[tuple[datetime, int]], target: int, *, title: str = "Submitted annotations"
 ) -> str:
     """Cumulative submitted annotations over time (``buckets``: time, count) against the target."""
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         fig = Figure(figsize=(5.2, 2.6))
         ax = fig.subplots()
@@ -146,6 +156,9 @@ def annotator_scores(
     A harsh or lenient annotator stands out against the dashed campaign mean. Means and
     deviations come from database aggregates, so this scales to any number of annotations.
     """
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         fig = Figure(figsize=(5.2, max(1.8, 0.3 * len(rows) + 1.0)))
         ax = fig.subplots()

@@ -6,10 +6,9 @@ import io
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from matplotlib import rc_context
-from matplotlib.figure import Figure
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
 _RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "font.size": 10, "axes.spines.top": False,
@@ -17,6 +16,9 @@ _RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "font.size": 10, "axes.spin
 
 
 def difficulty_svg(automatic: Sequence[float], human: Sequence[float]) -> bytes:
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         figure = Figure(figsize=(6.0, 2.6))
         axes = figure.add_subplot()

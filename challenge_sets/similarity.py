@@ -9,24 +9,35 @@ memory stays at one dense block.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.feature_extraction.text import HashingVectorizer
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import HashingVectorizer
 
 DEFAULT_THRESHOLD = 0.8
 BLOCK_ROWS = 512
 
-_VECTORIZER = HashingVectorizer(
-    analyzer="char_wb",
-    ngram_range=(3, 5),
-    n_features=2**20,
-    alternate_sign=False,
-    norm="l2",
-    lowercase=True,
-)
+
+# Built on first use: scikit-learn and scipy cost every process that loads the challenge-set app
+# over a second of CPU at start-up, and most never compare texts.
+@functools.cache
+def _vectorizer() -> HashingVectorizer:
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return HashingVectorizer(
+        analyzer="char_wb",
+        ngram_range=(3, 5),
+        n_features=2**20,
+        alternate_sign=False,
+        norm="l2",
+        lowercase=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -38,7 +49,7 @@ class Match:
 
 
 def _vectors(texts: Sequence[str]) -> sp.csr_matrix:
-    return _VECTORIZER.transform([" ".join(t.split()) for t in texts]).tocsr()
+    return _vectorizer().transform([" ".join(t.split()) for t in texts]).tocsr()
 
 
 def nearest_earlier(

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import kendalltau
-from sklearn.isotonic import IsotonicRegression
 
 MIN_PAIRS = 3
 
@@ -56,6 +54,10 @@ def fit_calibration(automatic: np.ndarray, human: np.ndarray) -> Calibration:
     auto, hum = auto[keep], hum[keep]
     if len(auto) < MIN_PAIRS:
         return Calibration((), (), len(auto))
+    # scikit-learn and scipy are imported where they are used: loaded with the module, they cost
+    # every process that imports the search app over a second of CPU at start-up.
+    from sklearn.isotonic import IsotonicRegression
+
     model = IsotonicRegression(increasing=True, out_of_bounds="clip").fit(auto, hum)
     return Calibration(
         tuple(float(v) for v in model.X_thresholds_),
@@ -79,6 +81,8 @@ def agreement(estimate: np.ndarray, human: np.ndarray) -> Agreement:
     est, hum = est[keep], hum[keep]
     if len(est) < 2:
         return Agreement(None, None, len(est))
+    from scipy.stats import kendalltau
+
     tau = kendalltau(est, hum, variant="b").statistic
     tau_value = None if np.isnan(tau) else float(tau)
     return Agreement(tau_value, float(np.mean(np.abs(est - hum))), len(est))

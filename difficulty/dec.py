@@ -36,6 +36,7 @@ and its NaN conventions, and the seed's equations read best side by side.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import warnings
@@ -45,7 +46,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 
 __all__ = [
     "DecResult",
@@ -167,7 +167,13 @@ def _paired(
 # scipy.stats.kendalltau without its axis/NaN-policy wrapper: on a few hundred segments the
 # wrapper costs more than the statistic itself, and it would only do what we already do (drop
 # NaN pairs, pass 1-D arrays). The test suite checks it equals the public function.
-_kendalltau = getattr(stats.kendalltau, "__wrapped__", stats.kendalltau)
+# scipy.stats is imported on first use, not with the module: it costs every process that loads
+# the difficulty app about 0.5 s of CPU at start-up.
+@functools.cache
+def _kendalltau() -> Any:
+    from scipy import stats
+
+    return getattr(stats.kendalltau, "__wrapped__", stats.kendalltau)
 
 
 def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
@@ -184,7 +190,7 @@ def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarr
     with warnings.catch_warnings():
         # scipy warns about constant input; we report it as undefined (NaN) instead.
         warnings.simplefilter("ignore")
-        result = _kendalltau(x, y, variant="b", method=method)
+        result = _kendalltau()(x, y, variant="b", method=method)
     return float(result.statistic)
 
 
@@ -546,6 +552,8 @@ def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
     values = values[~np.isnan(values)]
     if values.size < 2:
         return (math.nan, math.nan)
+    from scipy import stats
+
     half = stats.t.ppf(0.5 + confidence / 2.0, values.size - 1) * stats.sem(values)
     return (float(values.mean() - half), float(values.mean() + half))
 

@@ -12,10 +12,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib import rc_context
-from matplotlib.figure import Figure
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
 __all__ = ["evaluation_chart_svg", "score_distribution_svg"]
@@ -29,6 +28,8 @@ _RC: dict[RcKeyType, Any] = {
 
 
 def _svg(figure: Figure) -> bytes:
+    from matplotlib import rc_context
+
     buffer = io.BytesIO()
     with rc_context(_RC):
         figure.savefig(buffer, format="svg", bbox_inches="tight")
@@ -43,6 +44,9 @@ def score_distribution_svg(
     ``pairs`` holds (language pair, score matrix) with NaN for missing cells. Shares, not counts,
     so pairs of different sizes compare.
     """
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         figure = Figure(figsize=(7.0, 3.2))
         axes = figure.add_subplot()
@@ -77,6 +81,9 @@ def score_distribution_svg(
 def evaluation_chart_svg(results: dict[str, Any]) -> bytes:
     """DEC per estimator with its bootstrap interval, and the hardest subset's AvgScore next to
     random selection and the full set (seed 002 Table 1 and §6)."""
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     estimators = results["estimators"]
     details = results["details"]
     names = sorted(estimators, key=lambda n: -(estimators[n]["dec"] or -np.inf))

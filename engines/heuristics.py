@@ -25,8 +25,9 @@ from functools import lru_cache
 from typing import Any
 
 import langcodes
-import wordfreq
 
+# wordfreq is imported in the functions that use it: with its tokenizers it costs every process
+# that loads the engines a fifth of a second at start-up, and most never score a text.
 from engines.interfaces import EngineError, HeuristicUnavailable
 
 __all__ = [
@@ -46,6 +47,8 @@ _SIZE_ORDER = ("sm", "md", "lg", "trf")
 
 
 def _tokens(text: str, lang: str) -> list[str]:
+    import wordfreq
+
     try:
         return list(wordfreq.tokenize(text, lang))
     except ModuleNotFoundError as exc:
@@ -73,6 +76,8 @@ def words_unavailable_reason(lang: str, *, frequencies: bool = False) -> str | N
 def _has_word_list(lang: str) -> bool:
     """Whether wordfreq's nearest list is of the same language (it would fall back to another:
     'tlh' gets the English list, which would make rarity silently meaningless)."""
+    import wordfreq
+
     try:
         best, _distance = langcodes.closest_match(
             lang, list(wordfreq.available_languages()), max_distance=60
@@ -102,6 +107,8 @@ def word_rarity(text: str, lang: str) -> float:
 
     Higher = more common words = easier, so the value is quality-like as it stands.
     """
+    import wordfreq
+
     tokens = _tokens(text, lang)
     if not tokens:
         return 0.0

@@ -48,11 +48,24 @@ class SerialLiveServer(WSGIServer):
     server used it from a thread per request at once, which crashed the interpreter
     (a segmentation fault inside sqlite3 while Chromium loaded a page's parts in parallel).
     A server that is not threaded also closes each connection after its response, so a
-    browser's kept-alive connection cannot hold it."""
+    browser's kept-alive connection cannot hold it.
 
-    def __init__(self, *args, connections_override=None, **kwargs) -> None:
+    Chromium also opens connections ahead of need and may send nothing on them; a server that
+    answers one connection at a time sat on such a connection until Chromium gave it up (about
+    19 s, twice in a journey). A connection that sends no request within a second is dropped
+    instead: Chromium opens another when it has something to ask."""
+
+    IDLE_CONNECTION_S = 1.0
+
+    def __init__(self, server_address, handler_class, *args, connections_override=None, **kw):
         # LiveServerThread.run() has already put the shared connections in this thread.
-        super().__init__(*args, **kwargs)
+        handler = type("IdleTimeoutHandler", (handler_class,), {"timeout": self.IDLE_CONNECTION_S})
+        super().__init__(server_address, handler, *args, **kw)
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], TimeoutError):
+            return  # an idle connection, dropped on purpose
+        super().handle_error(request, client_address)
 
 
 # On SQLite the test database is in memory (Django's default, also when DATABASE_URL names a file).
@@ -108,6 +121,12 @@ def _limiter_sessions_closed():
     idle when the test database is dropped (an open session blocks DROP DATABASE)."""
     yield
     limiter.close_all()
+
+
+@pytest.fixture
+def real_password_hashers(settings):
+    """The production hashers, for tests about hashing itself (tests/settings.py uses MD5)."""
+    settings.PASSWORD_HASHERS = settings.PRODUCTION_PASSWORD_HASHERS
 
 
 @pytest.fixture
@@ -198,7 +217,7 @@ class WorkerProcess:
                 raise AssertionError(f"worker exited early:\n{self.log()}")
             if condition():
                 return
-            time.sleep(0.2)
+            time.sleep(0.05)
         raise AssertionError(f"condition not met within {timeout}s; worker log:\n{self.log()}")
 
     def kill(self) -> None:

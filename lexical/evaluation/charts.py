@@ -16,10 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from matplotlib import rc_context
-from matplotlib.figure import Figure
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
 __all__ = ["Bar", "Panel", "accuracy_chart_svg", "position_bias_svg"]
@@ -52,6 +51,8 @@ class Panel:
 
 
 def _svg(figure: Figure) -> bytes:
+    from matplotlib import rc_context
+
     buffer = io.BytesIO()
     with rc_context(_RC):
         figure.savefig(buffer, format="svg", bbox_inches="tight")
@@ -71,6 +72,9 @@ def _colours(labels: Sequence[tuple[str, str]]) -> dict[str, str]:
 
 
 def accuracy_chart_svg(panels: Sequence[Panel]) -> bytes:
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         count = max(1, len(panels))
         columns = min(3, count)
@@ -131,6 +135,9 @@ def accuracy_chart_svg(panels: Sequence[Panel]) -> bytes:
 
 def position_bias_svg(size: int, series: Sequence[tuple[str, Sequence[int]]]) -> bytes:
     """``series``: (entry, answers per position) for concepts shown with ``size`` options."""
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         figure = Figure(figsize=(6.0, 2.8))
         axes = figure.add_subplot()

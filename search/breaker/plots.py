@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from matplotlib import rc_context
-from matplotlib.figure import Figure
 
 from difficulty.plots import _RC, _svg
 
@@ -22,6 +20,9 @@ COLOURS = ("#3465a4", "#cc0000", "#4e9a06", "#f57900", "#75507b", "#c4a000", "#5
 
 def curves_chart_svg(series: Sequence[tuple[str, Sequence[dict]]]) -> bytes:
     """``series``: (label, curves rows ``{"step", "mean", "running_min"}``) per run."""
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         figure = Figure(figsize=(9.0, 3.4))
         left, right = figure.subplots(1, 2, sharey=True)
@@ -62,6 +63,9 @@ def diversity_difficulty_svg(points: Sequence[tuple[str, float, float, float]]) 
     ``points``: (method label, diversity embd, diversity chrF, mean selected quality). Lower
     quality is harder, so the trade-off shows as points running from bottom left to top right.
     """
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         figure = Figure(figsize=(9.0, 3.6))
         axes_pair = figure.subplots(1, 2, sharey=True)

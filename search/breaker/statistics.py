@@ -25,9 +25,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sacrebleu.metrics import CHRF
+
+if TYPE_CHECKING:
+    # Imported where chrF is computed: sacrebleu (and the portalocker and redis it loads) costs
+    # every process that loads the search app a fifth of a second at start-up.
+    from sacrebleu.metrics import CHRF
 
 __all__ = [
     "SCALES",
@@ -73,6 +78,8 @@ class ChrfDiversity:
 
 
 def _chrf() -> CHRF:
+    from sacrebleu.metrics import CHRF
+
     return CHRF(char_order=6, word_order=2)
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from matplotlib import rc_context
-from matplotlib.figure import Figure
 
 from difficulty.plots import _RC, _svg
 
@@ -31,6 +29,9 @@ def progress_chart_svg(history: Sequence[dict], *, k: int, oracle: float | None)
     For synthetic runs the truth is known: the true mean of the recommended topics and the
     oracle (the true top-k's mean) are drawn too, so the gap shows what the search missed.
     """
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         figure = Figure(figsize=(8.6, 3.4))
         axes = figure.add_subplot()
@@ -62,6 +63,9 @@ def progress_chart_svg(history: Sequence[dict], *, k: int, oracle: float | None)
 
 def calibration_chart_svg(x: Sequence[float], y: Sequence[float]) -> bytes:
     """The fitted monotone map automatic → human difficulty, over the identity."""
+    from matplotlib import rc_context
+    from matplotlib.figure import Figure
+
     with rc_context(_RC):
         figure = Figure(figsize=(4.2, 3.2))
         axes = figure.add_subplot()

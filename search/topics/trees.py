@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import regex
-from wordfreq import tokenize
 
+# wordfreq is imported where names are tokenized: loaded with the module, it costs every process
+# that loads the search app a seventh of a second at start-up.
 from formats import strict_json
 
 MAX_DEPTH = 12
@@ -54,6 +55,8 @@ _CJK_RUN = regex.compile(r"([\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+)")
 
 
 def _tokens(name: str, lang: str) -> list[str]:
+    from wordfreq import tokenize
+
     tokens: list[str] = []
     for number, run in enumerate(_CJK_RUN.split(name)):
         tokens += _segment(run, lang) if number % 2 else tokenize(run, "und")
@@ -61,6 +64,8 @@ def _tokens(name: str, lang: str) -> list[str]:
 
 
 def _segment(text: str, lang: str) -> list[str]:
+    from wordfreq import tokenize
+
     try:
         return tokenize(text, lang)
     except (ImportError, ValueError):

@@ -10,7 +10,8 @@ from django.test import Client
 
 from tests.factories import UserFactory
 
-pytestmark = pytest.mark.django_db
+# Login lockout counts failed checks of real password hashes.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("real_password_hashers")]
 
 PASSWORD = "correct horse battery"
 
