@@ -16,11 +16,12 @@ REDIS_TEST_URL ?= redis://127.0.0.1:6379/15
 # Local runs default to DEBUG; production sets DEBUG=false and a SECRET_KEY.
 export DEBUG ?= true
 
-.PHONY: help setup run test lint test-sqlite test-postgres services browser migrate demo bench-env clean
+.PHONY: help setup run test test-fast lint test-sqlite test-postgres services browser migrate demo bench-env clean
 
 help:
 	@echo "make run    set up everything and start web server + Celery worker (SQLite, offline demo)"
-	@echo "make test   set up everything and run lint + the whole suite on SQLite and PostgreSQL"
+	@echo "make test   set up everything, lint, the whole suite on SQLite, engine-specific tests on PostgreSQL"
+	@echo "make test-fast  lint + every test without a browser, a real worker or fault servers (SQLite)"
 	@echo "make lint   ruff, import-linter, mypy and the migrations check only"
 
 $(STAMP): pyproject.toml
@@ -62,21 +63,40 @@ services:
 browser:
 	@scripts/ensure_chromium.sh
 
-# Each suite gets its own Redis key prefix, so parallel runs never take each other's tasks.
-# The fault tests (marker `faults`) start their own PostgreSQL and Redis, whatever the suite's
-# database: they run once, in the SQLite suite.
-test-sqlite: setup services browser
-	DATABASE_URL=sqlite:///var/hardset-test.sqlite3 \
-	CELERY_BROKER_URL=$(REDIS_TEST_URL) CELERY_BROKER_KEYPREFIX=hardset-test-sqlite-$$$$- \
-	$(BIN)/pytest -p no:cacheprovider $(PYTEST_ARGS)
+# mypy's cache lives outside the checkout, so that a fresh clone's `make test` reuses it (mypy
+# checks each file's hash, so a cache from other code is only slower, never wrong).
+export MYPY_CACHE_DIR ?= $(HOME)/.cache/hardset/mypy
 
+# The suite runs in two processes (pytest-xdist; `worksteal`, because the slow tests come last
+# in collection order and `load` left one process idle at the end). Each process gets its own
+# database and Redis key prefix (tests/settings.py), and each suite its own prefix, so
+# parallel runs never take each other's tasks.
+XDIST := -n 2 --dist worksteal
+SQLITE_ENV := DATABASE_URL=sqlite:///var/hardset-test.sqlite3 \
+	CELERY_BROKER_URL=$(REDIS_TEST_URL) CELERY_BROKER_KEYPREFIX=hardset-test-sqlite-$$$$-
+
+# The whole suite, once, on SQLite. The fault tests (marker `faults`) start their own
+# PostgreSQL and Redis, whatever the suite's database: they run here, once.
+test-sqlite: setup services browser
+	$(SQLITE_ENV) $(BIN)/pytest -p no:cacheprovider $(XDIST) --durations=10 $(PYTEST_ARGS)
+
+# On PostgreSQL, the tests of what differs between the engines: marker `postgresql`, set from
+# the checked list in tests/databases.py (hand-written SQL, locks and claims, migrations, the
+# backend, real workers, lost databases).
 test-postgres: setup services browser
 	DATABASE_URL=$(PG_URL)/hardset_ci_$$$$ \
 	CELERY_BROKER_URL=$(REDIS_TEST_URL) CELERY_BROKER_KEYPREFIX=hardset-test-pg-$$$$- \
-	$(BIN)/pytest -p no:cacheprovider --create-db -m "not faults" $(PYTEST_ARGS)
+	$(BIN)/pytest -p no:cacheprovider --create-db $(XDIST) --durations=10 \
+		-m "postgresql and not faults" $(PYTEST_ARGS)
 
 test: lint test-sqlite test-postgres
-	@echo "All checks passed on SQLite and PostgreSQL."
+	@echo "All checks passed: the suite on SQLite, the engine-specific tests on PostgreSQL."
+
+# The inner loop: lint and every test that needs no browser, no real worker and no fault
+# servers, on SQLite.
+test-fast: lint
+	$(SQLITE_ENV) $(BIN)/pytest -p no:cacheprovider $(XDIST) --durations=10 \
+		-m "not browser and not celery_worker and not faults" $(PYTEST_ARGS)
 
 bench-env: setup
 	$(PY) -m pip install --quiet -r bench/requirements.txt

@@ -6,9 +6,7 @@ import io
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
 _RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "font.size": 10, "axes.spines.top": False,

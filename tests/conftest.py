@@ -23,6 +23,7 @@ from django.test.testcases import LiveServerThread
 import rounds.queue
 from engines import limiter
 from tests import browser as browser_support
+from tests import databases
 from tests.factories import UserFactory
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -73,9 +74,12 @@ if connection.vendor == "sqlite":
     LiveServerThread.server_class = SerialLiveServer
 
 
-def pytest_collection_modifyitems(items) -> None:
-    # A browser test that the hang guard ended runs once more; any other failure does not.
+def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
+        module_path = Path(item.path).relative_to(REPO_ROOT).as_posix()
+        if databases.runs_on_postgresql(item, module_path):
+            item.add_marker(databases.MARKER)
+        # A browser test that the hang guard ended runs once more; any other failure does not.
         if item.get_closest_marker("browser"):
             condition = functools.partial(browser_support.hung, item.nodeid)
             item.add_marker(pytest.mark.flaky(reruns=1, condition=condition))

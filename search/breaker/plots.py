@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-
 from difficulty.plots import _RC, _svg
 
 __all__ = ["curves_chart_svg", "diversity_difficulty_svg"]
