@@ -59,9 +59,9 @@ class DifficultyDatasetSerializer(serializers.ModelSerializer):
         model = DifficultyDataset
         fields = [
             "id", "name", "description", "origin", "source_file_name", "source_campaign_id",
-            "source_campaign_name", "reference_rule", "extra_fields", "perfect_score",
-            "n_segments", "n_language_pairs", "n_systems", "n_evaluations", "created_by",
-            "created_at", "updated_at", "links",
+            "source_campaign_name", "reference_rule", "extra_fields", "import_report",
+            "perfect_score", "n_segments", "n_language_pairs", "n_systems", "n_evaluations",
+            "created_by", "created_at", "updated_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
 

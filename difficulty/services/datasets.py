@@ -37,6 +37,10 @@ from difficulty.models import (
 logger = logging.getLogger(__name__)
 
 
+# Line numbers kept in an import report: enough to find the rows, never a file's worth.
+REPORTED_LINES = 20
+
+
 class DifficultyDatasetError(Exception):
     """A request about difficulty datasets that cannot be done; the message says why."""
 
@@ -92,24 +96,34 @@ def import_mqm_tsv_dataset(
     data: bytes,
     *,
     name: str,
-    language_pair: str,
+    language_pair: str = "",
     description: str = "",
     source_file_name: str = "",
     created_by=None,
+    on_written: Callable[[DifficultyDataset], None] | None = None,
 ) -> DifficultyDataset:
     """A dataset from a Google MQM TSV file (one row per error per rater); all or nothing.
 
     Each rater's MQM penalty of a (segment, system) is mapped to 0–100 with the platform's map
     (``100 − 4·min(25, penalty)``, ADR 0004), and the segment's score for that system is the mean
     over its raters; the raw mean penalty and the number of raters are kept as extra fields.
-    The file names no languages, so ``language_pair`` (e.g. ``en-de``) says them.
+    The rows name no languages: ``language_pair`` (e.g. ``en-de``) says them, or else the file
+    name as Google writes it (``mqm_ted_ende.tsv``). Rows whose ``<v>…</v>`` marks do not pair
+    up are scored all the same and counted in the dataset's ``import_report``.
     """
     name = check_dataset_name(name)
+    language_pair = language_pair or google_mqm.language_pair_in_name(source_file_name) or ""
+    if not language_pair:
+        raise DifficultyDatasetError(
+            f"a Google MQM TSV names no languages, nor does its file name {source_file_name!r} "
+            "(as mqm_ted_ende.tsv does): give the language pair, e.g. en-de"
+        )
     try:
         src_lang, tgt_lang = split_language_pair(language_pair)
         mqm_segments = google_mqm.read_tsv(data)
     except (ValueError, FormatError) as exc:
         raise DifficultyDatasetError(str(exc)) from None
+    unbalanced = google_mqm.unbalanced_lines(mqm_segments)
     grouped: dict[tuple[str, str], ParsedSegment] = {}
     for mqm in mqm_segments:
         penalties = list(google_mqm.rater_penalties(mqm).values())
@@ -142,6 +156,11 @@ def import_mqm_tsv_dataset(
         reference_rule=ReferenceRule(),
         source_file_name=source_file_name,
         created_by=created_by,
+        import_report={
+            "unbalanced_mark_rows": len(unbalanced),
+            "unbalanced_mark_lines": unbalanced[:REPORTED_LINES],
+        },
+        on_written=on_written,
     )
 
 
@@ -157,6 +176,7 @@ def _write_dataset(
     created_by=None,
     campaign_id: int | None = None,
     campaign_name: str = "",
+    import_report: dict | None = None,
     on_written: Callable[[DifficultyDataset], None] | None = None,
 ) -> DifficultyDataset:
     by_pair: dict[str, list[ParsedSegment]] = defaultdict(list)
@@ -175,6 +195,7 @@ def _write_dataset(
                 source_campaign_name=campaign_name[:200],
                 reference_rule=reference_rule.as_dict(),
                 extra_fields=extra_fields,
+                import_report=import_report or {},
                 perfect_score=perfect_score,
                 n_segments=len(segments),
                 n_language_pairs=len(by_pair),

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.formats import google_mqm
 from config.command_io import problems_error
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
@@ -23,8 +24,9 @@ def comma_list(value: str) -> tuple[str, ...]:
 class Command(BaseCommand):
     help = (
         "Import a difficulty dataset: WMT-style JSONL (langs, src, tgt{system}, scores{system}, "
-        "extra fields kept) or Google's MQM TSV (--format google-mqm --langs en-de). All or "
-        "nothing: a bad line is reported and nothing is written."
+        "extra fields kept) or Google's MQM TSV (--format google-mqm; languages from --langs "
+        "en-de or a name like mqm_ted_ende.tsv). All or nothing: a bad line is reported and "
+        "nothing is written."
     )
 
     def add_arguments(self, parser):
@@ -38,7 +40,12 @@ class Command(BaseCommand):
             default="wmt-jsonl",
             help="wmt-jsonl (default) or google-mqm (one row per error per rater).",
         )
-        parser.add_argument("--langs", default="", help="Language pair of a google-mqm file.")
+        parser.add_argument(
+            "--langs",
+            default="",
+            help="Language pair of a google-mqm file (default: read from a name like "
+            "mqm_ted_ende.tsv).",
+        )
         parser.add_argument(
             "--reference-systems",
             default=",".join(DEFAULT_REFERENCE_NAMES),
@@ -67,8 +74,11 @@ class Command(BaseCommand):
         )
         try:
             if options["file_format"] == "google-mqm":
-                if not options["langs"]:
-                    raise CommandError("a google-mqm file names no languages: give --langs en-de")
+                if not options["langs"] and not google_mqm.language_pair_in_name(file.name):
+                    raise CommandError(
+                        "a google-mqm file names no languages, nor does its file name: "
+                        "give --langs en-de"
+                    )
                 dataset = import_mqm_tsv_dataset(
                     file.read_bytes(),
                     name=options["name"],
@@ -107,3 +117,8 @@ class Command(BaseCommand):
                 f"references left out of evaluation: {', '.join(references) or 'none'}."
             )
         )
+        if options["file_format"] == "google-mqm" and not options["langs"]:
+            codes = ", ".join(p.code for p in dataset.language_pairs.all())
+            self.stdout.write(f"Languages {codes} read from the file name {file.name}.")
+        for line in dataset.import_report_lines():
+            self.stdout.write(f"Note: {line}.")
