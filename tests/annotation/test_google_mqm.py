@@ -158,13 +158,17 @@ def test_a_release_with_an_unbalanced_row_imports_and_reports_it(
     dataset = DifficultyDataset.objects.get(name="TED")
     assert (dataset.n_segments, dataset.n_systems) == (140, 14)
     assert dataset.language_pairs.get().code == "en-de"
-    assert dataset.import_report == {"unbalanced_mark_rows": 1, "unbalanced_mark_lines": [number]}
+    assert dataset.import_report == {
+        "language_pair_from_file_name": "en-de",
+        "unbalanced_mark_rows": 1,
+        "unbalanced_mark_lines": [number],
+    }
     note = (
         f"1 row with unbalanced <v>…</v> marks (line {number}) imported with the error "
         "unlocated: category and severity kept, no span"
     )
     assert out.getvalue().splitlines()[1:] == [
-        "Languages en-de read from the file name mqm_ted_ende.tsv.",
+        "Note: languages en-de read from the file name mqm_ted_ende.tsv.",
         f"Note: {note}.",
     ]
     # Line 2 (Facebook-AI, segment 1, one minor error) lost its span, not its penalty.
@@ -174,7 +178,7 @@ def test_a_release_with_an_unbalanced_row_imports_and_reports_it(
     api = APIClient()
     api.force_authenticate(admin_user)
     body = api.get(f"/api/difficulty-datasets/{dataset.pk}/").json()
-    assert body["import_report"] == {"unbalanced_mark_rows": 1, "unbalanced_mark_lines": [number]}
+    assert body["import_report"] == dataset.import_report
     page = admin_client.get(f"/difficulty/{dataset.pk}/")
     assert note.replace("<", "&lt;").replace(">", "&gt;") in page.content.decode()
 
