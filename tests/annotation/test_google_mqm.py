@@ -229,3 +229,19 @@ def test_the_ted_file_imports_as_an_mqm_campaign_recognised_automatically(ted, t
     assert campaign.items.count() == 1960  # 14 systems × 140 segments
     item = campaign.items.get(system="Facebook-AI", seg_id="1")
     assert "<v>" not in item.target and item.meta["google_mqm_raters"] == ["rater1"]
+
+
+@pytest.mark.django_db
+def test_a_release_imports_as_a_campaign_with_its_languages_from_the_file_name(ted, tmp_path):
+    broken, number = _break_one_mark(ted)
+    path = tmp_path / "mqm_ted_ende.tsv"
+    path.write_bytes(broken)
+
+    call_command("import_campaign", str(path), "--name", "TED MQM", "--protocol", "mqm")
+
+    campaign = Campaign.objects.get(name="TED MQM")
+    assert (campaign.src_lang, campaign.tgt_lang) == ("en", "de")
+    assert campaign.items.count() == 1960
+    assert set(campaign.items.values_list("src_lang", "tgt_lang")) == {("en", "de")}
+    item = campaign.items.get(system="Facebook-AI", seg_id="1")  # the row of line 2
+    assert number == 2 and "<v>" not in item.target and "</v>" not in item.target
