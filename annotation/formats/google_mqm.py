@@ -65,7 +65,8 @@ class MqmSegment:
 # the extension: mqm_ted_ende.tsv, mqm_generalMT2022_zhen.tsv,
 # sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv; other releases write en-de.
 _RUN_TOGETHER = re.compile(r"^([a-z]{2})([a-z]{2})$")
-_HYPHENATED = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})$")
+# Two letters each: three-letter words are mostly not languages here (mqm-ted_ende.tsv).
+_HYPHENATED = re.compile(r"^([a-z]{2})-([a-z]{2})$")
 
 
 def language_pair_in_name(file_name: str) -> str | None:

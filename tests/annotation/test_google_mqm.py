@@ -114,7 +114,8 @@ def test_an_unbalanced_source_mark_is_a_source_error_without_a_span():
     ("file_name", "pair"),
     [
         ("mqm_ted_ende.tsv", "en-de"),
-        ("mqm_ted_zhen.tsv", "zh-en"),
+        ("mqm-ted_zhen.tsv", "zh-en"),
+        ("mqm_ted_ende.avg_seg_scores.tsv", "en-de"),
         ("mqm_generalMT2022_enru.tsv", "en-ru"),
         ("sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv", "en-de"),
         ("/tmp/uploads/mqm_ted_ende.sample.tsv", "en-de"),
@@ -122,6 +123,7 @@ def test_an_unbalanced_source_mark_is_a_source_error_without_a_span():
         ("wmt24_en-cs_v2.tsv", "en-cs"),
         ("mqm.tsv", None),
         ("mqm_ted.tsv", None),
+        ("mqm-ted.tsv", None),
         ("mqm_enen.tsv", None),
         ("mqm_mqmx.tsv", None),
     ],
