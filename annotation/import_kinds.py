@@ -22,10 +22,12 @@ def campaign_options(
     file_format: str,
     settings: Mapping[str, Any],
     offset_unit: str = "codepoint",
+    file_name: str = "",
 ) -> dict[str, Any]:
     """What the form or API call said, as the job stores it (JSON)."""
     return {"name": name, "protocol": protocol, "format": file_format,
-            "settings": dict(settings), "offset_unit": offset_unit}  # fmt: skip
+            "settings": dict(settings), "offset_unit": offset_unit,
+            "file_name": file_name}  # fmt: skip
 
 
 def refusals(exc: Exception) -> list[str]:
@@ -52,6 +54,7 @@ def _run(lines: Iterable[bytes], options: Mapping[str, Any], created_by, on_writ
             protocol=options["protocol"],
             file_format=options["format"],
             offset_unit=options.get("offset_unit", "codepoint"),
+            file_name=options.get("file_name", ""),
             created_by=created_by,
             on_written=lambda campaign: on_written(
                 campaign, f"{campaign.items.count()} items in {campaign.name}"

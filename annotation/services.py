@@ -44,7 +44,7 @@ from annotation import (
     protocols,
     qc,
 )
-from annotation.formats import offsets
+from annotation.formats import google_mqm, offsets
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.signals import item_completed
 from formats.jsonl import LineProblem, read_jsonl
@@ -298,9 +298,12 @@ def _items_in_format(
     defaults: Mapping[str, str],
     offset_unit: str = "codepoint",
     text_format: str = html_text.PLAIN,
+    file_name: str = "",
 ) -> list[dict]:
     """Items of a whole file, refusing with a pointer to the right format when it looks like
-    another one (a user who picked the wrong format gets its name, not a list of bad lines)."""
+    another one (a user who picked the wrong format gets its name, not a list of bad lines).
+    A Google MQM TSV's rows name no languages: unless given, they come from a file name like
+    ``mqm_ted_ende.tsv``."""
     if file_format not in formats.FORMATS:
         raise ValidationError({"format": f"unknown format {file_format!r}"})
     looks_like = formats.sniff(data)
@@ -320,6 +323,10 @@ def _items_in_format(
         raw_items = formats.read_items(file_format, data, text_format=text_format)
     except formats.FormatError as exc:
         raise CampaignImportError([(0, str(exc))]) from None
+    pair = google_mqm.language_pair_in_name(file_name) if file_format == "google-mqm" else None
+    if pair and not defaults:
+        src_lang, tgt_lang = pair.split("-")
+        defaults = {"src_lang": src_lang, "tgt_lang": tgt_lang}
     return _normalize_dicts(protocol, raw_items, defaults, text_format=text_format)
 
 
@@ -330,6 +337,7 @@ def import_campaign(
     protocol: str,
     file_format: str = "jsonl",
     offset_unit: str = "codepoint",
+    file_name: str = "",
     on_written: Callable[[Campaign], None] | None = None,
     **settings,
 ) -> Campaign:
@@ -340,6 +348,8 @@ def import_campaign(
     a JSONL file's span offsets count (the other formats convert their own). With the setting
     ``text_format="html"`` the items' text is read as HTML: sanitised, kept in ``meta["html"]``,
     and offsets count its visible text (``annotation.html_text``, ADR 0033). Raises
+    ``file_name`` (by default the name an upload or open file carries) gives a Google MQM TSV
+    its languages when the settings do not (``mqm_ted_ende.tsv``). Raises
     :class:`CampaignImportError` with every bad line's (or item's) number and reason, or
     Django's ``ValidationError`` for bad settings (e.g. a name already taken); nothing is
     written then. ``on_written(campaign)`` runs inside the writing transaction (a background
@@ -348,8 +358,9 @@ def import_campaign(
     check_new_campaign(name, protocol)
     defaults = {k: settings[k] for k in ("src_lang", "tgt_lang") if settings.get(k)}
     text_format = _text_format(settings)
+    file_name = file_name or str(getattr(source, "name", "") or "")
     items = _items_in_format(
-        _whole_file(source), file_format, protocol, defaults, offset_unit, text_format
+        _whole_file(source), file_format, protocol, defaults, offset_unit, text_format, file_name
     )
     with transaction.atomic():
         campaign = _new_campaign(name, protocol, settings, items[0])

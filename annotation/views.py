@@ -114,7 +114,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
             if import_services.runs_in_background(upload):
                 options = campaign_options(
                     name=form.cleaned_data["name"], protocol=form.cleaned_data["protocol"],
-                    file_format=file_format, settings=settings,
+                    file_format=file_format, settings=settings, file_name=upload.name,
                 )  # fmt: skip
                 job = import_services.start_import(
                     CAMPAIGN_KIND, upload, options, created_by=request.user

@@ -12,8 +12,10 @@ from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,
     ReferenceRule,
+    split_language_pair,
 )
 from difficulty.selectors import EstimatorOption
+from difficulty.services import DATASET_FORMATS
 
 if TYPE_CHECKING:
     from annotation.models import Campaign
@@ -47,13 +49,43 @@ class DatasetUploadForm(_ReferenceFields):
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     file = forms.FileField(
         validators=[validate_upload_size],
-        help_text="WMT-style JSONL: langs, src, tgt{system}, scores{system}; other fields kept.",
+        help_text="WMT-style JSONL (langs, src, tgt{system}, scores{system}; other fields kept) "
+        "or a Google MQM TSV (one row per error per rater).",
+    )
+    file_format = forms.ChoiceField(
+        label="File format",
+        choices=list(DATASET_FORMATS.items()),
+        initial="auto",
+        required=False,
+        help_text="A file that looks like another format is refused with the right one named.",
+    )
+    langs = forms.CharField(
+        label="Language pair",
+        max_length=40,
+        required=False,
+        help_text="Of a Google MQM TSV, e.g. en-de; read from a name like mqm_ted_ende.tsv "
+        "when empty. JSONL lines name their own.",
     )
     perfect_score = forms.FloatField(
         initial=100.0, help_text="Human score of a flawless translation (ESA: 100)."
     )
 
-    field_order = ["name", "description", "file", "reference_systems", "reference_prefixes"]
+    field_order = [
+        "name", "description", "file", "file_format", "langs", "reference_systems",
+        "reference_prefixes",
+    ]  # fmt: skip
+
+    def clean_file_format(self) -> str:
+        return self.cleaned_data["file_format"] or "auto"
+
+    def clean_langs(self) -> str:
+        langs = self.cleaned_data["langs"].strip()
+        if langs:
+            try:
+                split_language_pair(langs)
+            except ValueError as exc:
+                raise forms.ValidationError(str(exc)) from None
+        return langs
 
 
 class CampaignDatasetForm(_ReferenceFields):

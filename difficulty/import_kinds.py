@@ -13,7 +13,7 @@ from difficulty.dataset_format import DatasetFormatError, ReferenceRule
 from difficulty.services import (
     DifficultyDatasetError,
     check_dataset_name,
-    import_difficulty_dataset,
+    import_difficulty_file,
 )
 
 DATASET_KIND = "difficulty-dataset"
@@ -21,11 +21,13 @@ DATASET_KIND = "difficulty-dataset"
 
 def dataset_options(
     *, name: str, description: str, reference_rule: ReferenceRule, perfect_score: float,
-    source_file_name: str,
+    source_file_name: str, file_format: str = "auto", language_pair: str = "",
 ) -> dict[str, Any]:  # fmt: skip
     """What the upload form or API call said, as the job stores it (JSON)."""
     return {
         "name": name,
+        "file_format": file_format,
+        "language_pair": language_pair,
         "description": description,
         "reference_rule": reference_rule.as_dict(),
         "perfect_score": perfect_score,
@@ -43,9 +45,12 @@ def _check(options: Mapping[str, Any]) -> None:
 def _run(lines: Iterable[bytes], options: Mapping[str, Any], created_by, on_written):
     rule = options["reference_rule"]
     try:
-        return import_difficulty_dataset(
+        return import_difficulty_file(
             lines,
             name=options["name"],
+            # Jobs queued before the page offered formats were JSONL.
+            file_format=options.get("file_format", "wmt-jsonl"),
+            language_pair=options.get("language_pair", ""),
             description=options["description"],
             reference_rule=ReferenceRule(
                 names=tuple(rule["names"]), prefixes=tuple(rule["prefixes"])
@@ -63,9 +68,10 @@ def _run(lines: Iterable[bytes], options: Mapping[str, Any], created_by, on_writ
 
 
 def _summary(dataset) -> str:
+    notes = "".join(f"; {line}" for line in dataset.import_report_lines())
     return (
         f"{dataset.n_segments} segments, {dataset.n_language_pairs} language pair(s), "
-        f"{dataset.n_systems} systems"
+        f"{dataset.n_systems} systems{notes}"
     )
 
 
@@ -73,7 +79,7 @@ def register() -> None:
     imports.register(
         imports.ImportKind(
             name=DATASET_KIND,
-            label="Difficulty dataset (WMT-style JSONL)",
+            label="Difficulty dataset (WMT-style JSONL or Google MQM TSV)",
             run=_run,
             result_url=lambda pk: reverse("difficulty:dataset_detail", args=[pk]),
             check=_check,

@@ -66,6 +66,10 @@ class DifficultyDataset(models.Model):
     # "prefixes": [...]} (case-insensitive prefixes).
     reference_rule = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
     extra_fields = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
+    # What the importer read from elsewhere or let through rather than refuse a released file,
+    # e.g. {"language_pair_from_file_name": "en-de", "unbalanced_mark_rows": 1,
+    # "unbalanced_mark_lines": [5312]} for a Google MQM TSV.
+    import_report = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
     # The human score of a flawless translation, for %Perfect (seed 002 Eq. 4): 100 on ESA's
     # 0–100 scale; 0 for raw MQM penalties.
     perfect_score = models.FloatField(default=100.0)
@@ -89,6 +93,25 @@ class DifficultyDataset(models.Model):
     def is_metric_field(self, field: str) -> bool:
         """Whether ``metric:<field>`` can mean a score here (provenance fields cannot)."""
         return not (self.origin == self.Origin.CAMPAIGN and field in CAMPAIGN_PROVENANCE_FIELDS)
+
+    def import_report_lines(self) -> list[str]:
+        """The import report in words, as the command, the page and the job summary say it."""
+        lines = []
+        pair = self.import_report.get("language_pair_from_file_name")
+        if pair:
+            lines.append(f"languages {pair} read from the file name {self.source_file_name}")
+        rows = self.import_report.get("unbalanced_mark_rows", 0)
+        if not rows:
+            return lines
+        numbers = [str(n) for n in self.import_report.get("unbalanced_mark_lines", [])]
+        where = ("line " if len(numbers) == 1 else "lines ") + ", ".join(numbers)
+        if rows > len(numbers):
+            where += ", ..."
+        return [
+            *lines,
+            f"{rows} row{'s' if rows != 1 else ''} with unbalanced <v>…</v> marks ({where}) "
+            "imported with the error unlocated: category and severity kept, no span",
+        ]
 
 
 class DifficultyLanguagePair(models.Model):

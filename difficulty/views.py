@@ -24,7 +24,7 @@ from difficulty.services import (
     DifficultyDatasetError,
     build_difficulty_dataset_from_campaign,
     cancel_difficulty_evaluation,
-    import_difficulty_dataset,
+    import_difficulty_file,
     start_difficulty_evaluation,
 )
 from imports import ImportRefused
@@ -54,9 +54,11 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
         if import_services.runs_in_background(upload):
             return _import_in_background(request, form)
         try:
-            dataset = import_difficulty_dataset(
+            dataset = import_difficulty_file(
                 upload,
                 name=form.cleaned_data["name"],
+                file_format=form.cleaned_data["file_format"],
+                language_pair=form.cleaned_data["langs"],
                 description=form.cleaned_data["description"],
                 reference_rule=form.reference_rule(),
                 source_file_name=upload.name,
@@ -68,7 +70,10 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
         except DifficultyDatasetError as exc:
             errors = [str(exc)]
         else:
-            messages.success(request, f"Imported {dataset.name}: {dataset.n_segments} segments.")
+            notes = "".join(f" Note: {line}." for line in dataset.import_report_lines())
+            messages.success(
+                request, f"Imported {dataset.name}: {dataset.n_segments} segments.{notes}"
+            )
             return redirect("difficulty:dataset_detail", pk=dataset.pk)
     status = 400 if errors else 200
     return render(
@@ -88,6 +93,8 @@ def _import_in_background(request: HttpRequest, form: DatasetUploadForm) -> Http
         reference_rule=form.reference_rule(),
         perfect_score=form.cleaned_data["perfect_score"],
         source_file_name=upload.name,
+        file_format=form.cleaned_data["file_format"],
+        language_pair=form.cleaned_data["langs"],
     )
     try:
         job = import_services.start_import(DATASET_KIND, upload, options, created_by=request.user)

@@ -190,6 +190,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         options = campaign_options(
             name=data["name"], protocol=data["protocol"], file_format=data["format"],
             settings=data.get("settings") or {}, offset_unit=data["offset_unit"],
+            file_name=data["file"].name,
         )  # fmt: skip
         try:
             job = import_services.start_import(

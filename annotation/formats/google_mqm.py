@@ -4,7 +4,9 @@ One row per error (or ``No-error``) per rater: ``system doc doc_id seg_id rater 
 category severity [comment]``, tab-separated with a header. ``doc_id`` is the segment's 1-based
 position within its document. The erroneous span is marked with ``<v>…</v>`` in the target, or
 in the source for source-side errors (omissions, source errors); the marks are removed here and
-kept as offsets into the clean text (code points, end exclusive).
+kept as offsets into the clean text (code points, end exclusive). The releases are read as they
+ship: a row whose marks do not pair up (one in about 8,500 of the TED files) keeps its error
+with no span (``unbalanced``), and :func:`unbalanced_lines` lists such rows for the import report.
 
 :func:`read_tsv` groups the rows into one :class:`MqmSegment` per (system, document, segment)
 with every rater's errors; :func:`rater_penalties` scores them with the campaign MQM weights
@@ -20,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation import scoring
+from annotation import languages, scoring
 from annotation.formats.errors import FormatError
 
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
@@ -40,9 +42,11 @@ class MqmError:
     category: str
     severity: str
     side: str  # "target" or "source"
-    start: int | None  # None: no span marked
+    start: int | None  # None: no span marked, or marks that do not pair up
     end: int | None
     comment: str = ""
+    line_number: int = 0
+    unbalanced: bool = False  # the row's <v>…</v> marks did not pair up: the span is lost
 
 
 @dataclass
@@ -57,27 +61,72 @@ class MqmSegment:
     errors: dict[str, list[MqmError]] = field(default_factory=dict)  # rater -> errors
 
 
+# Google names its files after the pair, two-letter codes run together as the last word before
+# the extension: mqm_ted_ende.tsv, mqm_generalMT2022_zhen.tsv,
+# sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv; other releases write en-de.
+_RUN_TOGETHER = re.compile(r"^([a-z]{2})([a-z]{2})$")
+# Two letters each: three-letter words are mostly not languages here (mqm-ted_ende.tsv).
+_HYPHENATED = re.compile(r"^([a-z]{2})-([a-z]{2})$")
+
+
+def language_pair_in_name(file_name: str) -> str | None:
+    """``"en-de"`` for ``mqm_ted_ende.tsv`` or ``scores_en-de.tsv``; None when the name (its
+    last ``_`` word before the first dot, or any ``_``/``.`` word like ``en-de``) names none."""
+    name = file_name.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, *suffixes = name.split(".")
+    words = stem.split("_")
+    candidates = [words[-1]] + [w for w in [*reversed(words[:-1]), *suffixes] if "-" in w]
+    for word in candidates:
+        match = _RUN_TOGETHER.match(word) or _HYPHENATED.match(word)
+        if match is None or match[1] == match[2]:
+            continue
+        try:
+            codes = [languages.clean_language_code(code) for code in match.groups()]
+        except ValueError:
+            continue
+        return "-".join(codes)
+    return None
+
+
 def looks_like(data: bytes) -> bool:
     header = data.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace").strip().split("\t")
     return tuple(header[: len(COLUMNS)]) == COLUMNS
 
 
+_MARK = re.compile(r"(</?v>)")
+
+
 def _unmark(text: str) -> tuple[str, int | None, int | None]:
-    """``text`` without ``<v>``/``</v>`` and the offsets of the marked span (None if unmarked)."""
+    """``text`` without ``<v>``/``</v>`` and the offsets of the marked span (None if unmarked).
+
+    Several marked pieces make one span from the first ``<v>`` to the last ``</v>``; marks that
+    do not alternate ``<v>``, ``</v>``, ... raise ``ValueError``.
+    """
     start = end = None
     clean: list[str] = []
     length = 0
-    for piece in re.split(r"(</?v>)", text):
+    opened = False
+    balanced = True
+    for piece in _MARK.split(text):
         if piece == "<v>":
+            balanced = balanced and not opened
+            opened = True
             start = length if start is None else start
         elif piece == "</v>":
+            balanced = balanced and opened
+            opened = False
             end = length
         else:
             clean.append(piece)
             length += len(piece)
-    if (start is None) != (end is None) or (start is not None and end is not None and end < start):
+    if opened or not balanced:
         raise ValueError("unbalanced <v>…</v> marks")
     return "".join(clean), start, end
+
+
+def _strip(text: str) -> str:
+    """``text`` without any mark, paired or not."""
+    return _MARK.sub("", text)
 
 
 def _rows(data: bytes) -> list[tuple[int, dict[str, str]]]:
@@ -102,12 +151,19 @@ def _rows(data: bytes) -> list[tuple[int, dict[str, str]]]:
     return rows
 
 
-def _error(row: dict[str, str]) -> MqmError | None:
+def _error(row: dict[str, str], line_number: int) -> MqmError | None:
     category = row["category"].strip()
     if category.lower() == NO_ERROR:
         return None
-    side = "source" if "<v>" in row["source"] else "target"
-    _, start, end = _unmark(row[side])
+    side = "source" if _MARK.search(row["source"]) else "target"
+    try:
+        _, start, end = _unmark(row[side])
+        unbalanced = False
+    except ValueError:
+        # Google's releases hold a few such rows; refusing the file for them would lose the
+        # whole release, and the rater's category and severity still score the segment.
+        start = end = None
+        unbalanced = True
     return MqmError(
         category=category,
         severity=row["severity"].strip().lower(),
@@ -115,6 +171,8 @@ def _error(row: dict[str, str]) -> MqmError | None:
         start=start,
         end=end,
         comment=row.get("comment", "").strip(),
+        line_number=line_number,
+        unbalanced=unbalanced,
     )
 
 
@@ -125,12 +183,8 @@ def read_tsv(data: bytes) -> list[MqmSegment]:
         where = f"line {number}"
         if not row["doc_id"].strip().isdigit():
             raise FormatError(where, f"doc_id must be a whole number, got {row['doc_id']!r}")
-        try:
-            source, _, _ = _unmark(row["source"])
-            target, _, _ = _unmark(row["target"])
-            error = _error(row)
-        except ValueError as exc:
-            raise FormatError(where, str(exc)) from None
+        source, target = _strip(row["source"]), _strip(row["target"])
+        error = _error(row, number)
         position = int(row["doc_id"])
         key = (row["system"], row["doc"], row["seg_id"])
         segment = segments.get(key)
@@ -148,6 +202,17 @@ def read_tsv(data: bytes) -> list[MqmSegment]:
         if error is not None:
             errors.append(error)
     return list(segments.values())
+
+
+def unbalanced_lines(segments: list[MqmSegment]) -> list[int]:
+    """The line numbers of rows whose marks did not pair up (their errors have no span)."""
+    return sorted(
+        error.line_number
+        for segment in segments
+        for errors in segment.errors.values()
+        for error in errors
+        if error.unbalanced
+    )
 
 
 def error_penalty(error: MqmError, weights: scoring.MqmWeights = scoring.DEFAULT_WEIGHTS) -> float:
@@ -173,7 +238,8 @@ def answer_spans(errors: list[MqmError], target: str) -> list[dict[str, Any]]:
 
     Labels take the typology's spelling (``Style/Awkward`` → ``Style`` / ``Unnatural or
     awkward``); a source-side mark keeps ``"side": "source"``; an unmarked target error is the
-    [MISSING] span at the end of the target. Raises ``ValueError`` for an unknown label.
+    [MISSING] span at the end of the target, and so is an error whose marks did not pair up
+    (the rater's label without its place). Raises ``ValueError`` for an unknown label.
     """
     spans = []
     for error in errors:
@@ -181,7 +247,7 @@ def answer_spans(errors: list[MqmError], target: str) -> list[dict[str, Any]]:
         span: dict[str, Any] = {"start": error.start, "end": error.end}
         if error.side == "source":
             span["side"] = "source"
-        elif error.start is None:
+        if error.start is None:
             span = {"start": len(target), "end": len(target), "missing": True}
         span |= {"severity": error.severity, "category": category, "subcategory": subcategory}
         if error.comment:

@@ -19,8 +19,10 @@ from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,
     ReferenceRule,
+    split_language_pair,
 )
 from difficulty.models import DifficultyDataset, DifficultyEvaluation, DifficultySegment
+from difficulty.services.datasets import DATASET_FORMATS
 from difficulty.services.evaluations import MAX_BOOTSTRAP
 
 
@@ -59,9 +61,9 @@ class DifficultyDatasetSerializer(serializers.ModelSerializer):
         model = DifficultyDataset
         fields = [
             "id", "name", "description", "origin", "source_file_name", "source_campaign_id",
-            "source_campaign_name", "reference_rule", "extra_fields", "perfect_score",
-            "n_segments", "n_language_pairs", "n_systems", "n_evaluations", "created_by",
-            "created_at", "updated_at", "links",
+            "source_campaign_name", "reference_rule", "extra_fields", "import_report",
+            "perfect_score", "n_segments", "n_language_pairs", "n_systems", "n_evaluations",
+            "created_by", "created_at", "updated_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -173,14 +175,39 @@ class _ReferenceFields(serializers.Serializer):
 
 
 class DatasetImportSerializer(_ReferenceFields):
-    """A WMT-style JSONL upload, as the upload page takes it."""
+    """A WMT-style JSONL or Google MQM TSV upload, as the upload page takes it."""
 
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True, default="")
     file = serializers.FileField(
         validators=[validate_upload_size],
-        help_text="WMT-style JSONL: langs, src, tgt{system}, scores{system}; other fields kept.",
+        help_text="WMT-style JSONL (langs, src, tgt{system}, scores{system}; other fields kept) "
+        "or a Google MQM TSV (one row per error per rater).",
     )
+    format = serializers.ChoiceField(
+        choices=list(DATASET_FORMATS),
+        default="auto",
+        help_text="auto recognises the file from line 1 (else its name); a file that looks like "
+        "another format than the one given is refused naming it.",
+    )
+    langs = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=40,
+        help_text="Language pair of a Google MQM TSV, e.g. en-de (default: read from a name "
+        "like mqm_ted_ende.tsv); JSONL lines name their own.",
+    )
+
+    def validate_langs(self, value: str) -> str:
+        value = value.strip()
+        if value:
+            try:
+                split_language_pair(value)
+            except ValueError as exc:
+                raise serializers.ValidationError(str(exc)) from None
+        return value
+
     perfect_score = serializers.FloatField(
         default=100.0, help_text="Human score of a flawless translation (ESA: 100)."
     )

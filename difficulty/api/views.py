@@ -40,7 +40,7 @@ from difficulty.services import (
     DifficultyDatasetError,
     build_difficulty_dataset_from_campaign,
     cancel_difficulty_evaluation,
-    import_difficulty_dataset,
+    import_difficulty_file,
     start_difficulty_evaluation,
 )
 from imports import ImportRefused
@@ -67,7 +67,8 @@ class DifficultyDatasetViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
     """Difficulty datasets (staff only): list, retrieve with language pairs and systems, import
-    a WMT-style JSONL file, build one from an ESA or MQM campaign, browse segments."""
+    a WMT-style JSONL file or a Google MQM TSV, build one from an ESA or MQM campaign, browse
+    segments."""
 
     permission_classes = [IsAdminUser]
     parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
@@ -109,8 +110,10 @@ class DifficultyDatasetViewSet(
     )
     @action(detail=False, methods=["post"], url_path="import", url_name="import")
     def import_file(self, request: Request) -> Response:
-        """Import a WMT-style JSONL file (multipart ``file``); all or nothing: a refused file is
-        a 400 whose ``detail`` and ``errors`` name each bad line. A file above
+        """Import a WMT-style JSONL file or a Google MQM TSV (multipart ``file``, ``format``
+        ``auto`` by default, ``langs`` for a TSV); all or nothing: a refused file is a 400 whose
+        ``detail`` and ``errors`` name each bad line, or in one message the format the file
+        looks like when it is not the one given. A file above
         ``IMPORT_INLINE_MAX_MB`` is imported by a worker: 202 with the import job (poll its
         ``url``; ``Location`` names it too)."""
         body = DatasetImportSerializer(data=request.data)
@@ -119,9 +122,11 @@ class DifficultyDatasetViewSet(
         if import_services.runs_in_background(upload):
             return self._import_in_background(request, body)
         try:
-            dataset = import_difficulty_dataset(
+            dataset = import_difficulty_file(
                 upload,
                 name=body.validated_data["name"],
+                file_format=body.validated_data["format"],
+                language_pair=body.validated_data["langs"],
                 description=body.validated_data["description"],
                 reference_rule=body.reference_rule(),
                 source_file_name=upload.name,
@@ -140,6 +145,8 @@ class DifficultyDatasetViewSet(
             reference_rule=body.reference_rule(),
             perfect_score=body.validated_data["perfect_score"],
             source_file_name=upload.name,
+            file_format=body.validated_data["format"],
+            language_pair=body.validated_data["langs"],
         )
         try:
             job = import_services.start_import(

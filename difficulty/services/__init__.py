@@ -3,10 +3,12 @@
 
 from difficulty.dataset_format import DatasetFormatError
 from difficulty.services.datasets import (
+    DATASET_FORMATS,
     DifficultyDatasetError,
     build_difficulty_dataset_from_campaign,
     check_dataset_name,
     import_difficulty_dataset,
+    import_difficulty_file,
     import_mqm_tsv_dataset,
 )
 from difficulty.services.evaluations import (
@@ -22,6 +24,7 @@ from difficulty.services.evaluations import (
 
 __all__ = [
     "ADVANCE_TASK",
+    "DATASET_FORMATS",
     "DatasetFormatError",
     "DifficultyDatasetError",
     "advance_difficulty_evaluation",
@@ -31,6 +34,7 @@ __all__ = [
     "enqueue_evaluation_round",
     "evaluation_queue",
     "import_difficulty_dataset",
+    "import_difficulty_file",
     "import_mqm_tsv_dataset",
     "recover_evaluations",
     "run_difficulty_evaluation",

@@ -1,15 +1,20 @@
 """Write use-cases for difficulty datasets (seed 002).
 
+* :func:`import_difficulty_file`: a file in one of :data:`DATASET_FORMATS` (chosen or
+  recognised) → a dataset, all or nothing; a file of another format is refused in one message.
 * :func:`import_difficulty_dataset`: a WMT-style JSONL file → a dataset, all or nothing.
+* :func:`import_mqm_tsv_dataset`: a Google MQM TSV → a dataset, all or nothing.
 * :func:`build_difficulty_dataset_from_campaign`: an annotation campaign's human results → a
   dataset.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import PurePath
 
 import numpy as np
 from django.db import IntegrityError, transaction
@@ -33,8 +38,13 @@ from difficulty.models import (
     DifficultySystem,
     matrix_to_bytes,
 )
+from formats import strict_json
 
 logger = logging.getLogger(__name__)
+
+
+# Line numbers kept in an import report: enough to find the rows, never a file's worth.
+REPORTED_LINES = 20
 
 
 class DifficultyDatasetError(Exception):
@@ -42,6 +52,15 @@ class DifficultyDatasetError(Exception):
 
 
 # --- Datasets --------------------------------------------------------------------------------
+
+DATASET_FORMATS = {
+    "auto": "Recognise it (from line 1, else the file name)",
+    "wmt-jsonl": "WMT-style JSONL",
+    "google-mqm": "Google MQM TSV",
+}
+"""The file formats a difficulty dataset imports from (the command, the page and the API)."""
+_SUFFIXES = {".jsonl": "wmt-jsonl", ".json": "wmt-jsonl", ".tsv": "google-mqm"}
+_MQM_HEADER = " ".join(google_mqm.COLUMNS)
 
 
 def check_dataset_name(name: str) -> str:
@@ -54,6 +73,108 @@ def check_dataset_name(name: str) -> str:
     if DifficultyDataset.objects.filter(name=name).exists():
         raise DifficultyDatasetError(f"a difficulty dataset named {name!r} exists already")
     return name
+
+
+def _peek(source: Iterable[bytes | str]) -> tuple[bytes, Iterator[bytes | str]]:
+    """The first non-blank line of ``source`` and all of its lines (that one included)."""
+    lines = iter(source)
+    read: list[bytes | str] = []
+    head = b""
+    for line in lines:
+        read.append(line)
+        head = line.encode() if isinstance(line, str) else bytes(line)
+        if head.strip():
+            break
+    return head.removeprefix(b"\xef\xbb\xbf"), itertools.chain(read, lines)
+
+
+def _looks_like(head: bytes) -> str | None:
+    if google_mqm.looks_like(head):
+        return "google-mqm"
+    try:
+        return "wmt-jsonl" if isinstance(strict_json.loads(head), dict) else None
+    except strict_json.JSONInputError:
+        return None
+
+
+def choose_dataset_format(head: bytes, file_format: str, file_name: str = "") -> str:
+    """The format to read a file whose first non-blank line is ``head`` with: ``file_format``,
+    or for ``auto`` what line 1 (else the file name) looks like. A file that looks like another
+    format than the chosen one is refused in one message naming the right choice, rather than
+    with a "not valid JSON" for every line of a TSV."""
+    if file_format not in DATASET_FORMATS:
+        choices = ", ".join(DATASET_FORMATS)
+        raise DifficultyDatasetError(f"unknown format {file_format!r} (choose one of {choices})")
+    looks_like = _looks_like(head)
+    if file_format == "auto":
+        chosen = looks_like or _SUFFIXES.get(PurePath(file_name).suffix.lower())
+        if chosen is None:
+            raise DifficultyDatasetError(
+                "line 1 is neither a JSON object (WMT-style JSONL) nor the header of a Google "
+                f"MQM TSV ({_MQM_HEADER}): this file is in neither format"
+            )
+        return chosen
+    if file_format == "wmt-jsonl" and looks_like != "wmt-jsonl":
+        if looks_like == "google-mqm":
+            raise DifficultyDatasetError(
+                "line 1 is not valid JSON: this looks like a Google MQM TSV; choose the format "
+                f"{DATASET_FORMATS['google-mqm']} (google-mqm)"
+            )
+        if b"\t" in head:
+            raise DifficultyDatasetError(
+                "line 1 is not valid JSON: this looks like a TSV, but not a Google MQM TSV "
+                f"(whose header starts with {_MQM_HEADER})"
+            )
+    if file_format == "google-mqm" and looks_like == "wmt-jsonl":
+        raise DifficultyDatasetError(
+            "line 1 is not a Google MQM TSV header: this looks like WMT-style JSONL; choose the "
+            f"format {DATASET_FORMATS['wmt-jsonl']} (wmt-jsonl)"
+        )
+    return file_format
+
+
+def import_difficulty_file(
+    source: Iterable[bytes | str],
+    *,
+    name: str,
+    file_format: str = "auto",
+    language_pair: str = "",
+    description: str = "",
+    reference_rule: ReferenceRule | None = None,
+    source_file_name: str = "",
+    perfect_score: float = 100.0,
+    created_by=None,
+    on_written: Callable[[DifficultyDataset], None] | None = None,
+) -> DifficultyDataset:
+    """Import a file (an upload, an open file or its lines) in ``file_format`` (one of
+    :data:`DATASET_FORMATS`); ``language_pair`` is for a Google MQM TSV, whose rows name no
+    languages. Raises as :func:`import_difficulty_dataset`; nothing is written then."""
+    name = check_dataset_name(name)
+    head, lines = _peek(source)
+    chosen = choose_dataset_format(head, file_format, source_file_name)
+    if chosen == "google-mqm":
+        data = b"".join(line.encode() if isinstance(line, str) else line for line in lines)
+        return import_mqm_tsv_dataset(
+            data,
+            name=name,
+            language_pair=language_pair,
+            description=description,
+            reference_rule=reference_rule,
+            source_file_name=source_file_name,
+            perfect_score=perfect_score,
+            created_by=created_by,
+            on_written=on_written,
+        )
+    return import_difficulty_dataset(
+        lines,
+        name=name,
+        description=description,
+        reference_rule=reference_rule,
+        source_file_name=source_file_name,
+        perfect_score=perfect_score,
+        created_by=created_by,
+        on_written=on_written,
+    )
 
 
 def import_difficulty_dataset(
@@ -92,24 +213,39 @@ def import_mqm_tsv_dataset(
     data: bytes,
     *,
     name: str,
-    language_pair: str,
+    language_pair: str = "",
     description: str = "",
+    reference_rule: ReferenceRule | None = None,
     source_file_name: str = "",
+    perfect_score: float = 100.0,
     created_by=None,
+    on_written: Callable[[DifficultyDataset], None] | None = None,
 ) -> DifficultyDataset:
     """A dataset from a Google MQM TSV file (one row per error per rater); all or nothing.
 
     Each rater's MQM penalty of a (segment, system) is mapped to 0–100 with the platform's map
     (``100 − 4·min(25, penalty)``, ADR 0004), and the segment's score for that system is the mean
     over its raters; the raw mean penalty and the number of raters are kept as extra fields.
-    The file names no languages, so ``language_pair`` (e.g. ``en-de``) says them.
+    The rows name no languages: ``language_pair`` (e.g. ``en-de``) says them, or else the file
+    name as Google writes it (``mqm_ted_ende.tsv``). Rows whose ``<v>…</v>`` marks do not pair
+    up are scored all the same and counted in the dataset's ``import_report``.
     """
     name = check_dataset_name(name)
+    report: dict = {}
+    if not language_pair:
+        language_pair = google_mqm.language_pair_in_name(source_file_name) or ""
+        report["language_pair_from_file_name"] = language_pair
+    if not language_pair:
+        raise DifficultyDatasetError(
+            f"a Google MQM TSV names no languages, nor does its file name {source_file_name!r} "
+            "(as mqm_ted_ende.tsv does): give the language pair, e.g. en-de"
+        )
     try:
         src_lang, tgt_lang = split_language_pair(language_pair)
         mqm_segments = google_mqm.read_tsv(data)
     except (ValueError, FormatError) as exc:
         raise DifficultyDatasetError(str(exc)) from None
+    unbalanced = google_mqm.unbalanced_lines(mqm_segments)
     grouped: dict[tuple[str, str], ParsedSegment] = {}
     for mqm in mqm_segments:
         penalties = list(google_mqm.rater_penalties(mqm).values())
@@ -139,9 +275,16 @@ def import_mqm_tsv_dataset(
         name=name,
         description=(description.strip() + "\n\n" + scale).strip(),
         origin=DifficultyDataset.Origin.IMPORT,
-        reference_rule=ReferenceRule(),
+        reference_rule=reference_rule or ReferenceRule(),
         source_file_name=source_file_name,
+        perfect_score=perfect_score,
         created_by=created_by,
+        import_report=report
+        | {
+            "unbalanced_mark_rows": len(unbalanced),
+            "unbalanced_mark_lines": unbalanced[:REPORTED_LINES],
+        },
+        on_written=on_written,
     )
 
 
@@ -157,6 +300,7 @@ def _write_dataset(
     created_by=None,
     campaign_id: int | None = None,
     campaign_name: str = "",
+    import_report: dict | None = None,
     on_written: Callable[[DifficultyDataset], None] | None = None,
 ) -> DifficultyDataset:
     by_pair: dict[str, list[ParsedSegment]] = defaultdict(list)
@@ -175,6 +319,7 @@ def _write_dataset(
                 source_campaign_name=campaign_name[:200],
                 reference_rule=reference_rule.as_dict(),
                 extra_fields=extra_fields,
+                import_report=import_report or {},
                 perfect_score=perfect_score,
                 n_segments=len(segments),
                 n_language_pairs=len(by_pair),

@@ -22,7 +22,7 @@ from config.http import download
 from config.uploads import validate_upload_size
 from lexical.concepts.selectors import selection_for_user
 from lexical.dtails import exports
-from lexical.dtails.selectors import study_csv_response, study_for_user
+from lexical.dtails.selectors import import_report, study_csv_response, study_for_user
 from lexical.dtails.services import ImportRefused, import_dtails
 
 
@@ -33,7 +33,9 @@ class DtailsImportSerializer(serializers.Serializer):
     csv_file = serializers.FileField(validators=[validate_upload_size])
     words_file = serializers.FileField(required=False, validators=[validate_upload_size])
     keep_duplicates = serializers.BooleanField(
-        default=False, help_text="import a repeated row as a second example instead of refusing"
+        default=False,
+        help_text="import a row repeating an earlier one as a second example (the selection "
+        "exports back to the same bytes) instead of once",
     )
 
 
@@ -44,6 +46,10 @@ IMPORTED = inline_serializer(
         "name": serializers.CharField(),
         "rows": serializers.IntegerField(),
         "concepts": serializers.IntegerField(),
+        "repeated_rows": serializers.IntegerField(
+            help_text="rows repeating an earlier row: imported once, or kept with keep_duplicates"
+        ),
+        "report": serializers.ListField(child=serializers.CharField()),
     },
 )
 
@@ -77,6 +83,8 @@ class DtailsViewSet(viewsets.ViewSet):
             "name": selection.name,
             "rows": selection.params["rows"],
             "concepts": selection.concepts.count(),
+            "repeated_rows": selection.params["repeated_rows"],
+            "report": import_report(selection),
         }
         return Response(payload, status=status.HTTP_201_CREATED)
 

@@ -25,11 +25,13 @@ from dataclasses import dataclass
 
 __all__ = [
     "HEADER",
+    "CsvReport",
     "DtailsError",
     "DtailsRow",
     "WordsEntry",
     "parse_variations",
     "read_csv",
+    "read_csv_report",
     "read_words",
     "write_csv",
     "write_words",
@@ -219,12 +221,27 @@ def _row(line: int, cells: list[str], errors: _Errors) -> DtailsRow | None:
 
 
 def read_csv(data: bytes, *, keep_duplicates: bool = False) -> list[DtailsRow]:
-    """The rows of a DTAiLS CSV, in file order. Raises :class:`DtailsError` naming each bad line
-    (wrong header, cell count, variations, label not among them, repeated rows).
+    """The rows of :func:`read_csv_report`, without the report."""
+    return read_csv_report(data, keep_duplicates=keep_duplicates).rows
 
-    A row repeating an earlier one (same concept, sentences and label) is an error unless
-    ``keep_duplicates``: the released en-gl expert file repeats one row, and keeping it is the
-    only way to write that file back as it was."""
+
+@dataclass(frozen=True)
+class CsvReport:
+    rows: list[DtailsRow]
+    repeats: list[tuple[int, int]]  # (line, the earlier line it repeats) per exact repeat
+
+
+def read_csv_report(data: bytes, *, keep_duplicates: bool = False) -> CsvReport:
+    """The rows of a DTAiLS CSV, in file order, and the rows that repeat an earlier one.
+    Raises :class:`DtailsError` naming each bad line (wrong header, cell count, variations,
+    label not among them, a sentence pair labelled twice differently).
+
+    The released files are read as they ship: the af and gl expert files repeat a row (same
+    concept, sentences and label), which is kept once and reported, or, with
+    ``keep_duplicates``, kept as a second example so that the file writes back byte for byte.
+    The same concept and sentence pair with another label is refused: the label is the
+    variation the target sentence uses (seed 004 §2, "Dataset Construction"), so one of the two
+    rows is wrong, and either guess would change the ground truth models are scored against."""
     text = _decode(data)
     records = _records(text)
     first = next(iter(records), None)
@@ -238,23 +255,32 @@ def read_csv(data: bytes, *, keep_duplicates: bool = False) -> list[DtailsRow]:
         raise DtailsError([(header_line, problem)])
     errors = _Errors()
     rows: list[DtailsRow] = []
-    seen: dict[tuple[str, ...], int] = {}
+    repeats: list[tuple[int, int]] = []
+    seen: dict[tuple[str, str, str], tuple[int, str]] = {}
     for line, cells in records:
         row = _row(line, cells, errors)
         if row is None:
             continue
-        key = (row.concept, row.source, row.target, row.label)
-        if key in seen and not keep_duplicates:
+        pair = (row.concept, row.source, row.target)
+        earlier = seen.get(pair)
+        if earlier is not None and earlier[1] != row.label:
             errors.add(
-                line, f"repeats the row on line {seen[key]} (allow repeated rows to keep it)"
+                line,
+                f"labels the sentence pair of line {earlier[0]} {row.label!r} where that line "
+                f"says {earlier[1]!r}; a sentence pair has one attested variation: remove or "
+                "correct one of the two rows",
             )
             continue
-        seen.setdefault(key, line)
+        if earlier is not None:
+            repeats.append((line, earlier[0]))
+            if not keep_duplicates:
+                continue
+        seen.setdefault(pair, (line, row.label))
         rows.append(row)
     errors.raise_if_any()
     if not rows:
         raise DtailsError([(header_line, "the file has a header but no rows")])
-    return rows
+    return CsvReport(rows, repeats)
 
 
 def write_csv(rows: Iterable[DtailsRow]) -> bytes:

@@ -27,6 +27,6 @@ class DtailsImportForm(forms.Form):
     keep_duplicates = forms.BooleanField(
         required=False,
         label="Keep repeated rows",
-        help_text="Import a row that repeats an earlier one as a second example instead of "
-        "refusing the file (the released en-gl expert file repeats one row).",
+        help_text="Import a row that repeats an earlier one as a second example, as the file "
+        "has it (the selection exports back to the same bytes), instead of once.",
     )

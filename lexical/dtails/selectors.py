@@ -35,3 +35,19 @@ def study_csv_response(campaign: Campaign, *, extended: bool) -> HttpResponse:
     if extended:
         return download(exports.study_extended_csv(campaign), f"study-{campaign.pk}-extended.csv")
     return download(exports.study_released_csv(campaign), f"study-{campaign.pk}-dtails.csv")
+
+
+def import_report(selection) -> list[str]:
+    """What the import of ``selection`` let through, in words (command, page and API say it)."""
+    repeated = selection.params.get("repeated_rows", 0)
+    if not repeated:
+        return []
+    lines = selection.params.get("repeated_lines", [])
+    where = ("line " if len(lines) == 1 else "lines ") + ", ".join(map(str, lines))
+    if repeated > len(lines):
+        where += ", ..."
+    kept = (
+        "kept as a second example" if selection.params.get("duplicates_kept") else "imported once"
+    )
+    plural = "s" if repeated != 1 else ""
+    return [f"{repeated} row{plural} repeating an earlier row ({where}) {kept}"]

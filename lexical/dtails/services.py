@@ -29,6 +29,8 @@ SOURCE_TAG = "dtails"
 MAX_LEMMA = 200  # Concept.lemma / Variation.lemma length
 MAX_POS = 16
 MAX_NAME = 200
+# Line numbers of repeated rows kept in a selection's params: enough to find them.
+REPORTED_REPEATS = 20
 
 
 class ImportRefused(ValueError):
@@ -164,10 +166,11 @@ def _languages(src_lang: str, tgt_lang: str) -> tuple[str, str]:
 
 def read_files(
     csv_data: bytes, words_data: bytes | None, *, keep_duplicates: bool = False
-) -> tuple[list[DtailsRow], dict]:
-    """Parse and check both files; returns the rows and the concept plans."""
+) -> tuple[list[DtailsRow], dict, list[tuple[int, int]]]:
+    """Parse and check both files; returns the rows, the concept plans and the repeated rows
+    ((line, earlier line) each)."""
     try:
-        rows = dtails.read_csv(csv_data, keep_duplicates=keep_duplicates)
+        report = dtails.read_csv_report(csv_data, keep_duplicates=keep_duplicates)
     except DtailsError as error:
         raise _file_errors("csv_file", error) from None
     words: list[WordsEntry] = []
@@ -176,10 +179,11 @@ def read_files(
             words = dtails.read_words(words_data)
         except DtailsError as error:
             raise _file_errors("words_file", error) from None
+    rows = report.rows
     plans, problems = plan_concepts(rows, words)
     if problems:
         raise _file_errors("csv_file", DtailsError(problems[: dtails.MAX_ERRORS]))
-    return rows, plans
+    return rows, plans, report.repeats
 
 
 def import_dtails(
@@ -194,10 +198,11 @@ def import_dtails(
 ) -> ExampleSelection:
     """Create imported concepts, their variations and examples, and a selection of the rows in
     file order. Raises :class:`ImportRefused` (field → messages) and writes nothing on error.
-    With ``keep_duplicates`` a repeated row becomes a second example (as the file has it)."""
+    A row repeating an earlier one is imported once and counted in ``params["repeated_rows"]``;
+    with ``keep_duplicates`` it becomes a second example (as the file has it)."""
     src_lang, tgt_lang = _languages(src_lang, tgt_lang)
     _check_name(name)
-    rows, plans = read_files(csv_data, words_data, keep_duplicates=keep_duplicates)
+    rows, plans, repeats = read_files(csv_data, words_data, keep_duplicates=keep_duplicates)
     labelled = Counter((row.concept, row.label) for row in rows)
     with transaction.atomic():
         name = _check_name(name)  # again, inside the transaction
@@ -236,6 +241,8 @@ def import_dtails(
                 "file": filename,
                 "rows": len(rows),
                 "duplicates_kept": keep_duplicates,
+                "repeated_rows": len(repeats),
+                "repeated_lines": [line for line, _ in repeats[:REPORTED_REPEATS]],
                 # The variations as the file lists them, so an export writes the same order.
                 "variation_order": {
                     str(concepts[word].pk): list(plan.row_variations)

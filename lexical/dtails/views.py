@@ -18,6 +18,7 @@ from lexical.dtails.format import HEADER
 from lexical.dtails.forms import DtailsImportForm
 from lexical.dtails.selectors import (
     EXAMPLE_FILES,
+    import_report,
     studies_for_user,
     study_csv_response,
     study_for_user,
@@ -54,9 +55,11 @@ def dtails_home(request: HttpRequest) -> HttpResponse:
                 for problem in problems:
                     form.add_error(field if field in form.fields else None, problem)
         else:
+            notes = "".join(f" {note}." for note in import_report(selection))
             messages.success(
                 request,
-                f"Imported {selection.params['rows']} examples into selection {selection.name}.",
+                f"Imported {selection.params['rows']} examples into selection "
+                f"{selection.name}.{notes}",
             )
             return redirect("lexical:selection_detail", pk=selection.pk)
     context = {

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.formats import google_mqm
 from config.command_io import problems_error
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
@@ -9,11 +10,7 @@ from difficulty.dataset_format import (
     DatasetFormatError,
     ReferenceRule,
 )
-from difficulty.services import (
-    DifficultyDatasetError,
-    import_difficulty_dataset,
-    import_mqm_tsv_dataset,
-)
+from difficulty.services import DATASET_FORMATS, DifficultyDatasetError, import_difficulty_file
 
 
 def comma_list(value: str) -> tuple[str, ...]:
@@ -23,8 +20,9 @@ def comma_list(value: str) -> tuple[str, ...]:
 class Command(BaseCommand):
     help = (
         "Import a difficulty dataset: WMT-style JSONL (langs, src, tgt{system}, scores{system}, "
-        "extra fields kept) or Google's MQM TSV (--format google-mqm --langs en-de). All or "
-        "nothing: a bad line is reported and nothing is written."
+        "extra fields kept) or Google's MQM TSV (languages from --langs en-de or a name like "
+        "mqm_ted_ende.tsv), recognised from line 1 unless --format says. All or nothing: a bad "
+        "line is reported and nothing is written."
     )
 
     def add_arguments(self, parser):
@@ -34,11 +32,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--format",
             dest="file_format",
-            choices=["wmt-jsonl", "google-mqm"],
-            default="wmt-jsonl",
-            help="wmt-jsonl (default) or google-mqm (one row per error per rater).",
+            choices=list(DATASET_FORMATS),
+            default="auto",
+            help="auto (default: recognise it), wmt-jsonl or google-mqm (one row per error per "
+            "rater).",
         )
-        parser.add_argument("--langs", default="", help="Language pair of a google-mqm file.")
+        parser.add_argument(
+            "--langs",
+            default="",
+            help="Language pair of a google-mqm file (default: read from a name like "
+            "mqm_ted_ende.tsv).",
+        )
         parser.add_argument(
             "--reference-systems",
             default=",".join(DEFAULT_REFERENCE_NAMES),
@@ -65,34 +69,34 @@ class Command(BaseCommand):
             names=comma_list(options["reference_systems"]),
             prefixes=comma_list(options["reference_prefixes"]),
         )
+        file_format = options["file_format"]
+        if (
+            file_format == "google-mqm"
+            and not options["langs"]
+            and not google_mqm.language_pair_in_name(file.name)
+        ):
+            raise CommandError(
+                "a google-mqm file names no languages, nor does its file name: give --langs en-de"
+            )
         try:
-            if options["file_format"] == "google-mqm":
-                if not options["langs"]:
-                    raise CommandError("a google-mqm file names no languages: give --langs en-de")
-                dataset = import_mqm_tsv_dataset(
-                    file.read_bytes(),
+            with file.open("rb") as lines:
+                dataset = import_difficulty_file(
+                    lines,
                     name=options["name"],
+                    file_format=file_format,
                     language_pair=options["langs"],
                     description=options["description"],
+                    reference_rule=rule,
                     source_file_name=file.name,
+                    perfect_score=options["perfect_score"],
                 )
-            else:
-                with file.open("rb") as lines:
-                    dataset = import_difficulty_dataset(
-                        lines,
-                        name=options["name"],
-                        description=options["description"],
-                        reference_rule=rule,
-                        source_file_name=file.name,
-                        perfect_score=options["perfect_score"],
-                    )
         except DatasetFormatError as exc:
             more = " (more not shown)" if exc.truncated else ""
             raise problems_error(
                 f"{file} was not imported; nothing was written{more}", exc.errors
             ) from None
         except DifficultyDatasetError as exc:
-            raise CommandError(str(exc)) from exc
+            raise CommandError(f"{file} was not imported: {exc}") from exc
         references = sorted(
             {
                 system.name
@@ -107,3 +111,5 @@ class Command(BaseCommand):
                 f"references left out of evaluation: {', '.join(references) or 'none'}."
             )
         )
+        for line in dataset.import_report_lines():
+            self.stdout.write(f"Note: {line}.")

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from lexical.dtails.selectors import import_report
 from lexical.dtails.services import ImportRefused, import_dtails
 
 
@@ -16,8 +17,9 @@ class Command(BaseCommand):
     help = (
         "Import a DTAiLS CSV (expert_dataset.csv / train_dataset.csv of seed 004), with its "
         "optional xx.words file for POS tags and full variation lists, as imported concepts, "
-        "examples and an example selection named --name. All or nothing: on any error nothing "
-        "is written and every bad line is listed."
+        "examples and an example selection named --name. A row repeating an earlier one (the "
+        "released af and gl expert files have one) is imported once and reported. All or "
+        "nothing: on any error nothing is written and every bad line is listed."
     )
 
     def add_arguments(self, parser):
@@ -29,8 +31,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--keep-duplicates",
             action="store_true",
-            help="Import a row repeating an earlier one as a second example instead of refusing "
-            "the file (the released en-gl expert file repeats one row).",
+            help="Import a row repeating an earlier one as a second example, as the file has it "
+            "(the selection then exports back to the same bytes), instead of once.",
         )
 
     def handle(self, *args, **options):
@@ -54,3 +56,5 @@ class Command(BaseCommand):
                 f"{selection.params['rows']} examples of {selection.concepts.count()} concepts."
             )
         )
+        for note in import_report(selection):
+            self.stdout.write(f"Note: {note}.")

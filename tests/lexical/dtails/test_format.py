@@ -140,24 +140,42 @@ def test_label_missing_cells_and_duplicates():
         + b"a,s,t,\"['x', 'y']\",z\n"
         + b"a,s,t,\"['x', 'y']\"\n"
         + b"a,s,t,\"['x', 'y']\",x\n"
-        + b"a,s,t,\"['x', 'y']\",x\n"
+        + b"a,s,t,\"['x', 'y']\",y\n"
         + b",s,t,\"['x', 'y']\",x\n"
     )
     assert errors_of(data) == [
         (2, "label 'z' is not one of the variations ['x', 'y']"),
         (3, "expected 5 cells, got 4"),
-        (5, "repeats the row on line 4 (allow repeated rows to keep it)"),
+        (
+            5,
+            "labels the sentence pair of line 4 'y' where that line says 'x'; a sentence pair "
+            "has one attested variation: remove or correct one of the two rows",
+        ),
         (6, "concept is empty"),
     ]
 
 
+def test_a_repeated_row_is_kept_once_and_reported():
+    # The released af and gl expert files repeat a row (gl: "mean", "At the beginning, ...").
+    data = HEADER + b"a,s,t,\"['x', 'y']\",x\n" * 2 + b"a,s2,t2,\"['x', 'y']\",y\n"
+    report = fmt.read_csv_report(data)
+    assert [r.line for r in report.rows] == [2, 4]
+    assert report.repeats == [(3, 2)]
+
+
 def test_repeated_rows_can_be_kept_for_an_exact_round_trip():
-    # The released en-gl expert file repeats a row ("mean", "At the beginning, ...").
     data = HEADER + b"a,s,t,\"['x', 'y']\",x\n" * 2
-    assert errors_of(data) == [(3, "repeats the row on line 2 (allow repeated rows to keep it)")]
-    rows = fmt.read_csv(data, keep_duplicates=True)
-    assert [r.line for r in rows] == [2, 3]
-    assert fmt.write_csv(rows) == data
+    report = fmt.read_csv_report(data, keep_duplicates=True)
+    assert [r.line for r in report.rows] == [2, 3]
+    assert report.repeats == [(3, 2)]
+    assert fmt.write_csv(report.rows) == data
+
+
+def test_a_sentence_pair_labelled_twice_differently_is_refused_even_when_keeping_repeats():
+    data = HEADER + b"a,s,t,\"['x', 'y']\",x\n" + b"a,s,t,\"['x', 'y']\",y\n"
+    with pytest.raises(DtailsError) as caught:
+        fmt.read_csv(data, keep_duplicates=True)
+    assert [line for line, _ in caught.value.errors] == [3]
 
 
 def test_errors_are_capped_and_counted():

@@ -64,16 +64,17 @@ def test_import_then_export_gives_back_the_same_bytes():
     assert exports.selection_csv(without_words) == CSV
 
 
-def test_repeated_rows_are_refused_or_kept_as_asked():
+def test_a_repeated_row_is_imported_once_or_kept_as_asked():
     repeated = CSV + CSV.splitlines(keepends=True)[-1]
-    errors = refused("twice", "en", "gl", repeated)
-    assert errors == {
-        "csv_file": ["line 10: repeats the row on line 9 (allow repeated rows to keep it)"]
-    }
-    assert nothing_written()
-    selection = services.import_dtails("kept", "en", "gl", repeated, keep_duplicates=True)
-    assert selection.selected.count() == 9
-    assert exports.selection_csv(selection) == repeated
+    selection = services.import_dtails("once", "en", "gl", repeated)
+    assert selection.selected.count() == 8
+    assert (selection.params["rows"], selection.params["repeated_rows"]) == (8, 1)
+    assert selection.params["repeated_lines"] == [10]
+    assert exports.selection_csv(selection) == CSV
+    kept = services.import_dtails("kept", "en", "gl", repeated, keep_duplicates=True)
+    assert kept.selected.count() == 9
+    assert (kept.params["rows"], kept.params["repeated_rows"]) == (9, 1)
+    assert exports.selection_csv(kept) == repeated
 
 
 def test_imported_selection_can_be_evaluated():

@@ -124,20 +124,57 @@ def test_api_upload_errors_are_400_naming_the_line(admin_client, fields, field, 
     assert not ExampleSelection.objects.exists() and not Concept.objects.exists()
 
 
+REPEATED = CSV + CSV.splitlines(keepends=True)[-1]  # line 10 repeats line 9
+
+
+def test_api_and_page_import_a_repeated_row_once_and_report_it(admin_client):
+    data = {"name": "rep", "tgt_lang": "gl"}
+    response = admin_client.post(
+        reverse("lexical-dtails-list"), {**data, "csv_file": upload(REPEATED)}
+    )
+    assert response.status_code == 201
+    body = response.json()
+    assert (body["rows"], body["repeated_rows"]) == (8, 1)
+    assert body["report"] == ["1 row repeating an earlier row (line 10) imported once"]
+    page = admin_client.post(
+        reverse("lexical:dtails"),
+        {**data, "name": "rep2", "src_lang": "en", "csv_file": upload(REPEATED)},
+        follow=True,
+    )
+    assert ExampleSelection.objects.get(name="rep2").selected.count() == 8
+    assert "1 row repeating an earlier row (line 10) imported once." in page.content.decode()
+
+
 def test_api_and_page_keep_repeated_rows_when_asked(admin_client):
-    repeated = CSV + CSV.splitlines(keepends=True)[-1]
     data = {"name": "rep", "tgt_lang": "gl", "keep_duplicates": "true"}
     response = admin_client.post(
-        reverse("lexical-dtails-list"), {**data, "csv_file": upload(repeated)}
+        reverse("lexical-dtails-list"), {**data, "csv_file": upload(REPEATED)}
     )
     assert response.status_code == 201 and response.json()["rows"] == 9
+    assert response.json()["report"] == [
+        "1 row repeating an earlier row (line 10) kept as a second example"
+    ]
     page = admin_client.post(
         reverse("lexical:dtails"),
         {**data, "name": "rep2", "src_lang": "en", "keep_duplicates": "on",
-         "csv_file": upload(repeated)},
+         "csv_file": upload(REPEATED)},
     )  # fmt: skip
     assert page.status_code == 302
     assert ExampleSelection.objects.get(name="rep2").selected.count() == 9
+
+
+def test_the_command_imports_a_repeated_row_once_and_reports_it(tmp_path):
+    (tmp_path / "expert_dataset.csv").write_bytes(REPEATED)
+    out = io.StringIO()
+    call_command(
+        "import_dtails", str(tmp_path / "expert_dataset.csv"), "--name", "gl", "--tgt-lang", "gl",
+        stdout=out,
+    )  # fmt: skip
+    selection = ExampleSelection.objects.get(name="gl")
+    assert out.getvalue().splitlines() == [
+        f"Imported selection #{selection.pk} 'gl': 8 examples of 3 concepts.",
+        "Note: 1 row repeating an earlier row (line 10) imported once.",
+    ]
 
 
 def test_api_reimport_into_the_same_name_is_refused(admin_client):
