@@ -3,7 +3,8 @@
 * ``replace``: chosen pulls go to an ESA campaign; once a pull's items are complete its human
   difficulty (100 − mean ESA score) replaces the automatic one in the bandit.
 * ``calibrate``: the same pairs fit an isotonic map automatic → human difficulty, applied to
-  every automatic estimate of the run; agreement with humans is reported before and after.
+  every automatic estimate of the run; agreement with humans is reported before and after,
+  the after-figures cross-validated (each pair judged by a map fitted without it).
 
 Annotation stays unaware of search: items carry ``origin="search"`` and
 ``origin_ref="pull:<id>:<translator>"``; :func:`on_item_completed` is connected to
@@ -26,7 +27,12 @@ import rounds
 from annotation.models import Campaign, Item
 from annotation.selectors import ItemResult, item_results
 from annotation.services import add_items, create_campaign
-from difficulty.calibration import Calibration, agreement, fit_calibration
+from difficulty.calibration import (
+    Calibration,
+    agreement,
+    cross_validated_predictions,
+    fit_calibration,
+)
 from difficulty.dec import dec_from_arrays
 from search.bandit.base import Policy
 from search.models import Pull, SearchRun
@@ -44,6 +50,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 ORIGIN = "search"
+CV_STREAM = 11  # the calibration's folds: a random stream of the run's seed of its own
 SETTLE_TASK = "search.settle_search_run"  # queued by name: services never import tasks
 ESA_INSTRUCTIONS = (
     "These texts were chosen by a search for difficult topics. Mark every error span in the "
@@ -269,10 +276,18 @@ def _recalibrate(run: SearchRun, policy: Policy) -> None:
     auto = np.array([p.automatic_difficulty for p in judged])
     human = np.array([p.human_difficulty for p in judged])
     mapping = fit_calibration(auto, human)
+    # Scored on held-out pairs: on its own training pairs the map looks better than it is.
+    held = cross_validated_predictions(
+        auto, human, np.random.default_rng([run.seed & 0x7FFFFFFF, CV_STREAM])
+    )
     run.calibration = {
         **mapping.to_dict(),
         "before": _agreement_report(judged, auto),
-        "after": _agreement_report(judged, mapping.apply(auto)),
+        "after_cross_validated": {
+            **_agreement_report(judged, held.predictions),
+            "folds": held.n_folds,
+            "method": held.method,
+        },
     }
     pulls = list(
         Pull.objects.filter(run=run).only("pk", "arm", "automatic_difficulty", "difficulty")
