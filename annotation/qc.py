@@ -15,7 +15,8 @@ Verdict (:func:`verdict_for`), with the campaign's QC settings:
 1. ``fail`` when at least ``qc_min_checks`` checks are decided and the pass rate is below
    ``qc_min_pass_rate``;
 2. ``fail`` when more than ``qc_max_fast_fraction`` of the submitted items took less than
-   ``qc_min_seconds_per_item`` (judged from 5 submissions on, or at the end);
+   ``qc_min_seconds_per_item`` (judged from 5 submissions on, or at the end; before that, an
+   annotator over the limit is ``pending``, never ``pass``);
 3. ``pass`` when at least ``qc_min_checks`` checks are decided (or the campaign has no checks
    and something was submitted);
 4. otherwise ``pending`` — once the annotator has finished (``Enrollment.finished_at``) a
@@ -140,17 +141,20 @@ def _summarize(
             f"(needs {campaign.qc_min_pass_rate:.0%})"
         )
     fraction = summary.fast_fraction
-    if (
-        fraction is not None
-        and (final or summary.submitted >= MIN_SUBMISSIONS_FOR_TIME_VERDICT)
-        and fraction > campaign.qc_max_fast_fraction
-    ):
+    too_fast = fraction is not None and fraction > campaign.qc_max_fast_fraction
+    time_judged = final or summary.submitted >= MIN_SUBMISSIONS_FOR_TIME_VERDICT
+    if too_fast and time_judged:
         summary.reasons.append(
             f"{summary.fast} of {summary.submitted} items took under "
             f"{campaign.qc_min_seconds_per_item:g} s"
         )
     if summary.reasons:
         summary.verdict = FAIL
+    elif too_fast:
+        # Too fast so far, on too few items to judge: not a pass yet. A pass here let a
+        # search run's human loop take the scores of an annotator who failed once they
+        # finished (4 of 4 items under 3 s; issue 40).
+        summary.verdict = PENDING
     elif enough_checks or (not has_checks and summary.submitted > 0):
         summary.verdict = PASS
     else:

@@ -3,6 +3,10 @@
 A monotone (isotonic) mapping from automatic difficulty to human difficulty, fitted on the pairs
 collected so far, is applied to every automatic estimate of a run. Monotone, because we trust the
 estimator's ranking more than its scale; isotonic regression needs no functional form.
+
+How well the calibration does is measured on pairs it was not fitted on
+(:func:`cross_validated_predictions`): a map scored on its own training pairs reproduces them
+almost exactly, so its in-sample error says nothing about the next text.
 """
 
 from __future__ import annotations
@@ -86,3 +90,61 @@ def agreement(estimate: np.ndarray, human: np.ndarray) -> Agreement:
     tau = kendalltau(est, hum, variant="b").statistic
     tau_value = None if np.isnan(tau) else float(tau)
     return Agreement(tau_value, float(np.mean(np.abs(est - hum))), len(est))
+
+
+N_FOLDS = 5
+LEAVE_ONE_OUT_BELOW = 20
+"""Under this many pairs each held-out pair gets its own fold (leave-one-out): five folds of
+a handful of pairs would fit each map on too few of them."""
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """Out-of-fold calibrated estimates: ``predictions[i]`` comes from a map fitted without
+    pair ``i``; ``NaN`` where a pair had a missing value. ``n_folds`` is 0 when there were too
+    few pairs to fit anything (the predictions are then the automatic values, as the map is the
+    identity)."""
+
+    predictions: np.ndarray
+    n_folds: int
+
+    @property
+    def method(self) -> str:
+        if not self.n_folds:
+            return "not fitted"
+        n = int(np.isfinite(self.predictions).sum())
+        return "leave-one-out" if self.n_folds == n else f"{self.n_folds}-fold"
+
+
+def cross_validated_predictions(
+    automatic: np.ndarray,
+    human: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    n_folds: int = N_FOLDS,
+) -> HeldOut:
+    """Calibrated estimates of each pair by a map fitted on the other folds.
+
+    1. Keep the pairs with both values (the others stay ``NaN``).
+    2. ``n_folds`` folds of a random permutation drawn from ``rng``; leave-one-out under
+       ``LEAVE_ONE_OUT_BELOW`` pairs. Under ``MIN_PAIRS`` pairs nothing is fitted (no folds):
+       the automatic values are returned.
+    3. For each fold, :func:`fit_calibration` on the other folds (the identity when they hold
+       under ``MIN_PAIRS`` pairs, as for the full fit) and apply it to the fold.
+    """
+    auto = np.asarray(automatic, dtype=np.float64)
+    hum = np.asarray(human, dtype=np.float64)
+    if auto.shape != hum.shape:
+        raise ValueError("automatic and human scores must have the same length")
+    out = np.full(auto.shape, np.nan)
+    kept = np.flatnonzero(np.isfinite(auto) & np.isfinite(hum))
+    n = len(kept)
+    if n < MIN_PAIRS:
+        out[kept] = auto[kept]
+        return HeldOut(out, 0)
+    folds = n if n < LEAVE_ONE_OUT_BELOW else min(n_folds, n)
+    order = kept[rng.permutation(n)]
+    for held in np.array_split(order, folds):
+        train = np.setdiff1d(kept, held, assume_unique=True)
+        out[held] = fit_calibration(auto[train], hum[train]).apply(auto[held])
+    return HeldOut(out, folds)

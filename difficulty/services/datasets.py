@@ -421,8 +421,24 @@ def build_difficulty_dataset_from_campaign(
             f"campaign {campaign.name!r} uses the {campaign.protocol} protocol, which has no "
             f"scores (scored protocols: {', '.join(protocols.scored())})"
         )
-    segments = _segments_from_items(annotation_selectors.item_results(campaign), campaign)
+    left_out = 0  # items with submitted scores, none of them counted
+
+    def counting(results: Iterable[ItemResult]) -> Iterator[ItemResult]:
+        nonlocal left_out
+        for result in results:
+            left_out += result.mean_score is None and result.n_judgments < result.n_submitted
+            yield result
+
+    segments = _segments_from_items(counting(annotation_selectors.item_results(campaign)), campaign)
     if not segments:
+        if left_out:
+            # Scores exist but none counts: say why rather than claim there are none.
+            raise DifficultyDatasetError(
+                f"campaign {campaign.name!r} has no regular item scored by an annotator who "
+                f"passes quality control yet ({left_out} item"
+                f"{'s have' if left_out != 1 else ' has'} only scores of annotators whose "
+                f"verdict is fail or pending)"
+            )
         raise DifficultyDatasetError(
             f"campaign {campaign.name!r} has no regular item with a submitted score yet"
         )

@@ -46,6 +46,9 @@ class RuleValidationStudyForm(forms.Form):
     )
     one_study_per_person = forms.BooleanField(
         required=False,
+        # Seed 004's two studies must not share annotators: judging the rules would shape the
+        # choices (lexical.recruiting). Unticking it is the exception.
+        initial=True,
         label="One study of this language per person",
         help_text="Annotators of this study cannot join its lexical-selection study, "
         "and the other way round.",

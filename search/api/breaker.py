@@ -388,7 +388,11 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
                 "calibration": {
                     "n_pairs": calibration.n_pairs,
                     "before": calibration.before,
-                    "after": calibration.after,
+                    "after_cross_validated": {
+                        **calibration.after,
+                        "folds": calibration.folds,
+                        "method": calibration.validation,
+                    },
                     "map": calibration.mapping.to_dict(),
                 },
             }

@@ -3,7 +3,8 @@
 * ``replace``: chosen pulls go to an ESA campaign; once a pull's items are complete its human
   difficulty (100 − mean ESA score) replaces the automatic one in the bandit.
 * ``calibrate``: the same pairs fit an isotonic map automatic → human difficulty, applied to
-  every automatic estimate of the run; agreement with humans is reported before and after.
+  every automatic estimate of the run; agreement with humans is reported before and after,
+  the after-figures cross-validated (each pair judged by a map fitted without it).
 
 Annotation stays unaware of search: items carry ``origin="search"`` and
 ``origin_ref="pull:<id>:<translator>"``; :func:`on_item_completed` is connected to
@@ -24,9 +25,14 @@ from django.db import transaction
 
 import rounds
 from annotation.models import Campaign, Item
-from annotation.selectors import item_results
+from annotation.selectors import ItemResult, item_results
 from annotation.services import add_items, create_campaign
-from difficulty.calibration import Calibration, agreement, fit_calibration
+from difficulty.calibration import (
+    Calibration,
+    agreement,
+    cross_validated_predictions,
+    fit_calibration,
+)
 from difficulty.dec import dec_from_arrays
 from search.bandit.base import Policy
 from search.models import Pull, SearchRun
@@ -44,6 +50,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 ORIGIN = "search"
+CV_STREAM = 11  # the calibration's folds: a random stream of the run's seed of its own
 SETTLE_TASK = "search.settle_search_run"  # queued by name: services never import tasks
 ESA_INSTRUCTIONS = (
     "These texts were chosen by a search for difficult topics. Mark every error span in the "
@@ -168,8 +175,12 @@ def send_pulls(run: SearchRun, pulls: list[Pull]) -> int:
 
 
 def _pull_id(item: Item) -> int | None:
-    parts = item.origin_ref.split(":")
-    if item.origin != ORIGIN or len(parts) < 3 or parts[0] != "pull" or not parts[1].isdigit():
+    return _ref_pull_id(item.origin_ref) if item.origin == ORIGIN else None
+
+
+def _ref_pull_id(origin_ref: str) -> int | None:
+    parts = origin_ref.split(":")
+    if len(parts) < 3 or parts[0] != "pull" or not parts[1].isdigit():
         return None
     return int(parts[1])
 
@@ -182,22 +193,47 @@ def on_item_completed(sender, item: Item, **kwargs) -> None:
     pull = Pull.objects.filter(pk=pull_id, human_status=Pull.HumanStatus.SENT).first()
     if pull is None:
         return  # already received (a revision re-sent the signal) or not ours any more
-    campaign = item.campaign
-    per_translator: dict[str, float] = {}
-    for result in item_results(campaign, origin=ORIGIN, origin_ref_prefix=f"pull:{pull_id}:"):
-        if not result.complete or result.mean_score is None:
-            # The pull's other translations are not complete yet, or nobody who passes QC has
-            # scored this one: the automatic difficulty stays until the run's human deadline.
-            return
-        per_translator[result.system] = result.mean_score
-    human = 100.0 - float(np.mean(list(per_translator.values())))
-    updated = Pull.objects.filter(pk=pull_id, human_status=Pull.HumanStatus.SENT).update(
-        human_status=Pull.HumanStatus.RECEIVED,
-        human_difficulty=human,
-        human_scores=per_translator,
-    )
-    if updated:
+    results = item_results(item.campaign, origin=ORIGIN, origin_ref_prefix=f"pull:{pull_id}:")
+    if _receive(pull_id, list(results)):
         rounds.enqueue(SETTLE_TASK, (pull.run_id,))
+
+
+def _receive(pull_id: int, results: list[ItemResult]) -> bool:
+    """Mark a sent pull received with its per-translator mean scores; False while any of its
+    items is incomplete or has no score from an annotator who passes quality control (then
+    the automatic difficulty stays until a later read or the run's human deadline)."""
+    if not results or any(not r.complete or r.mean_score is None for r in results):
+        return False
+    per_translator = {r.system: r.mean_score for r in results if r.mean_score is not None}
+    human = 100.0 - float(np.mean(list(per_translator.values())))
+    return bool(
+        Pull.objects.filter(pk=pull_id, human_status=Pull.HumanStatus.SENT).update(
+            human_status=Pull.HumanStatus.RECEIVED,
+            human_difficulty=human,
+            human_scores=per_translator,
+        )
+    )
+
+
+def _receive_sent(run: SearchRun) -> None:
+    """Read again the pulls still waiting for humans: a judgment left out when its item
+    completed (its annotator's QC verdict was pending) counts once the annotator passes."""
+    if run.human_mode == SearchRun.HumanMode.OFF or run.campaign_id is None:
+        return
+    sent = set(
+        Pull.objects.filter(run=run, human_status=Pull.HumanStatus.SENT).values_list(
+            "pk", flat=True
+        )
+    )
+    if not sent:
+        return
+    by_pull: defaultdict[int, list[ItemResult]] = defaultdict(list)
+    for result in item_results(run.campaign, origin=ORIGIN):
+        pull_id = _ref_pull_id(result.origin_ref)
+        if pull_id is not None and pull_id in sent:
+            by_pull[pull_id].append(result)
+    for pull_id, results in by_pull.items():
+        _receive(pull_id, results)
 
 
 # --- Applying --------------------------------------------------------------------------------
@@ -207,6 +243,7 @@ def apply_received(run: SearchRun, policy: Policy) -> int:
     """Feed human scores that arrived into ``policy`` (the caller holds the run)."""
     # No ORDER BY: Pull's model ordering made SQLite walk every pull of the run in
     # (run, round, slot) order instead of seeking the (run, human_status) index (issue 19).
+    _receive_sent(run)
     received = list(
         Pull.objects.filter(run=run, human_status=Pull.HumanStatus.RECEIVED).order_by("pk")
     )
@@ -239,10 +276,18 @@ def _recalibrate(run: SearchRun, policy: Policy) -> None:
     auto = np.array([p.automatic_difficulty for p in judged])
     human = np.array([p.human_difficulty for p in judged])
     mapping = fit_calibration(auto, human)
+    # Scored on held-out pairs: on its own training pairs the map looks better than it is.
+    held = cross_validated_predictions(
+        auto, human, np.random.default_rng([run.seed & 0x7FFFFFFF, CV_STREAM])
+    )
     run.calibration = {
         **mapping.to_dict(),
         "before": _agreement_report(judged, auto),
-        "after": _agreement_report(judged, mapping.apply(auto)),
+        "after_cross_validated": {
+            **_agreement_report(judged, held.predictions),
+            "folds": held.n_folds,
+            "method": held.method,
+        },
     }
     pulls = list(
         Pull.objects.filter(run=run).only("pk", "arm", "automatic_difficulty", "difficulty")

@@ -57,6 +57,30 @@ def test_careful_annotator_passes_and_careless_fails():
     assert qc.summaries_for_campaign(campaign)[bad.annotator_id].verdict == "fail"
 
 
+def test_too_fast_on_too_few_items_is_pending_not_a_pass_until_the_end():
+    items = [esa_item(i) for i in range(4)]
+    campaign = services.create_campaign("No checks", "esa", items, overlap=1)
+    annotator = enrolled(campaign, "speedy")
+    now = T0
+    for _ in range(4):
+        item = services.next_item_for(annotator, campaign, now=now)
+        services.start_viewing(annotator, item, now=now)
+        now += timedelta(seconds=1)
+        services.submit_annotation(annotator, item, esa_answer(50), now=now)
+    enrollment = Enrollment.objects.get(annotator=annotator, campaign=campaign)
+    summary = qc.summary_for(enrollment)
+    assert (summary.submitted, summary.fast, summary.verdict, summary.reasons) == (
+        4,
+        4,
+        "pending",
+        [],
+    )
+    assert services.next_item_for(annotator, campaign, now=now) is None  # finished
+    enrollment.refresh_from_db()
+    assert qc.summary_for(enrollment).reasons == ["4 of 4 items took under 3 s"]
+    assert qc.verdict_for(enrollment) == "fail"
+
+
 def test_too_fast_annotators_fail_on_time():
     campaign = checks_campaign(qc_min_seconds_per_item=5, qc_max_fast_fraction=0.5)
     enrollment = work(enrolled(campaign, "speedy"), campaign, careful, seconds=1)

@@ -131,6 +131,32 @@ def test_choice_campaigns_and_empty_campaigns_are_refused(db):
     assert not DifficultyDataset.objects.exists()
 
 
+def test_only_annotators_who_pass_qc_count_and_the_refusal_says_why(db):
+    items = [
+        {"doc_id": "d", "seg_id": str(i), "source": f"Sentence {i}.", "target": "x", "system": "s"}
+        for i in range(4)
+    ]
+    campaign = annotation_services.create_campaign(
+        "Fast and careful", "esa", items, src_lang="en", tgt_lang="de", overlap=2
+    )
+    # 4 of 4 items under the campaign's 3 s: fails QC once finished (the dashboard's verdict).
+    work(make_annotator("speedy"), campaign, lambda item: esa_answer(0), seconds=1)
+
+    with pytest.raises(services.DifficultyDatasetError) as refused:
+        services.build_difficulty_dataset_from_campaign(campaign, name="x")
+    assert str(refused.value) == (
+        "campaign 'Fast and careful' has no regular item scored by an annotator who passes "
+        "quality control yet (4 items have only scores of annotators whose verdict is fail or "
+        "pending)"
+    )
+    assert not DifficultyDataset.objects.exists()
+
+    work(make_annotator("careful"), campaign, lambda item: esa_answer(70))
+    dataset = services.build_difficulty_dataset_from_campaign(campaign, name="careful only")
+    pair = dataset.language_pairs.get()
+    assert np.array_equal(pair.score_matrix(), np.full((4, 1), 70.0))
+
+
 def test_build_from_the_page(admin_client, campaign):
     page = admin_client.get("/difficulty/from-campaign/")
     response = admin_client.post(

@@ -3,6 +3,8 @@ default, and with one_study_per_person a person takes only one of a language's t
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import transaction
 
@@ -97,3 +99,20 @@ def test_the_api_and_forms_carry_the_choice(admin_client):
     assert b"Only native speakers of the target language" in page.content
     page = admin_client.get("/lexical/selection-studies/new/")
     assert b"One study of this language per person" in page.content
+
+
+@pytest.mark.parametrize(
+    "url", ["/lexical/rule-validation/new/", "/lexical/selection-studies/new/"]
+)
+def test_both_study_forms_tick_one_study_per_person_and_keep_its_help_text_off_the_box(
+    admin_client, url
+):
+    html = admin_client.get(url).content.decode()
+    box = re.search(r'<input type="checkbox" name="one_study_per_person"[^>]*>', html)
+    assert box is not None and " checked" in box.group(0)
+    # The help text follows the label, not the input: Pico pulls an input's next <small> up
+    # over it (it covered the box).
+    after_box = html[box.end() :]
+    label_end, help_at = after_box.index("</label>"), after_box.index("and the other way round.")
+    assert label_end < help_at
+    assert after_box[:label_end].strip() == "One study of this language per person"

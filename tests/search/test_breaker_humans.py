@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+import numpy as np
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -14,10 +15,11 @@ from django.utils import timezone
 
 from annotation import services as annotation
 from annotation.models import Campaign, Item
+from difficulty.calibration import fit_calibration
 from search.breaker.config import create_comparison, create_run
 from search.breaker.demo import FRAGILE, FRAGILE_B
 from search.breaker.human_report import calibration_report, human_report
-from search.breaker.humans import parse_ref, record_results
+from search.breaker.humans import human_score, parse_ref, qe_of, record_results
 from search.breaker.services import run_in_foreground
 from search.models import BreakerCampaign, BreakerChain, BreakerStep
 from tests.annotation.factories import enrolled
@@ -178,9 +180,28 @@ def test_calibration_fits_qe_on_the_human_scores(
     assert report.n_pairs == 12 and report.fitted
     assert report.before["kendall_tau"] == pytest.approx(1.0, abs=0.2)
     assert report.after["mae"] < report.before["mae"]
+    # After-figures are held out: 12 pairs, each scored by the map fitted on the 11 others.
+    assert (report.folds, report.validation) == (12, "leave-one-out")
+    pairs = [
+        (qe, score)
+        for step in selected_steps(run)
+        for target in run.targets
+        if (qe := qe_of(step, target)) is not None
+        and (score := human_score(step, target)) is not None
+    ]
+    auto, human = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    held_out = [
+        fit_calibration(np.delete(auto, i), np.delete(human, i)).apply(auto[i : i + 1])[0]
+        for i in range(12)
+    ]
+    assert report.after["mae"] == pytest.approx(np.mean(np.abs(np.array(held_out) - human)))
+    api = admin_client.get(f"/api/breaker-runs/{run.pk}/humans/").json()["calibration"]
+    assert "after" not in api
+    assert api["after_cross_validated"] == {**report.after, "folds": 12, "method": "leave-one-out"}
     page = admin_client.get(reverse("search:breaker_calibration", args=[run.pk]))
     html = page.content.decode()
     assert page.status_code == 200 and "QE after calibration" in html
+    assert "(cross-validated, leave-one-out)" in html
     assert f"{report.after['mae']:.2f}" in html and "breakpoints (QE → human score)" in html
 
 

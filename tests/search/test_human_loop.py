@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
+from functools import partial
 
 import numpy as np
 import pytest
 from django.utils import timezone
 
+from annotation import qc
 from annotation import services as annotation
-from annotation.models import Item
+from annotation.models import Enrollment, Item
+from difficulty.calibration import fit_calibration
+from difficulty.services import build_difficulty_dataset_from_campaign
 from search.models import Pull, SearchRun
 from search.runs import services as run_services
 from search.runs.config import create_run
@@ -41,19 +46,30 @@ def human_run(fake_openai, mode: str, **human_settings) -> SearchRun:
     return run_in_foreground(create_run(config, enqueue=False).pk)
 
 
-def annotate_all(campaign, score_of, name: str = "rater", seconds: float = 10.0) -> int:
+def annotate_all(
+    campaign,
+    score_of,
+    name: str = "rater",
+    seconds: float | list[float] = 10.0,
+    each_commit=contextlib.nullcontext,
+) -> int:
     """One annotator scores every item of the campaign with ``score_of(item)``.
 
-    Each item takes ``seconds``: an annotator answering in no time fails QC's time rule and
-    counts for nothing (``annotation.selectors.item_results``).
+    Each item takes ``seconds`` (or the next of a list of them): an annotator answering in no
+    time fails QC's time rule and counts for nothing (``annotation.selectors.item_results``).
+    ``each_commit`` wraps each submission (``django_capture_on_commit_callbacks`` with
+    ``execute=True`` runs its on-commit work, ``item_completed``, before the next item, as
+    a committed request would; around the whole call it runs only at the end).
     """
     annotator = enrolled(campaign, name)
+    durations = iter(seconds if isinstance(seconds, list) else [])
     now = timezone.now()
     done = 0
     while (item := annotation.next_item_for(annotator, campaign, now=now)) is not None:
         annotation.start_viewing(annotator, item, now=now)
-        now += timedelta(seconds=seconds)
-        annotation.submit_annotation(annotator, item, esa_answer(score_of(item)), now=now)
+        now += timedelta(seconds=next(durations, seconds if isinstance(seconds, float) else 10.0))
+        with each_commit():
+            annotation.submit_annotation(annotator, item, esa_answer(score_of(item)), now=now)
         now += timedelta(seconds=1)
         done += 1
     return done
@@ -136,9 +152,21 @@ def test_calibrate_fits_a_monotone_map_and_moves_every_estimate(
     assert run.status == "finished"
     report = run.calibration
     assert report["n_pairs"] == 8
-    assert report["before"]["n_pairs"] == report["after"]["n_pairs"] == 8
-    assert report["after"]["mae"] < report["before"]["mae"]
-    assert report["before"]["kendall_tau"] == pytest.approx(report["after"]["kendall_tau"], abs=0.3)
+    after = report["after_cross_validated"]
+    assert "after" not in report  # in-sample figures flatter the map: only held-out ones
+    assert report["before"]["n_pairs"] == after["n_pairs"] == 8
+    assert (after["folds"], after["method"]) == (8, "leave-one-out")
+    # Each judged pull scored by the map fitted on the seven others.
+    judged = list(Pull.objects.filter(run=run, human_difficulty__isnull=False))
+    auto = np.array([p.automatic_difficulty for p in judged])
+    human = np.array([p.human_difficulty for p in judged])
+    held_out = [
+        fit_calibration(np.delete(auto, i), np.delete(human, i)).apply(auto[i : i + 1])[0]
+        for i in range(8)
+    ]
+    assert after["mae"] == pytest.approx(np.mean(np.abs(np.array(held_out) - human)))
+    assert after["mae"] < report["before"]["mae"]
+    assert report["before"]["kendall_tau"] == pytest.approx(after["kendall_tau"], abs=0.3)
     assert report["before"]["dec"] is not None
     pulls = list(Pull.objects.filter(run=run))
     # Every pull, judged or not, now enters the bandit through the fitted map.
@@ -170,3 +198,53 @@ def test_revised_annotations_do_not_count_twice(
     run_services.settle(run.pk)
     assert pull.human_difficulty == 60.0
     assert np.array_equal(restore_policy(SearchRun.objects.get(pk=run.pk)).stats.sums, sums_before)
+
+
+def test_a_qc_failed_annotator_counts_neither_in_the_loop_nor_in_a_dataset(
+    db, fake_openai, django_capture_on_commit_callbacks
+):
+    """Issue 40: an annotator answering 4 of 4 items in under 3 s completed the items while
+    their verdict still read ``pass`` (the time rule waits for 5 items or the end), so the
+    loop took their scores; the dashboard then said ``fail``."""
+    run = human_run(fake_openai, "replace", rule="top_k", per_topic=1, max_items=2, overlap=2)
+    campaign = run.campaign
+    assert campaign.items.count() == 4
+    each = partial(django_capture_on_commit_callbacks, execute=True)
+    annotate_all(campaign, lambda item: 100, name="careful", each_commit=each)
+    annotate_all(campaign, lambda item: 0, name="speedy", seconds=1.0, each_commit=each)
+
+    run.refresh_from_db()
+    assert run.status == "finished"
+    verdicts = {
+        e.annotator.user.username: qc.verdict_for(e)
+        for e in Enrollment.objects.filter(campaign=campaign).select_related("annotator__user")
+    }
+    assert verdicts == {"careful": "pass", "speedy": "fail"}
+    applied = list(Pull.objects.filter(run=run, human_status="applied"))
+    assert len(applied) == 2
+    for pull in applied:
+        assert pull.human_scores == {"mt-a": 100.0, "mt-b": 100.0}
+        assert pull.human_difficulty == 0.0 == pull.difficulty
+
+    dataset = build_difficulty_dataset_from_campaign(campaign, name="from the run")
+    matrix = dataset.language_pairs.get().score_matrix()
+    assert matrix.shape == (2, 2)
+    assert np.array_equal(matrix, np.full((2, 2), 100.0))
+
+
+def test_a_judgment_pending_when_its_item_completed_counts_once_its_annotator_passes(
+    db, fake_openai, django_capture_on_commit_callbacks
+):
+    run = human_run(fake_openai, "replace", rule="top_k", per_topic=1, max_items=2)
+    first_pull = pull_of(Item.objects.filter(campaign=run.campaign).order_by("position").first())
+    # Two fast answers first (the first pull's items): pending, too fast so far on too few
+    # items; two careful ones then make it a pass (2 of 4 fast is within the limit).
+    each = partial(django_capture_on_commit_callbacks, execute=True)
+    annotate_all(run.campaign, lambda item: 40, seconds=[1.0, 1.0, 10.0, 10.0], each_commit=each)
+
+    run.refresh_from_db()
+    assert run.status == "finished"
+    first_pull.refresh_from_db()
+    assert first_pull.human_status == "applied"
+    assert first_pull.human_difficulty == 60.0
+    assert Pull.objects.filter(run=run, human_status="applied").count() == 2

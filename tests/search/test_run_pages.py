@@ -550,8 +550,9 @@ def test_calibrate_run_shows_human_counts_and_the_calibration_report(
     page = admin_client.get(reverse("search:run_detail", args=[run.pk])).content.decode()
     assert "8 texts sent · 8 received · 8 applied" in page
     assert "fitted on 8 judged texts" in page
-    before, after = run.calibration["before"], run.calibration["after"]
+    before, after = run.calibration["before"], run.calibration["after_cross_validated"]
     assert f"{before['mae']:.2f}" in page and f"{after['mae']:.2f}" in page
+    assert "After (cross-validated)" in page and "cross-validated (leave-one-out)" in page
     assert f"{before['kendall_tau']:.3f}" in page
     chart = admin_client.get(reverse("search:run_calibration_chart", args=[run.pk]))
     assert chart["Content-Type"] == "image/svg+xml"
