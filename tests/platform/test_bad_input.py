@@ -16,9 +16,12 @@ from rest_framework.test import APIClient
 
 from annotation.models import Campaign
 from annotation.services import next_item_for
+from config.api import router
+from config.api_parsers import StrictJSONParser
 from difficulty.models import DifficultyDataset
 from engines.models import Engine
-from search.models import BreakerRun, SearchRun, TopicTree
+from lexical.models import LexicalEvaluation, MiningJob, SelectionStudy
+from search.models import BreakerRun, BreakerTransfer, SearchRun, TopicTree
 from tests.annotation.factories import enrolled, esa_campaign
 from tests.engines.factories import SyntheticEngineFactory
 from tests.search.breaker_helpers import offline_config
@@ -72,6 +75,43 @@ def test_non_finite_numbers_in_an_api_body_are_refused(api, value, named):
 
     assert f"{named} at $.items[0].meta.x is not a JSON number" in refused(response)["detail"]
     assert Campaign.objects.count() == 0
+
+
+JSON_ONLY_ENDPOINTS = {
+    "/api/breaker-transfers/": BreakerTransfer,
+    "/api/lexical-evaluations/": LexicalEvaluation,
+    "/api/lexical-selection-studies/": SelectionStudy,
+    "/api/lexical-mining-jobs/": MiningJob,
+}
+
+
+@pytest.mark.parametrize("url", JSON_ONLY_ENDPOINTS)
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        ("[" * 10_000, "nested more than 64 levels deep"),
+        ('{"name": "a\\u0000b"}', "text at $.name contains a NUL character"),
+        ('{"name": "\\ud800"}', "text at $.name is not valid Unicode (a lone surrogate)"),
+        ('{"name": "a", "name": "b"}', "duplicate key 'name'"),
+    ],
+)
+def test_every_json_api_body_is_parsed_strictly(api, url, body, named):
+    response = post_raw(api, url, body)
+
+    assert refused(response)["detail"] == f"JSON parse error - {named}"
+    assert JSON_ONLY_ENDPOINTS[url].objects.count() == 0
+
+
+def test_no_api_view_parses_json_leniently():
+    # The strict parser is the default (config/settings.py); a view naming its own parsers
+    # must not bring DRF's lenient JSONParser back.
+    lenient = []
+    for pattern in router.urls:
+        view = pattern.callback.cls(**pattern.callback.initkwargs)
+        for parser in view.get_parsers():
+            if "json" in parser.media_type and not isinstance(parser, StrictJSONParser):
+                lenient.append(f"{pattern.pattern}: {type(parser).__name__}")
+    assert lenient == []
 
 
 def test_non_finite_numbers_in_an_imported_line_name_the_line(api):
