@@ -329,9 +329,12 @@ def test_campaign_settings_take_only_real_settings(api, setting):
         "/api/breaker-runs/null,null/",
         "/api/campaigns/x/progress/",
         "/api/no-such-thing/",
+        "/api/campaigns/abc/",
     ],
 )
-def test_ids_that_are_not_numbers_are_a_json_404(api, url):
+@pytest.mark.parametrize("debug", [False, True])
+def test_ids_that_are_not_numbers_are_a_json_404(api, settings, url, debug):
+    settings.DEBUG = debug  # with DEBUG on, Django answers its HTML page, not handler404
     response = api.get(url)
 
     assert response.status_code == 404
