@@ -12,6 +12,8 @@ from django.utils import timezone
 
 from accounts import services
 from accounts.models import ApiToken
+from annotation.models import Annotation, Assignment
+from tests.annotation.factories import enrolled, esa_campaign
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -78,6 +80,24 @@ def test_a_read_only_token_may_only_read(admin_user):
     )
     assert response.status_code == 403
     assert response.json()["detail"] == "This token is read-only."
+
+
+def test_a_read_only_token_cannot_claim_an_item_through_next_item():
+    campaign = esa_campaign()
+    annotator = enrolled(campaign, "reader")
+    _t, read_only = services.create_token(annotator.user, "ro", read_only=True)
+    _t, read_write = services.create_token(annotator.user, "rw")
+    url = f"/api/campaigns/{campaign.pk}/next-item/"
+    api = Client()
+
+    response = api.get(url, **_bearer(read_only))
+
+    assert response.status_code == 403
+    assert response.json()["detail"] == "This token is read-only."
+    assert (Assignment.objects.count(), Annotation.objects.count()) == (0, 0)
+    claimed = api.get(url, **_bearer(read_write))
+    assert claimed.status_code == 200
+    assert Assignment.objects.filter(annotator=annotator).count() == 1
 
 
 def test_a_read_write_token_writes_with_its_users_permissions(admin_user, annotator_user):
