@@ -7,7 +7,7 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from accounts import services
@@ -68,6 +68,24 @@ def test_unknown_and_expired_tokens_are_refused(annotator_user):
     assert _refused(
         api.get("/api/campaigns/", **_bearer("a b")), "Give the token as 'Bearer <token>'."
     )
+
+
+@override_settings(API_THROTTLE_FAILED_TOKEN="3/minute")
+def test_failed_tokens_are_throttled_per_client_address(annotator_user):
+    _token, secret = services.create_token(annotator_user, "script")
+    api = Client()
+    guesses = [api.get("/api/campaigns/", **_bearer(f"hs_guess{n}")) for n in range(3)]
+
+    throttled = api.get("/api/campaigns/", **_bearer("hs_guess3"))
+    # Blocked before the lookup: a right token from that address gets nothing either.
+    right_but_blocked = api.get("/api/campaigns/", **_bearer(secret))
+    elsewhere = api.get("/api/campaigns/", REMOTE_ADDR="10.0.0.2", **_bearer(secret))
+
+    assert all(_refused(response) for response in guesses)
+    assert throttled.status_code == 429 and int(throttled["Retry-After"]) > 0
+    assert throttled.json()["detail"].startswith("Request was throttled.")
+    assert right_but_blocked.status_code == 429
+    assert elsewhere.status_code == 200
 
 
 def test_a_read_only_token_may_only_read(admin_user):
