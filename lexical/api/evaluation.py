@@ -71,7 +71,8 @@ class EvaluationConfigSerializer(serializers.Serializer):
 class EvaluationConfigErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
     # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    errors = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
+    # Absent when the body itself is not readable JSON (the strict parser's 400).
+    errors = serializers.DictField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
 
 
 def results_record(evaluation: LexicalEvaluation) -> dict:
