@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import (
     RequestDataTooBig,
     SuspiciousOperation,
@@ -28,6 +27,8 @@ from rest_framework import exceptions, status
 from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler
 
+from config.uploads import body_limit_text
+
 
 class PayloadTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
@@ -35,10 +36,10 @@ class PayloadTooLarge(exceptions.APIException):
 
 
 def _too_large_message() -> str:
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 2**20
+    # Not only imports meet it (an annotation's answer too): the file advice comes second.
     return (
-        f"The request body is larger than {limit:g} MB; send a large file as a multipart "
-        "upload in the 'file' field."
+        f"The request body is larger than {body_limit_text()}, the most the API reads into "
+        "memory; an import takes a larger file as a multipart upload in the 'file' field."
     )
 
 

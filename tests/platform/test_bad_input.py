@@ -11,7 +11,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
-from django.test import override_settings
+from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
 from annotation.models import Campaign
@@ -31,6 +31,7 @@ from tests.search.test_run_pages import form_data
 pytestmark = pytest.mark.django_db
 
 IMPORT = "/api/campaigns/import/"
+JSON = "application/json"
 ESA_LINE = {"doc_id": "d", "seg_id": "1", "source": "Hi", "target": "Ahoj"}
 
 
@@ -369,6 +370,51 @@ def test_a_body_over_the_memory_limit_is_a_json_413(api):
     body = refused(response, 413)
     assert "multipart upload in the 'file' field" in body["detail"]
     assert Campaign.objects.count() == 0
+
+
+TOO_LARGE = "The request is larger than 2.5 MB, the most one form or save may send."
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_draft_or_submission_over_the_memory_limit_is_a_413_in_the_pages_shape(debug, settings):
+    settings.DEBUG = debug  # the probe's server ran with DEBUG: Django's debug page then
+    campaign = esa_campaign(n_items=1)
+    annotator = enrolled(campaign, "alice")
+    item = next_item_for(annotator, campaign)
+    # The CSRF check on: it is where Django reads a form, before the view.
+    client = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    client.force_login(annotator.user)
+    client.get(f"/annotation/items/{item.pk}/")
+    headers = {"HTTP_X_CSRFTOKEN": client.cookies["csrftoken"].value, "HTTP_ACCEPT": JSON}
+    comment = "x" * 3_000_000  # about 3 MB, over Django's 2.5 MB
+    draft = json.dumps({"draft": {"score": 50, "spans": [], "comment": comment}})
+
+    saved = client.post(f"/annotation/items/{item.pk}/draft/", draft, JSON, **headers)
+    answer = {"answer": json.dumps({"score": 50, "spans": [], "comment": comment})}
+    submitted = client.post(f"/annotation/items/{item.pk}/submit/", answer, **headers)
+    plain = client.post(f"/annotation/items/{item.pk}/submit/", answer)
+
+    for response in (saved, submitted):
+        assert (response.status_code, response["Content-Type"]) == (413, JSON)
+        assert response.json() == {"ok": False, "errors": [TOO_LARGE]}
+    assert (plain.status_code, plain.content.decode()) == (413, TOO_LARGE)
+    assert item.annotations.get().draft == {}
+    assert item.annotations.get().status == "draft"
+
+
+def test_an_api_submission_over_the_memory_limit_is_a_json_413_naming_the_limit(api):
+    campaign = esa_campaign(n_items=1)
+    annotator = enrolled(campaign, "alice")
+    item = next_item_for(annotator, campaign)
+    api.force_authenticate(annotator.user)
+    answer = {"score": 50, "spans": [], "comment": "x" * 3_000_000}
+
+    response = api.post("/api/annotations/", {"item": item.pk, "answer": answer}, format="json")
+
+    assert refused(response, 413)["detail"].startswith(
+        "The request body is larger than 2.5 MB, the most the API reads into memory;"
+    )
+    assert item.annotations.get().status == "draft"
 
 
 @override_settings(UPLOAD_MAX_BYTES=2**20)
