@@ -7,10 +7,13 @@ from rest_framework import authentication, exceptions
 from rest_framework.permissions import SAFE_METHODS
 
 from accounts import services
+from accounts.models import ApiToken
+from accounts.throttles import FailedTokenThrottle
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):
-    """``Authorization: Bearer hs_...``. A read-only token may only use safe methods."""
+    """``Authorization: Bearer hs_...``. A read-only token may only use safe methods; failures
+    are throttled per client address (``FailedTokenThrottle``, a 429 once used up)."""
 
     keyword = "Bearer"
 
@@ -18,6 +21,19 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         parts = authentication.get_authorization_header(request).split()
         if not parts or parts[0].lower() != self.keyword.lower().encode():
             return None
+        throttle = FailedTokenThrottle()
+        if throttle.blocked(request):
+            raise exceptions.Throttled(throttle.wait())
+        try:
+            token = self._token(parts)
+        except exceptions.AuthenticationFailed:
+            throttle.record_failure()
+            raise
+        if token.read_only and request.method not in SAFE_METHODS:
+            raise exceptions.PermissionDenied("This token is read-only.")
+        return token.user, token
+
+    def _token(self, parts: list[bytes]) -> ApiToken:
         if len(parts) != 2:
             raise exceptions.AuthenticationFailed("Give the token as 'Bearer <token>'.")
         try:
@@ -27,9 +43,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         token = services.authenticate_token(secret)
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid, expired or revoked token.")
-        if token.read_only and request.method not in SAFE_METHODS:
-            raise exceptions.PermissionDenied("This token is read-only.")
-        return token.user, token
+        return token
 
     def authenticate_header(self, request) -> str:
         return f'{self.keyword} realm="api"'

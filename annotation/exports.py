@@ -54,7 +54,7 @@ from annotation import ordering, protocols, qc, selectors
 from annotation.models import Annotation, Campaign, Enrollment, Item
 from annotation.protocols import mqm
 from formats.jsonl import sorted_keys
-from formats.spreadsheet import csv_lines
+from formats.spreadsheet import csv_lines, tsv_line
 
 ITEMS_FORMAT = "items-jsonl"
 FORMATS = ("jsonl", "csv", "mqm-tsv", ITEMS_FORMAT)
@@ -432,12 +432,6 @@ def _csv(
     return csv_lines(columns, cells, lineterminator="\n")
 
 
-def _tsv_field(value: Any) -> str:
-    """Google's MQM files are unquoted TSV: tabs and line breaks inside a text become spaces."""
-    text = "" if value is None else str(value)
-    return text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
-
-
 def segment_positions(campaign: Campaign) -> dict[tuple[str, str], int]:
     """Google's ``doc_id``: each segment's 1-based place within its document.
 
@@ -482,7 +476,7 @@ def _mqm_tsv(campaign: Campaign, chunk_size: int, narrow: _Narrowing) -> Iterato
         .only(*_TSV_FIELDS)
         .order_by("item__position", "item_id", "id")
     )
-    yield "\t".join(MQM_TSV_COLUMNS) + "\n"
+    yield tsv_line(MQM_TSV_COLUMNS)
     for annotation in queryset.iterator(chunk_size=chunk_size):
         item = annotation.item
         base = [item.system, item.doc_id, _doc_position(item, positions), item.seg_id,
@@ -491,4 +485,5 @@ def _mqm_tsv(campaign: Campaign, chunk_size: int, narrow: _Narrowing) -> Iterato
             continue  # not "No-error": nothing was judged (the JSONL/CSV exports carry the flag)
         spans = (annotation.answer or {}).get("spans", [])
         for fields in mqm.google_tsv_rows(base, item.source, item.target, spans):
-            yield "\t".join(map(_tsv_field, fields)) + "\n"
+            # Google's files are unquoted TSV: tabs and line breaks in a text become spaces.
+            yield tsv_line(fields)

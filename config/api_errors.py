@@ -5,14 +5,15 @@ field, with no ``detail``), Django's exceptions raised while DRF reads the body 
 ``DATA_UPLOAD_MAX_MEMORY_SIZE``, Django's ``ValidationError`` from a model's ``full_clean``),
 and the errors Django answers before or after DRF runs (an unknown URL, a crash), which are HTML
 pages by default. :func:`api_exception_handler` covers the first two; the ``handler*`` views
-(wired in ``config/urls.py``) answer JSON under ``/api/`` and Django's pages elsewhere.
+(wired in ``config/urls.py``) answer JSON under ``/api/`` and Django's pages elsewhere, and
+:class:`ApiNotFoundMiddleware` keeps a 404 JSON when ``DEBUG`` bypasses ``handler404``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import (
     RequestDataTooBig,
     SuspiciousOperation,
@@ -26,6 +27,8 @@ from rest_framework import exceptions, status
 from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler
 
+from config.uploads import body_limit_text
+
 
 class PayloadTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
@@ -33,10 +36,10 @@ class PayloadTooLarge(exceptions.APIException):
 
 
 def _too_large_message() -> str:
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 2**20
+    # Not only imports meet it (an annotation's answer too): the file advice comes second.
     return (
-        f"The request body is larger than {limit:g} MB; send a large file as a multipart "
-        "upload in the 'file' field."
+        f"The request body is larger than {body_limit_text()}, the most the API reads into "
+        "memory; an import takes a larger file as a multipart upload in the 'file' field."
     )
 
 
@@ -105,6 +108,24 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not _is_api(request):
         return defaults.page_not_found(request, exception)
     return JsonResponse({"detail": "Not found."}, status=404)
+
+
+class ApiNotFoundMiddleware:
+    """A 404 under ``/api/`` is JSON even with ``DEBUG`` on, when Django answers an unknown URL
+    with its technical page and never calls ``handler404`` (an API client cannot read HTML)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            response.status_code == 404
+            and _is_api(request)
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            return JsonResponse({"detail": "Not found."}, status=404)
+        return response
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

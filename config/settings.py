@@ -63,9 +63,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.api_errors.ApiNotFoundMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before the CSRF check, which is where Django reads a form and refuses one too large.
+    "config.uploads.PageBodyTooLargeMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -312,6 +315,8 @@ IMPORT_INLINE_MAX_BYTES = env_int("IMPORT_INLINE_MAX_MB", 2, minimum=0) * 2**20
 API_BASIC_AUTH = env_bool("API_BASIC_AUTH", DEBUG)
 API_THROTTLE_ANON = env_str("API_THROTTLE_ANON", "60/minute")
 API_THROTTLE_USER = env_str("API_THROTTLE_USER", "1200/minute")
+# Refused bearer tokens per client address (accounts.throttles.FailedTokenThrottle).
+API_THROTTLE_FAILED_TOKEN = env_str("API_THROTTLE_FAILED_TOKEN", "20/minute")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Session first: an anonymous request stays a 403 (no WWW-Authenticate challenge).

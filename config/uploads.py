@@ -8,8 +8,11 @@ the management commands, which read from disk.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import RequestDataTooBig, ValidationError
+from django.http import HttpRequest, HttpResponse, JsonResponse
 
 
 def validate_upload_size(upload) -> None:
@@ -21,3 +24,41 @@ def validate_upload_size(upload) -> None:
             "big files.",
             code="file_too_large",
         )
+
+
+def body_limit_text() -> str:
+    """The most of a request body Django reads into memory (``DATA_UPLOAD_MAX_MEMORY_SIZE``),
+    as a refusal names it: ``2.5 MB``."""
+    return f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 2**20:g} MB"
+
+
+class PageBodyTooLargeMiddleware:
+    """A page's POST over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is a 413 naming the limit, in the
+    shape its sender reads: ``{"ok": false, "errors": [...]}`` for the pages' scripts (they send
+    ``Accept: application/json``; the annotation draft and submit), plain text otherwise.
+
+    Django raises ``RequestDataTooBig`` wherever the body is first read: for a form that is
+    ``CsrfViewMiddleware``, before any view could answer, so the client got Django's bare 400
+    page (its debug page with ``DEBUG``). This reads it first, as the CSRF check or the view
+    would (a form's fields, or the raw body of anything else; files are not counted). The API
+    answers its own JSON 413 (``config.api_errors``) and DRF reads its bodies itself.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "POST" and not request.path.startswith("/api/"):
+            try:
+                # Parsing a form, or reading any other body (then cached), is the check.
+                _ = request.POST if request.content_type == "multipart/form-data" else request.body
+            except RequestDataTooBig:
+                return _too_large(request)
+        return self.get_response(request)
+
+
+def _too_large(request: HttpRequest) -> HttpResponse:
+    message = f"The request is larger than {body_limit_text()}, the most one form or save may send."
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse({"ok": False, "errors": [message]}, status=413)
+    return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")

@@ -84,12 +84,19 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         responses={
             200: NextItemSerializer,
             204: OpenApiResponse(description="nothing left for you in this campaign"),
-            403: OpenApiResponse(description="not allowed now (paused, pending, closed)"),
+            403: OpenApiResponse(
+                description="not allowed now (paused, pending, closed), or a read-only token"
+            ),
         },
     )
     @action(detail=True, methods=["get"], url_path="next-item")
     def next_item(self, request: Request, pk=None) -> Response:
-        """Claim (or resume) your next item in this campaign."""
+        """Claim (or resume) your next item in this campaign (not with a read-only token)."""
+        # A GET that writes (the claim and its draft): refused to a read-only token as an unsafe
+        # method is (accounts.authentication, docs/adr/0011), duck-typed as annotation may not
+        # import accounts.
+        if getattr(request.auth, "read_only", False):
+            raise PermissionDenied("This token is read-only.")
         key = access.own_enrollment_key(request.user, pk)
         if key is None:
             raise Http404("No such campaign")

@@ -14,7 +14,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -33,7 +32,6 @@ from challenge_sets.models import ChallengeSet
 from challenge_sets.services import ChallengeSetError
 from challenge_sets.sources import SourceError
 from challenge_sets.versions import freeze_version
-from config.api_parsers import StrictJSONParser
 from imports import ImportRefused
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
@@ -59,7 +57,6 @@ class ChallengeSetViewSet(
     human results, decide on items, freeze versions and download their exports."""
 
     permission_classes = [MayCurate]
-    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
     serializer_class = ChallengeSetSerializer
     queryset = ChallengeSet.objects.none()  # for the schema; requests use get_queryset
 

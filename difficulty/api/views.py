@@ -14,7 +14,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -71,7 +70,6 @@ class DifficultyDatasetViewSet(
     segments."""
 
     permission_classes = [IsAdminUser]
-    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
     queryset = DifficultyDataset.objects.none()  # for the schema; requests use get_queryset
 
     def get_queryset(self):

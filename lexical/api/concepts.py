@@ -12,7 +12,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -130,8 +129,6 @@ class ConceptViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     """Concepts with their variations (staff only); admin edits as actions."""
 
     permission_classes = [IsAdminUser]
-    # Form bodies too, so a bodyless action (restore) needs no JSON content type.
-    parser_classes = [StrictJSONParser, FormParser, MultiPartParser]
     queryset = Concept.objects.none()  # for the schema; requests use get_queryset
 
     def get_queryset(self):

@@ -10,13 +10,11 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api_errors import field_errors
-from config.api_parsers import StrictJSONParser
 from config.uploads import validate_upload_size
 from lexical.corpora import reading
 from lexical.corpora.selectors import corpora_for_user, corpus_for_user, corpus_pairs
@@ -98,7 +96,6 @@ class ParallelCorpusViewSet(
     """Parallel corpora (staff only)."""
 
     permission_classes = [IsAdminUser]
-    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
     serializer_class = ParallelCorpusSerializer
     queryset = ParallelCorpus.objects.none()  # for the schema; requests use get_queryset
 

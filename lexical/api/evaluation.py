@@ -10,12 +10,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api_errors import field_errors
+from config.api_parsers import StrictJSONParser
 from lexical.evaluation import selectors
 from lexical.evaluation.config import EvaluationConfigError, create_evaluation
 from lexical.evaluation.services import EvaluationStateError, cancel_evaluation
@@ -71,7 +71,8 @@ class EvaluationConfigSerializer(serializers.Serializer):
 class EvaluationConfigErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
     # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    errors = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
+    # Absent when the body itself is not readable JSON (the strict parser's 400).
+    errors = serializers.DictField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
 
 
 def results_record(evaluation: LexicalEvaluation) -> dict:
@@ -122,6 +123,8 @@ class LexicalEvaluationViewSet(
     """Model evaluations on lexical selection (staff only)."""
 
     permission_classes = [IsAdminUser]
+    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
+    parser_classes = [StrictJSONParser]
     serializer_class = LexicalEvaluationSerializer
     queryset = LexicalEvaluation.objects.none()  # for the schema; requests use get_queryset
 
@@ -130,9 +133,6 @@ class LexicalEvaluationViewSet(
 
     def get_object(self) -> LexicalEvaluation:
         return selectors.evaluation_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_parsers(self):
-        return [JSONParser()]
 
     def _data(self, evaluation: LexicalEvaluation) -> dict:
         return LexicalEvaluationSerializer(evaluation, context=self.get_serializer_context()).data

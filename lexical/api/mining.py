@@ -8,12 +8,12 @@ from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api_errors import field_errors
+from config.api_parsers import StrictJSONParser
 from lexical.mining.params import MiningParamsError
 from lexical.mining.selectors import (
     concepts_of,
@@ -90,6 +90,8 @@ class MiningJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     """Jobs that mine a parallel corpus for concepts with variations (staff only)."""
 
     permission_classes = [IsAdminUser]
+    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
+    parser_classes = [StrictJSONParser]
     queryset = MiningJob.objects.none()  # for the schema; requests use get_queryset
 
     def get_queryset(self):
@@ -100,9 +102,6 @@ class MiningJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
 
     def get_serializer_class(self):
         return MiningJobSerializer if self.action == "list" else MiningJobDetailSerializer
-
-    def get_parsers(self):
-        return [JSONParser()]
 
     def _data(self, job: MiningJob) -> dict:
         return MiningJobDetailSerializer(job, context=self.get_serializer_context()).data

@@ -7,13 +7,13 @@ from __future__ import annotations
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.models import Campaign
 from config.api_errors import field_errors
+from config.api_parsers import StrictJSONParser
 from lexical.concepts.selectors import selections_for_user
 from lexical.models import SelectionStudy
 from lexical.selection_study import selectors
@@ -190,7 +190,8 @@ class SelectionStudyCreateSerializer(serializers.Serializer):
 class SelectionStudyErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
     # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    errors = serializers.DictField(child=serializers.CharField())  # type: ignore[assignment]
+    # Absent when the body itself is not readable JSON (the strict parser's 400).
+    errors = serializers.DictField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
 
 
 class SelectionStudyViewSet(
@@ -199,6 +200,8 @@ class SelectionStudyViewSet(
     """Lexical-selection studies with seed 004 Table 2 (staff only)."""
 
     permission_classes = [IsAdminUser]
+    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
+    parser_classes = [StrictJSONParser]
     queryset = SelectionStudy.objects.none()  # for the schema; requests use get_queryset
 
     def get_serializer_class(self):
@@ -213,9 +216,6 @@ class SelectionStudyViewSet(
 
     def get_object(self) -> SelectionStudy:
         return selectors.study_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_parsers(self):
-        return [JSONParser()]
 
     @extend_schema(
         request=SelectionStudyCreateSerializer,

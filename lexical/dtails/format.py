@@ -23,6 +23,8 @@ import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from formats.spreadsheet import csv_text
+
 __all__ = [
     "HEADER",
     "CsvReport",
@@ -285,12 +287,10 @@ def read_csv_report(data: bytes, *, keep_duplicates: bool = False) -> CsvReport:
 
 def write_csv(rows: Iterable[DtailsRow]) -> bytes:
     """The released shape: pandas ``to_csv(index=False)`` of the five columns (see module doc)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(HEADER)
-    for row in rows:
-        writer.writerow([row.concept, row.source, row.target, str(list(row.variations)), row.label])
-    return out.getvalue().encode("utf-8")
+    # No formula guard (it would change the data), but a bare "\r" in a text is quoted, which
+    # pandas does not do and its own reader then splits into two rows.
+    cells = ([r.concept, r.source, r.target, str(list(r.variations)), r.label] for r in rows)
+    return csv_text(HEADER, cells, lineterminator="\n", guard=False).encode("utf-8")
 
 
 def read_words(data: bytes) -> list[WordsEntry]:

@@ -200,6 +200,8 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     """MT-breaker runs (staff only). Controls act at the end of the round in flight."""
 
     permission_classes = [IsAdminUser]
+    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
+    parser_classes = [StrictJSONParser]
     queryset = BreakerRun.objects.none()  # for the schema; requests use get_queryset
 
     def get_queryset(self):
@@ -210,9 +212,6 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     def get_serializer_class(self):
         return BreakerRunSerializer if self.action == "list" else BreakerRunDetailSerializer
-
-    def get_parsers(self):
-        return [StrictJSONParser()]  # a configuration is a nested JSON object
 
     def _data(self, run: BreakerRun) -> dict:
         return BreakerRunDetailSerializer(run, context=self.get_serializer_context()).data

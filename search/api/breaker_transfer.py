@@ -10,12 +10,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api_errors import field_errors
+from config.api_parsers import StrictJSONParser
 from search.api.breaker import ConfigErrorSerializer, ControlErrorSerializer
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
@@ -112,6 +112,8 @@ class BreakerTransferViewSet(
     """Transfers of MT-breaker texts to other translators and languages (staff only)."""
 
     permission_classes = [IsAdminUser]
+    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
+    parser_classes = [StrictJSONParser]
     queryset = BreakerTransfer.objects.none()  # for the schema; requests use get_queryset
 
     def get_queryset(self):
@@ -124,9 +126,6 @@ class BreakerTransferViewSet(
         return (
             BreakerTransferSerializer if self.action == "list" else BreakerTransferDetailSerializer
         )
-
-    def get_parsers(self):
-        return [JSONParser()]
 
     def _data(self, transfer: BreakerTransfer) -> dict:
         context = self.get_serializer_context()

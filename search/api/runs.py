@@ -180,6 +180,8 @@ class SearchRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     in flight; the response shows the run as it is when the request returns."""
 
     permission_classes = [IsAdminUser]
+    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
+    parser_classes = [StrictJSONParser]
     queryset = SearchRun.objects.none()  # for the schema; requests use get_queryset
 
     def get_queryset(self):
@@ -264,7 +266,3 @@ class SearchRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
     def export_top_k(self, request: Request, pk=None) -> HttpResponse:
         """Configuration, summary and the top-k topics with their hardest texts."""
         return top_k_json_response(self.get_object())
-
-    def get_parsers(self):
-        # A configuration is a nested JSON object; a form encoding cannot carry it.
-        return [StrictJSONParser()]

@@ -12,12 +12,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_parsers import StrictJSONParser
 from config.uploads import validate_upload_size
 from imports import ImportRefused
 from imports import services as import_services
@@ -151,7 +149,6 @@ class TopicTreeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
 
     serializer_class = TopicTreeSerializer
     permission_classes = [IsAdminUser]
-    parser_classes = [StrictJSONParser, MultiPartParser, FormParser]
 
     def get_queryset(self):
         return selectors.tree_rows(self.request.user).order_by("-created_at", "-id")

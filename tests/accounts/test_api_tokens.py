@@ -7,11 +7,13 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from accounts import services
 from accounts.models import ApiToken
+from annotation.models import Annotation, Assignment
+from tests.annotation.factories import enrolled, esa_campaign
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -68,6 +70,24 @@ def test_unknown_and_expired_tokens_are_refused(annotator_user):
     )
 
 
+@override_settings(API_THROTTLE_FAILED_TOKEN="3/minute")
+def test_failed_tokens_are_throttled_per_client_address(annotator_user):
+    _token, secret = services.create_token(annotator_user, "script")
+    api = Client()
+    guesses = [api.get("/api/campaigns/", **_bearer(f"hs_guess{n}")) for n in range(3)]
+
+    throttled = api.get("/api/campaigns/", **_bearer("hs_guess3"))
+    # Blocked before the lookup: a right token from that address gets nothing either.
+    right_but_blocked = api.get("/api/campaigns/", **_bearer(secret))
+    elsewhere = api.get("/api/campaigns/", REMOTE_ADDR="10.0.0.2", **_bearer(secret))
+
+    assert all(_refused(response) for response in guesses)
+    assert throttled.status_code == 429 and int(throttled["Retry-After"]) > 0
+    assert throttled.json()["detail"].startswith("Request was throttled.")
+    assert right_but_blocked.status_code == 429
+    assert elsewhere.status_code == 200
+
+
 def test_a_read_only_token_may_only_read(admin_user):
     _token, secret = services.create_token(admin_user, "ro", read_only=True)
     api = Client()
@@ -78,6 +98,24 @@ def test_a_read_only_token_may_only_read(admin_user):
     )
     assert response.status_code == 403
     assert response.json()["detail"] == "This token is read-only."
+
+
+def test_a_read_only_token_cannot_claim_an_item_through_next_item():
+    campaign = esa_campaign()
+    annotator = enrolled(campaign, "reader")
+    _t, read_only = services.create_token(annotator.user, "ro", read_only=True)
+    _t, read_write = services.create_token(annotator.user, "rw")
+    url = f"/api/campaigns/{campaign.pk}/next-item/"
+    api = Client()
+
+    response = api.get(url, **_bearer(read_only))
+
+    assert response.status_code == 403
+    assert response.json()["detail"] == "This token is read-only."
+    assert (Assignment.objects.count(), Annotation.objects.count()) == (0, 0)
+    claimed = api.get(url, **_bearer(read_write))
+    assert claimed.status_code == 200
+    assert Assignment.objects.filter(annotator=annotator).count() == 1
 
 
 def test_a_read_write_token_writes_with_its_users_permissions(admin_user, annotator_user):

@@ -398,3 +398,38 @@ def test_csv_cells_never_run_as_spreadsheet_formulas():
     assert aggregate[0]["source"].startswith("'=")
     # JSONL keeps the text exactly: only spreadsheets need the quote.
     assert json.loads(export(campaign, "jsonl").splitlines()[0])["src"].startswith("=HYPERLINK")
+
+
+INJECTED = "fine\r@SUM(1+1)*cmd|' /C calc'!A0"
+
+
+@pytest.mark.django_db
+def test_a_line_break_in_a_csv_cell_is_quoted_and_starts_no_row():
+    campaign = choice_campaign()
+    comment = {"selected": [0], "confidence": 4, "comment": INJECTED}
+    work(make_annotator("cr"), campaign, lambda item: comment)
+
+    text = export(campaign, "csv")
+
+    # The "\r" is inside a quoted cell, so no row of the file starts with the formula.
+    assert f',"{INJECTED}",' in text
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert len(rows) == 4  # one row per item, none split
+    assert {row["comment"] for row in rows} == {INJECTED}
+
+
+@pytest.mark.django_db
+def test_mqm_tsv_cells_never_run_as_spreadsheet_formulas():
+    campaign = mqm_campaign(name="=HYPERLINK(1)")
+    span = mqm_span(0, 3, "Accuracy", "Mistranslation", "major", comment=INJECTED)
+    work(make_annotator("tsv"), campaign, lambda item: {"spans": [span]})
+    campaign.items.filter(seg_id="1").update(source="-cmd|' /C calc'!A0", system="@sys")
+
+    lines = export(campaign, "mqm-tsv").split("\n")
+
+    assert len(lines) == 6 and lines[-1] == ""  # header, four rows, final newline
+    first = lines[1].split("\t")
+    assert first[0] == "'@sys"
+    assert first[5] == "'-cmd|' /C calc'!A0"
+    assert first[9] == "fine @SUM(1+1)*cmd|' /C calc'!A0"
+    assert all(line.split("\t")[9] == first[9] for line in lines[1:5])

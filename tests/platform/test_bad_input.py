@@ -11,14 +11,17 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
-from django.test import override_settings
+from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
 from annotation.models import Campaign
 from annotation.services import next_item_for
+from config.api import router
+from config.api_parsers import StrictJSONParser
 from difficulty.models import DifficultyDataset
 from engines.models import Engine
-from search.models import BreakerRun, SearchRun, TopicTree
+from lexical.models import LexicalEvaluation, MiningJob, SelectionStudy
+from search.models import BreakerRun, BreakerTransfer, SearchRun, TopicTree
 from tests.annotation.factories import enrolled, esa_campaign
 from tests.engines.factories import SyntheticEngineFactory
 from tests.search.breaker_helpers import offline_config
@@ -28,6 +31,7 @@ from tests.search.test_run_pages import form_data
 pytestmark = pytest.mark.django_db
 
 IMPORT = "/api/campaigns/import/"
+JSON = "application/json"
 ESA_LINE = {"doc_id": "d", "seg_id": "1", "source": "Hi", "target": "Ahoj"}
 
 
@@ -72,6 +76,43 @@ def test_non_finite_numbers_in_an_api_body_are_refused(api, value, named):
 
     assert f"{named} at $.items[0].meta.x is not a JSON number" in refused(response)["detail"]
     assert Campaign.objects.count() == 0
+
+
+JSON_ONLY_ENDPOINTS = {
+    "/api/breaker-transfers/": BreakerTransfer,
+    "/api/lexical-evaluations/": LexicalEvaluation,
+    "/api/lexical-selection-studies/": SelectionStudy,
+    "/api/lexical-mining-jobs/": MiningJob,
+}
+
+
+@pytest.mark.parametrize("url", JSON_ONLY_ENDPOINTS)
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        ("[" * 10_000, "nested more than 64 levels deep"),
+        ('{"name": "a\\u0000b"}', "text at $.name contains a NUL character"),
+        ('{"name": "\\ud800"}', "text at $.name is not valid Unicode (a lone surrogate)"),
+        ('{"name": "a", "name": "b"}', "duplicate key 'name'"),
+    ],
+)
+def test_every_json_api_body_is_parsed_strictly(api, url, body, named):
+    response = post_raw(api, url, body)
+
+    assert refused(response)["detail"] == f"JSON parse error - {named}"
+    assert JSON_ONLY_ENDPOINTS[url].objects.count() == 0
+
+
+def test_no_api_view_parses_json_leniently():
+    # The strict parser is the default (config/settings.py); a view naming its own parsers
+    # must not bring DRF's lenient JSONParser back.
+    lenient = []
+    for pattern in router.urls:
+        view = pattern.callback.cls(**pattern.callback.initkwargs)
+        for parser in view.get_parsers():
+            if "json" in parser.media_type and not isinstance(parser, StrictJSONParser):
+                lenient.append(f"{pattern.pattern}: {type(parser).__name__}")
+    assert lenient == []
 
 
 def test_non_finite_numbers_in_an_imported_line_name_the_line(api):
@@ -289,9 +330,12 @@ def test_campaign_settings_take_only_real_settings(api, setting):
         "/api/breaker-runs/null,null/",
         "/api/campaigns/x/progress/",
         "/api/no-such-thing/",
+        "/api/campaigns/abc/",
     ],
 )
-def test_ids_that_are_not_numbers_are_a_json_404(api, url):
+@pytest.mark.parametrize("debug", [False, True])
+def test_ids_that_are_not_numbers_are_a_json_404(api, settings, url, debug):
+    settings.DEBUG = debug  # with DEBUG on, Django answers its HTML page, not handler404
     response = api.get(url)
 
     assert response.status_code == 404
@@ -326,6 +370,51 @@ def test_a_body_over_the_memory_limit_is_a_json_413(api):
     body = refused(response, 413)
     assert "multipart upload in the 'file' field" in body["detail"]
     assert Campaign.objects.count() == 0
+
+
+TOO_LARGE = "The request is larger than 2.5 MB, the most one form or save may send."
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_draft_or_submission_over_the_memory_limit_is_a_413_in_the_pages_shape(debug, settings):
+    settings.DEBUG = debug  # the probe's server ran with DEBUG: Django's debug page then
+    campaign = esa_campaign(n_items=1)
+    annotator = enrolled(campaign, "alice")
+    item = next_item_for(annotator, campaign)
+    # The CSRF check on: it is where Django reads a form, before the view.
+    client = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    client.force_login(annotator.user)
+    client.get(f"/annotation/items/{item.pk}/")
+    headers = {"HTTP_X_CSRFTOKEN": client.cookies["csrftoken"].value, "HTTP_ACCEPT": JSON}
+    comment = "x" * 3_000_000  # about 3 MB, over Django's 2.5 MB
+    draft = json.dumps({"draft": {"score": 50, "spans": [], "comment": comment}})
+
+    saved = client.post(f"/annotation/items/{item.pk}/draft/", draft, JSON, **headers)
+    answer = {"answer": json.dumps({"score": 50, "spans": [], "comment": comment})}
+    submitted = client.post(f"/annotation/items/{item.pk}/submit/", answer, **headers)
+    plain = client.post(f"/annotation/items/{item.pk}/submit/", answer)
+
+    for response in (saved, submitted):
+        assert (response.status_code, response["Content-Type"]) == (413, JSON)
+        assert response.json() == {"ok": False, "errors": [TOO_LARGE]}
+    assert (plain.status_code, plain.content.decode()) == (413, TOO_LARGE)
+    assert item.annotations.get().draft == {}
+    assert item.annotations.get().status == "draft"
+
+
+def test_an_api_submission_over_the_memory_limit_is_a_json_413_naming_the_limit(api):
+    campaign = esa_campaign(n_items=1)
+    annotator = enrolled(campaign, "alice")
+    item = next_item_for(annotator, campaign)
+    api.force_authenticate(annotator.user)
+    answer = {"score": 50, "spans": [], "comment": "x" * 3_000_000}
+
+    response = api.post("/api/annotations/", {"item": item.pk, "answer": answer}, format="json")
+
+    assert refused(response, 413)["detail"].startswith(
+        "The request body is larger than 2.5 MB, the most the API reads into memory;"
+    )
+    assert item.annotations.get().status == "draft"
 
 
 @override_settings(UPLOAD_MAX_BYTES=2**20)
