@@ -1,10 +1,9 @@
 """A throttle on public sign-up: attempts per client address and campaign, per hour.
 
 Sign-up creates accounts without any credential, so one client could fill a campaign (and a
-Prolific study's budget) with made-up annotators. The count lives in Django's cache: a
-fixed one-hour window, which is all a throttle against bursts needs. With the default
-local-memory cache each web process counts on its own; a shared cache (Redis) makes the limit
-exact across processes.
+Prolific study's budget) with made-up annotators. The count lives in Django's default cache,
+which every web process shares (Redis, or the database cache: config/settings.py): a fixed
+one-hour window, which is all a throttle against bursts needs.
 """
 
 from __future__ import annotations

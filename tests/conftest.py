@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
+from django.core.cache.backends.db import DatabaseCache
 from django.core.servers.basehttp import WSGIServer
 from django.db import connection, connections
 from django.db.backends.signals import connection_created
@@ -94,12 +95,32 @@ def browser(request, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_throttles():
-    """Throttles (API, sign-up) count in the local-memory cache, which outlives a test; each
-    test starts with none used. Login lockouts live in the database and roll back with it."""
-    cache.clear()
+def _fresh_throttles(request, django_db_blocker):
+    """Throttles (API, sign-up) count in the default cache and the derived cache outlives a
+    test: each test starts with both empty. The default cache is a database table when no
+    CACHE_URL is set; a transactional test's rows there survive its flush, so it is emptied
+    around every test that has the test database (and no other test can use it).
+    Login lockouts live in the database and roll back with it."""
+    uses_db = (
+        request.node.get_closest_marker("django_db") is not None
+        or "django_db_setup" in request.fixturenames
+    )
+    if uses_db:
+        request.getfixturevalue("django_db_setup")
+    _clear_caches(django_db_blocker, uses_db)
     yield
-    cache.clear()
+    _clear_caches(django_db_blocker, uses_db)
+
+
+def _clear_caches(django_db_blocker, uses_db: bool) -> None:
+    for alias in settings.CACHES:
+        if isinstance(caches[alias], DatabaseCache):
+            if not uses_db:
+                continue
+            with django_db_blocker.unblock():
+                caches[alias].clear()
+        else:
+            caches[alias].clear()
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,73 @@
+"""Throttles count in a cache every web process shares (issue 40): a limit holds across
+processes, as it must under gunicorn's several workers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+import redis
+
+from annotation.signup_limits import record_signup_attempt
+from tests import conftest
+
+# One fixed hour, so the window cannot turn between the processes' attempts.
+NOW = 1_800_000_000.0
+ATTEMPTS = (
+    "from annotation.signup_limits import record_signup_attempt as attempt; "
+    f"print(sum(attempt('10.9.9.9', 7, now={NOW}) for _ in range(10)))"
+)
+
+
+def _start(extra_env: dict[str, str]) -> subprocess.Popen:
+    env = os.environ | {"DEBUG": "true", "SIGNUP_ATTEMPTS_PER_HOUR": "10"} | extra_env
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "shell", "--no-imports", "-c", ATTEMPTS],
+        cwd=conftest.REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def _granted(process: subprocess.Popen) -> int:
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    return int(out.strip())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_database_cache_shares_the_signup_limit_with_another_process(settings):
+    settings.SIGNUP_ATTEMPTS_PER_HOUR = 10
+    env = {"DATABASE_URL": conftest.test_database_url(), "CACHE_URL": ""}
+    assert [record_signup_attempt("10.9.9.9", 7, now=NOW) for _ in range(6)] == [True] * 6
+
+    granted = _granted(_start(env))
+
+    assert granted == 4
+    assert record_signup_attempt("10.9.9.9", 7, now=NOW) is False
+
+
+def test_redis_shares_the_signup_limit_between_two_processes():
+    url = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
+    prefix = f"hardset-test-{uuid.uuid4().hex[:8]}"
+    env = {"CACHE_URL": url, "CACHE_KEY_PREFIX": prefix}
+    try:
+        first, second = _start(env), _start(env)  # at the same time
+
+        assert _granted(first) + _granted(second) == 10
+    finally:
+        client = redis.Redis.from_url(url)
+        for key in client.scan_iter(f"{prefix}:*"):
+            client.delete(key)
+
+
+def test_a_cache_url_that_is_not_redis_stops_start_up():
+    env = os.environ | {"DEBUG": "true", "CACHE_URL": "memcached://127.0.0.1:11211"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=conftest.REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+    assert result.returncode == 1
+    assert "CACHE_URL='memcached://127.0.0.1:11211' is not a Redis URL" in result.stderr
