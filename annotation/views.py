@@ -381,12 +381,18 @@ def _refusal_on_form(form, exc: services.NotAllowed, extra: str = "") -> None:
 # Prolific participants who are not eligible must return the study (not submit it), so that
 # their place goes to someone else and they are not rejected.
 _PROLIFIC_RETURN = " You cannot take part in this study: please return it on Prolific."
+_PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 
 
 def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, params) -> HttpResponse:
     pid = params.get("PROLIFIC_PID", "").strip()
     ids = {"study_id": params.get("STUDY_ID", ""), "session_id": params.get("SESSION_ID", "")}
     existing = services.find_prolific_annotator(pid)
+    signed_in = request.user.is_authenticated
+    if signed_in and (existing is None or existing.user_id != request.user.pk):
+        # Never swap a signed-in session for another account: a link someone sent would
+        # otherwise sign a staff member out of their own account and into a participant's.
+        return _signed_in_as_someone_else(request, token, params)
     form = _for_campaign(forms.JoinForm(request.POST or None), campaign)
     if existing is not None or (request.method == "POST" and form.is_valid()):
         data = form.cleaned_data if existing is None else {}
@@ -398,6 +404,7 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
                 native_language=data.get("native_language", ""),
                 working_languages=data.get("working_languages", []),
                 consent=bool(data.get("consent")),
+                signed_in_as_participant=signed_in,
                 **ids,
             )
         except services.RequirementNotMet as exc:
@@ -409,9 +416,8 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
         except services.NotAllowed as exc:
             return _notice(request, "Cannot start", str(exc), status=403)
         else:
-            if request.user.is_authenticated and request.user.pk != user.pk:
-                request.session.flush()
-            login(request, user, backend=_AUTH_BACKEND)
+            if not signed_in:
+                login(request, user, backend=_AUTH_BACKEND)
             return redirect("annotation:annotate_next", campaign_id=campaign.pk)
     closed = campaign.signup_closed
     return render(
@@ -430,6 +436,25 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
             },
         },
         status=403 if closed else (422 if request.method == "POST" else 200),
+    )
+
+
+def _signed_in_as_someone_else(request: HttpRequest, token: str, params) -> HttpResponse:
+    """The Prolific link of another participant, opened while signed in: nothing changes, and
+    the page offers to sign out and come back to the same link."""
+    query = {name: params[name] for name in _PROLIFIC_PARAMS if params.get(name)}
+    if token:
+        query["invite"] = token
+    return render(
+        request,
+        "annotation/notice.html",
+        {
+            "title": "You are signed in",
+            "text": f"You are signed in as {request.user.get_username()}. To take part as this "
+            "Prolific participant, sign out first.",
+            "signout_next": f"{request.path}?{urlencode(query)}",
+        },
+        status=409,
     )
 
 

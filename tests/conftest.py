@@ -97,9 +97,10 @@ def browser(request, monkeypatch):
 @pytest.fixture(autouse=True)
 def _fresh_throttles(request, django_db_blocker):
     """Throttles (API, sign-up) count in the default cache and the derived cache outlives a
-    test: each test starts with both empty. The default cache is a database table when no
-    CACHE_URL is set; a transactional test's rows there survive its flush, so it is emptied
-    around every test that has the test database (and no other test can use it).
+    test: each test starts with both empty. Without CACHE_URL the default cache is a database
+    table: emptied as a test that has the test database starts (no other test can reach it),
+    since a transactional test's rows there outlive its flush. Not after the test: a failed
+    statement may have broken the test's transaction, whose rollback undoes the rows anyway.
     Login lockouts live in the database and roll back with it."""
     uses_db = (
         request.node.get_closest_marker("django_db") is not None
@@ -107,19 +108,17 @@ def _fresh_throttles(request, django_db_blocker):
     )
     if uses_db:
         request.getfixturevalue("django_db_setup")
-    _clear_caches(django_db_blocker, uses_db)
+        with django_db_blocker.unblock():
+            _clear_caches(database=True)
+    else:
+        _clear_caches(database=False)
     yield
-    _clear_caches(django_db_blocker, uses_db)
+    _clear_caches(database=False)
 
 
-def _clear_caches(django_db_blocker, uses_db: bool) -> None:
+def _clear_caches(*, database: bool) -> None:
     for alias in settings.CACHES:
-        if isinstance(caches[alias], DatabaseCache):
-            if not uses_db:
-                continue
-            with django_db_blocker.unblock():
-                caches[alias].clear()
-        else:
+        if database or not isinstance(caches[alias], DatabaseCache):
             caches[alias].clear()
 
 
