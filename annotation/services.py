@@ -93,6 +93,14 @@ class RequirementNotMet(NotAllowed):
         super().__init__(message)
 
 
+class NameTaken(NotAllowed):
+    """Another account has this username (two sign-ups with one name at once: the form checks
+    first). ``code`` is the sign-up form's, so the page counts it like the form's own."""
+
+    field = "username"
+    code = "name_taken"
+
+
 class Excluded(NotAllowed):
     """The annotator takes part in another campaign of this one's exclusive group."""
 
@@ -474,7 +482,7 @@ def sign_up(
         raise NotAllowed("Consent is required to take part.")
     user_model = get_user_model()
     if user_model.objects.filter(username__iexact=username).exists():
-        raise NotAllowed("That name is taken; choose another.")
+        raise NameTaken("That name is taken; choose another.")
     user = user_model.objects.create_user(username=username, email=email, password=password)
     annotator = Annotator.objects.create(
         user=user,

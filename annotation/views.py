@@ -321,15 +321,12 @@ def _signup_campaign(request: HttpRequest, slug: str) -> tuple[Campaign, str]:
 def signup(request: HttpRequest, slug: str) -> HttpResponse:
     """A campaign's public sign-up link; also the entry point of Prolific participants."""
     campaign, token = _signup_campaign(request, slug)
-    if request.method == "POST" and not signup_limits.record_signup_attempt(
-        request.META.get("REMOTE_ADDR", ""), campaign.pk
+    address = request.META.get("REMOTE_ADDR", "")
+    if request.method == "POST" and (
+        not signup_limits.record_signup_attempt(address, campaign.pk)
+        or signup_limits.taken_names_used_up(address)
     ):
-        return _notice(
-            request,
-            "Too many sign-ups",
-            "Too many sign-ups from your address for this campaign; try again in an hour.",
-            status=429,
-        )
+        return _too_many_signups(request)
     params = request.POST if request.method == "POST" else request.GET
     pid = (params.get("PROLIFIC_PID") or "").strip()
     if pid:
@@ -356,11 +353,26 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             login(request, user, backend=_AUTH_BACKEND)
             return redirect("annotation:annotate_next", campaign_id=campaign.pk)
+    # "That name is taken" tells whoever asks that the account exists; a person choosing a
+    # name needs it, a script checking a list of names gets a few an hour (signup_limits).
+    if form.has_error("username", code=forms.NAME_TAKEN) and not signup_limits.record_taken_name(
+        address
+    ):
+        return _too_many_signups(request)
     return render(
         request,
         "annotation/signup.html",
         {"campaign": campaign, "form": form, "token": token, "closed": closed, "mode": "new"},
         status=403 if closed else (422 if request.method == "POST" else 200),
+    )
+
+
+def _too_many_signups(request: HttpRequest) -> HttpResponse:
+    return _notice(
+        request,
+        "Too many sign-ups",
+        "Too many sign-ups from your address; try again in an hour.",
+        status=429,
     )
 
 
@@ -375,7 +387,8 @@ def _for_campaign(form, campaign: Campaign):
 def _refusal_on_form(form, exc: services.NotAllowed, extra: str = "") -> None:
     """A refusal next to the field it is about (the declared native language, ...)."""
     field = getattr(exc, "field", None)
-    form.add_error(field if field in form.fields else None, f"{exc}{extra}")
+    error = ValidationError(f"{exc}{extra}", code=getattr(exc, "code", None))
+    form.add_error(field if field in form.fields else None, error)
 
 
 # Prolific participants who are not eligible must return the study (not submit it), so that
