@@ -71,3 +71,15 @@ def test_a_cache_url_that_is_not_redis_stops_start_up():
 
     assert result.returncode == 1
     assert "CACHE_URL='memcached://127.0.0.1:11211' is not a Redis URL" in result.stderr
+
+
+@pytest.mark.django_db
+def test_many_addresses_do_not_reset_one_addresss_count_on_the_database_cache(settings):
+    # Django's database cache deletes a third of its rows (the lowest keys) past MAX_ENTRIES.
+    settings.SIGNUP_ATTEMPTS_PER_HOUR = 2
+    assert [record_signup_attempt("10.0.0.0", 7, now=NOW) for _ in range(2)] == [True, True]
+
+    for n in range(400):
+        record_signup_attempt(f"10.1.{n // 256}.{n % 256}", 7, now=NOW)
+
+    assert record_signup_attempt("10.0.0.0", 7, now=NOW) is False
