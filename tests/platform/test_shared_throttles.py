@@ -3,6 +3,7 @@ processes, as it must under gunicorn's several workers."""
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
@@ -10,9 +11,11 @@ import uuid
 
 import pytest
 import redis
+from django.test import Client
 
 from annotation.signup_limits import record_signup_attempt
 from tests import conftest
+from tests.factories import UserFactory
 
 # One fixed hour, so the window cannot turn between the processes' attempts.
 NOW = 1_800_000_000.0
@@ -46,6 +49,32 @@ def test_the_database_cache_shares_the_signup_limit_with_another_process(setting
 
     assert granted == 4
     assert record_signup_attempt("10.9.9.9", 7, now=NOW) is False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_api_rate_of_a_user_holds_across_processes(settings):
+    settings.API_THROTTLE_USER = "5/minute"
+    UserFactory(username="carol")  # password: "correct horse battery"
+    basic = base64.b64encode(b"carol:correct horse battery").decode()
+    client = Client(HTTP_AUTHORIZATION=f"Basic {basic}")
+    assert [client.get("/api/campaigns/").status_code for _ in range(3)] == [200] * 3
+
+    requests = (
+        "from django.test import Client; "
+        f"client = Client(HTTP_HOST='localhost', HTTP_AUTHORIZATION='Basic {basic}'); "
+        "print(' '.join(str(client.get('/api/campaigns/').status_code) for _ in range(4)))"
+    )
+    env = os.environ | {
+        "DEBUG": "true", "API_BASIC_AUTH": "true", "API_THROTTLE_USER": "5/minute",
+        "DATABASE_URL": conftest.test_database_url(), "CACHE_URL": "",
+    }  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "--no-imports", "-c", requests],
+        cwd=conftest.REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["200", "200", "429", "429"]
 
 
 def test_redis_shares_the_signup_limit_between_two_processes():
