@@ -95,7 +95,8 @@ class RequirementNotMet(NotAllowed):
 
 class NameTaken(NotAllowed):
     """Another account has this username (two sign-ups with one name at once: the form checks
-    first). ``code`` is the sign-up form's, so the page counts it like the form's own."""
+    first). ``code`` is the sign-up form's (``forms.NAME_TAKEN``), so the page counts it like
+    the form's own."""
 
     field = "username"
     code = "name_taken"

@@ -322,10 +322,7 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
     """A campaign's public sign-up link; also the entry point of Prolific participants."""
     campaign, token = _signup_campaign(request, slug)
     address = request.META.get("REMOTE_ADDR", "")
-    if request.method == "POST" and (
-        not signup_limits.record_signup_attempt(address, campaign.pk)
-        or signup_limits.taken_names_used_up(address)
-    ):
+    if request.method == "POST" and not signup_limits.record_signup_attempt(address, campaign.pk):
         return _too_many_signups(request)
     params = request.POST if request.method == "POST" else request.GET
     pid = (params.get("PROLIFIC_PID") or "").strip()
@@ -333,6 +330,8 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
         return _prolific_signup(request, campaign, token, params)
     if request.user.is_authenticated:
         return _join_signup(request, campaign, token)
+    if request.method == "POST" and signup_limits.taken_names_used_up(address):
+        return _too_many_signups(request)
     closed = campaign.signup_closed
     form = _for_campaign(forms.SignUpForm(request.POST or None), campaign)
     if request.method == "POST" and not closed and form.is_valid():

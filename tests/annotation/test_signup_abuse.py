@@ -93,6 +93,14 @@ def test_taken_names_are_told_a_few_times_an_hour_per_address_across_campaigns(c
     assert not any("That name is taken" in r.content.decode() for r in after)
     assert not Annotator.objects.exists()
     assert not get_user_model().objects.filter(username="a-free-name").exists()
+    # A Prolific participant at that address still starts (no name is asked of them).
+    prolific = {"PROLIFIC_PID": "pid-1", "native_language": "German",
+                "working_languages": "English", "consent": "on"}  # fmt: skip
+    started = client.post(
+        f"/annotation/join/{campaigns[5].slug}/", prolific, REMOTE_ADDR="10.2.0.1"
+    )
+    assert started.status_code == 302
+    client.logout()
     # Another address still signs up, and is told about a taken name.
     assert "That name is taken" in post(campaigns[5], "dave", "10.2.0.2").content.decode()
     assert post(campaigns[5], "erin", "10.2.0.2").status_code == 302
