@@ -269,6 +269,10 @@ class ProfileFields(LanguageFields):
     )
 
 
+# The error code of a taken name, which sign-up throttles (annotation/signup_limits.py).
+NAME_TAKEN = "name_taken"
+
+
 class SignUpForm(ProfileFields):
     username = forms.CharField(
         label="Name or pseudonym",
@@ -285,7 +289,7 @@ class SignUpForm(ProfileFields):
     def clean_username(self):
         username = self.cleaned_data["username"]
         if get_user_model().objects.filter(username__iexact=username).exists():
-            raise forms.ValidationError("That name is taken; choose another.")
+            raise forms.ValidationError("That name is taken; choose another.", code=NAME_TAKEN)
         return username
 
     def clean(self):

@@ -339,6 +339,9 @@ class Enrollment(models.Model):
     # (campaign.item_order_seed, annotator) when first needed and kept, so the order can be
     # rebuilt and exported even if the campaign seed changes later.
     item_order_seed = models.BigIntegerField(null=True, blank=True)
+    # Prolific's SESSION_ID from the link this annotator first entered this campaign by: only
+    # that link (or their own signed-in browser) resumes them here, not their PROLIFIC_PID alone.
+    prolific_session_id = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db.models import (
     Avg,
     Count,
@@ -200,10 +200,10 @@ def qc_summaries(
     so a very large campaign never has every annotation in memory.
     """
     key = f"annotation:qc:{version or version_key(campaign)}"
-    summaries = cache.get(key)
+    summaries = caches["derived"].get(key)
     if summaries is None or set(summaries) != {e.pk for e in enrollments}:
         summaries = {e.pk: qc.summary_for(e) for e in enrollments}
-        cache.set(key, summaries, CACHE_SECONDS)
+        caches["derived"].set(key, summaries, CACHE_SECONDS)
     return summaries
 
 
@@ -345,7 +345,7 @@ def campaign_agreement(campaign: Campaign, version: str | None = None) -> Agreem
     """Agreement for the campaign's protocol, cached per version (see :func:`version_key`)."""
     version = version or version_key(campaign)
     key = f"annotation:agreement:{version}"
-    cached = cache.get(key)
+    cached = caches["derived"].get(key)
     if cached is not None:
         return cached
     summary = AgreementSummary(protocol=campaign.protocol)
@@ -356,7 +356,7 @@ def campaign_agreement(campaign: Campaign, version: str | None = None) -> Agreem
         _summarize_questions(campaign, summary)
     else:
         summary.scores = agreement.score_agreement(score_rows(campaign))
-    cache.set(key, summary, CACHE_SECONDS)
+    caches["derived"].set(key, summary, CACHE_SECONDS)
     return summary
 
 
@@ -425,7 +425,7 @@ def chart_svg(campaign: Campaign, name: str, version: str | None = None) -> str:
         raise KeyError(name)
     version = version or version_key(campaign)
     key = f"annotation:chart:{name}:{version}"
-    cached = cache.get(key)
+    cached = caches["derived"].get(key)
     if cached is not None:
         return cached
     if name == "scores":
@@ -443,7 +443,7 @@ def chart_svg(campaign: Campaign, name: str, version: str | None = None) -> str:
         svg = charts.annotator_progress([(r.pseudonym, r.done, r.available) for r in rows])
     else:
         svg = charts.annotator_scores(annotator_score_stats(campaign))
-    cache.set(key, svg, CACHE_SECONDS)
+    caches["derived"].set(key, svg, CACHE_SECONDS)
     return svg
 
 

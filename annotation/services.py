@@ -93,6 +93,15 @@ class RequirementNotMet(NotAllowed):
         super().__init__(message)
 
 
+class NameTaken(NotAllowed):
+    """Another account has this username (two sign-ups with one name at once: the form checks
+    first). ``code`` is the sign-up form's (``forms.NAME_TAKEN``), so the page counts it like
+    the form's own."""
+
+    field = "username"
+    code = "name_taken"
+
+
 class Excluded(NotAllowed):
     """The annotator takes part in another campaign of this one's exclusive group."""
 
@@ -485,7 +494,7 @@ def sign_up(
         raise NotAllowed("Consent is required to take part.")
     user_model = get_user_model()
     if user_model.objects.filter(username__iexact=username).exists():
-        raise NotAllowed("That name is taken; choose another.")
+        raise NameTaken("That name is taken; choose another.")
     user = user_model.objects.create_user(username=username, email=email, password=password)
     annotator = Annotator.objects.create(
         user=user,
@@ -580,6 +589,13 @@ def admit(annotator: Annotator, campaign: Campaign) -> Enrollment:
     existing = Enrollment.objects.filter(campaign=campaign, annotator=annotator).first()
     if existing is not None:
         return existing
+    check_admissible(annotator, campaign)
+    return enroll(annotator, campaign)
+
+
+def check_admissible(annotator: Annotator, campaign: Campaign) -> None:
+    """Raise :class:`RequirementNotMet` or :class:`Excluded` when the annotator may not join
+    ``campaign`` (its language requirement, its exclusive group)."""
     check_languages(annotator, campaign)
     other = excluding_enrollment(annotator, campaign)
     if other is not None:
@@ -587,7 +603,6 @@ def admit(annotator: Annotator, campaign: Campaign) -> Enrollment:
             f"You already take part in “{other.campaign.name}”, and the same person may not "
             f"take part in both it and “{campaign.name}”."
         )
-    return enroll(annotator, campaign)
 
 
 def find_prolific_annotator(prolific_pid: str) -> Annotator | None:
@@ -609,14 +624,19 @@ def prolific_sign_in(
     native_language: str = "",
     working_languages=None,
     consent: bool = False,
+    signed_in_as_participant: bool = False,
 ) -> tuple[Any, Annotator, Enrollment]:
     """Create or resume the annotator of a Prolific participant (no password).
 
-    A returning PROLIFIC_PID resumes the same annotator (and so the same drafts); a new one
-    needs ``consent``. Only annotators created this way can be signed in by PID, never a staff
-    or password account.
+    A new PROLIFIC_PID needs ``consent``. A PROLIFIC_PID is no secret (it is in every link the
+    participant opens, and anyone can type one), so a known one resumes its annotator (and so
+    their drafts) only with something only the participant holds: their own signed-in session
+    (``signed_in_as_participant``: the session cookie issued at first entry), or the SESSION_ID
+    that Prolific put in the link they first entered this campaign by. Only annotators created
+    this way can be signed in by PID, never a staff or password account.
     """
     prolific_pid = prolific_pid.strip()
+    session_id = session_id.strip()[:64]
     if not prolific_pid or len(prolific_pid) > 64:
         raise NotAllowed("The Prolific link is missing a valid PROLIFIC_PID.")
     annotator = find_prolific_annotator(prolific_pid)
@@ -643,12 +663,42 @@ def prolific_sign_in(
         )
     elif annotator.user.is_staff or annotator.user.has_usable_password():
         raise NotAllowed("This Prolific ID cannot be used here.")
-    elif not Enrollment.objects.filter(campaign=campaign, annotator=annotator).exists():
-        _check_signup(campaign, invite_token)
+    else:
+        entered = Enrollment.objects.filter(campaign=campaign, annotator=annotator).first()
+        if entered is None:
+            _check_signup(campaign, invite_token)
+        if not signed_in_as_participant and not _same_prolific_session(
+            annotator, entered, session_id
+        ):
+            if entered is None:
+                # The refusals that sign nobody in come first: whoever may not take part
+                # learns why (and returns the study), whichever browser they use.
+                check_admissible(annotator, campaign)
+            raise NotAllowed(
+                "This Prolific ID has already taken part here from another browser. Open the "
+                "study from Prolific in the browser you used before, or contact the researcher."
+            )
     annotator.study_id = study_id[:64]
-    annotator.session_id = session_id[:64]
+    annotator.session_id = session_id
     annotator.save(update_fields=["study_id", "session_id", "updated_at"])
-    return annotator.user, annotator, admit(annotator, campaign)
+    enrollment = admit(annotator, campaign)
+    if session_id and not enrollment.prolific_session_id:
+        enrollment.prolific_session_id = session_id
+        enrollment.save(update_fields=["prolific_session_id", "updated_at"])
+    return annotator.user, annotator, enrollment
+
+
+def _same_prolific_session(
+    annotator: Annotator, enrollment: Enrollment | None, session_id: str
+) -> bool:
+    """Whether ``session_id`` is the one the annotator entered this campaign with. Enrollments
+    made before the session was kept per campaign fall back to the annotator's last one."""
+    if enrollment is None or not session_id:
+        return False
+    expected = enrollment.prolific_session_id or annotator.session_id
+    return bool(expected) and secrets.compare_digest(
+        session_id.encode("utf-8"), expected.encode("utf-8")
+    )
 
 
 def set_enrollment_status(enrollment: Enrollment, status: str) -> Enrollment:

@@ -321,21 +321,17 @@ def _signup_campaign(request: HttpRequest, slug: str) -> tuple[Campaign, str]:
 def signup(request: HttpRequest, slug: str) -> HttpResponse:
     """A campaign's public sign-up link; also the entry point of Prolific participants."""
     campaign, token = _signup_campaign(request, slug)
-    if request.method == "POST" and not signup_limits.record_signup_attempt(
-        request.META.get("REMOTE_ADDR", ""), campaign.pk
-    ):
-        return _notice(
-            request,
-            "Too many sign-ups",
-            "Too many sign-ups from your address for this campaign; try again in an hour.",
-            status=429,
-        )
+    address = request.META.get("REMOTE_ADDR", "")
+    if request.method == "POST" and not signup_limits.record_signup_attempt(address, campaign.pk):
+        return _too_many_signups(request)
     params = request.POST if request.method == "POST" else request.GET
     pid = (params.get("PROLIFIC_PID") or "").strip()
     if pid:
         return _prolific_signup(request, campaign, token, params)
     if request.user.is_authenticated:
         return _join_signup(request, campaign, token)
+    if request.method == "POST" and signup_limits.taken_names_used_up(address):
+        return _too_many_signups(request)
     closed = campaign.signup_closed
     form = _for_campaign(forms.SignUpForm(request.POST or None), campaign)
     if request.method == "POST" and not closed and form.is_valid():
@@ -356,11 +352,26 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             login(request, user, backend=_AUTH_BACKEND)
             return redirect("annotation:annotate_next", campaign_id=campaign.pk)
+    # "That name is taken" tells whoever asks that the account exists; a person choosing a
+    # name needs it, a script checking a list of names gets a few an hour (signup_limits).
+    if form.has_error("username", code=forms.NAME_TAKEN) and not signup_limits.record_taken_name(
+        address
+    ):
+        return _too_many_signups(request)
     return render(
         request,
         "annotation/signup.html",
         {"campaign": campaign, "form": form, "token": token, "closed": closed, "mode": "new"},
         status=403 if closed else (422 if request.method == "POST" else 200),
+    )
+
+
+def _too_many_signups(request: HttpRequest) -> HttpResponse:
+    return _notice(
+        request,
+        "Too many sign-ups",
+        "Too many sign-ups from your address; try again in an hour.",
+        status=429,
     )
 
 
@@ -375,18 +386,25 @@ def _for_campaign(form, campaign: Campaign):
 def _refusal_on_form(form, exc: services.NotAllowed, extra: str = "") -> None:
     """A refusal next to the field it is about (the declared native language, ...)."""
     field = getattr(exc, "field", None)
-    form.add_error(field if field in form.fields else None, f"{exc}{extra}")
+    error = ValidationError(f"{exc}{extra}", code=getattr(exc, "code", None))
+    form.add_error(field if field in form.fields else None, error)
 
 
 # Prolific participants who are not eligible must return the study (not submit it), so that
 # their place goes to someone else and they are not rejected.
 _PROLIFIC_RETURN = " You cannot take part in this study: please return it on Prolific."
+_PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 
 
 def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, params) -> HttpResponse:
     pid = params.get("PROLIFIC_PID", "").strip()
     ids = {"study_id": params.get("STUDY_ID", ""), "session_id": params.get("SESSION_ID", "")}
     existing = services.find_prolific_annotator(pid)
+    signed_in = request.user.is_authenticated
+    if signed_in and (existing is None or existing.user_id != request.user.pk):
+        # Never swap a signed-in session for another account: a link someone sent would
+        # otherwise sign a staff member out of their own account and into a participant's.
+        return _signed_in_as_someone_else(request, token, params)
     form = _for_campaign(forms.JoinForm(request.POST or None), campaign)
     if existing is not None or (request.method == "POST" and form.is_valid()):
         data = form.cleaned_data if existing is None else {}
@@ -398,6 +416,7 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
                 native_language=data.get("native_language", ""),
                 working_languages=data.get("working_languages", []),
                 consent=bool(data.get("consent")),
+                signed_in_as_participant=signed_in,
                 **ids,
             )
         except services.RequirementNotMet as exc:
@@ -409,9 +428,8 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
         except services.NotAllowed as exc:
             return _notice(request, "Cannot start", str(exc), status=403)
         else:
-            if request.user.is_authenticated and request.user.pk != user.pk:
-                request.session.flush()
-            login(request, user, backend=_AUTH_BACKEND)
+            if not signed_in:
+                login(request, user, backend=_AUTH_BACKEND)
             return redirect("annotation:annotate_next", campaign_id=campaign.pk)
     closed = campaign.signup_closed
     return render(
@@ -430,6 +448,25 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
             },
         },
         status=403 if closed else (422 if request.method == "POST" else 200),
+    )
+
+
+def _signed_in_as_someone_else(request: HttpRequest, token: str, params) -> HttpResponse:
+    """The Prolific link of another participant, opened while signed in: nothing changes, and
+    the page offers to sign out and come back to the same link."""
+    query = {name: params[name] for name in _PROLIFIC_PARAMS if params.get(name)}
+    if token:
+        query["invite"] = token
+    return render(
+        request,
+        "annotation/notice.html",
+        {
+            "title": "You are signed in",
+            "text": f"You are signed in as {request.user.get_username()}. To take part as this "
+            "Prolific participant, sign out first.",
+            "signout_next": f"{request.path}?{urlencode(query)}",
+        },
+        status=409,
     )
 
 

@@ -1,4 +1,17 @@
 from django.apps import AppConfig
+from django.core.management import call_command
+from django.db.models.signals import post_migrate
+
+
+def create_cache_table(using: str = "default", **kwargs) -> None:
+    """Make the database cache's table (CACHES in config/settings.py), if that is the cache.
+
+    After every ``migrate`` rather than in a migration: a migration runs once, with whatever
+    cache was configured then, while ``createcachetable`` follows the current CACHES and skips a
+    table that exists. So `make migrate`, a deployment's ``migrate`` and the test database
+    (pytest-django builds it by migrating) all get the table, also after a move away from Redis.
+    """
+    call_command("createcachetable", database=using, verbosity=0)
 
 
 class PlatformConfig(AppConfig):
@@ -10,3 +23,6 @@ class PlatformConfig(AppConfig):
 
     def ready(self) -> None:
         from config import worker_signals  # noqa: F401  (connects Celery worker signals)
+
+        # Sent once per app on each migrate; this app's signal is enough.
+        post_migrate.connect(create_cache_table, sender=self, dispatch_uid="platform.cache_table")

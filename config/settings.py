@@ -132,6 +132,41 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-hardset-{os.getpid()}.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- Cache ----------------------------------------------------------------------------------
+# The throttles (API rates, sign-up attempts) count in the default cache, so it must be one that
+# every web process shares: a per-process cache lets each gunicorn worker grant the whole limit.
+# Redis when CACHE_URL names one (production); otherwise Django's database cache, shared by
+# whatever shares the database (`make run`'s processes, several servers on one PostgreSQL).
+# Its table is made by `migrate` (config/apps.py).
+CACHE_URL = env_str("CACHE_URL", "")
+if CACHE_URL:
+    if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(
+            f"CACHE_URL={CACHE_URL!r} is not a Redis URL (redis://, rediss:// or unix://)."
+        )
+    _SHARED_CACHE = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "hardset"),
+    }
+else:
+    _SHARED_CACHE = {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "hardset_cache",
+        # Past MAX_ENTRIES a write deletes a third of the rows, counts in use among them: at
+        # Django's 300, clients from a few hundred addresses would reset everyone's throttles.
+        "OPTIONS": {"MAX_ENTRIES": 200_000},
+    }
+CACHES = {
+    "default": _SHARED_CACHE,
+    # Values recomputed from the database (dashboard summaries, charts) under keys that change
+    # with the data: any process may keep its own copy, so without Redis they stay in memory
+    # rather than cost each page database queries.
+    "derived": _SHARED_CACHE
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "derived"},
+}
+
 # --- Auth -----------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
+from django.core.cache.backends.db import DatabaseCache
 from django.core.servers.basehttp import WSGIServer
 from django.db import connection, connections
 from django.db.backends.signals import connection_created
@@ -111,12 +112,31 @@ def browser(request, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_throttles():
-    """Throttles (API, sign-up) count in the local-memory cache, which outlives a test; each
-    test starts with none used. Login lockouts live in the database and roll back with it."""
-    cache.clear()
+def _fresh_throttles(request, django_db_blocker):
+    """Throttles (API, sign-up) count in the default cache and the derived cache outlives a
+    test: each test starts with both empty. Without CACHE_URL the default cache is a database
+    table: emptied as a test that has the test database starts (no other test can reach it),
+    since a transactional test's rows there outlive its flush. Not after the test: a failed
+    statement may have broken the test's transaction, whose rollback undoes the rows anyway.
+    Login lockouts live in the database and roll back with it."""
+    uses_db = (
+        request.node.get_closest_marker("django_db") is not None
+        or "django_db_setup" in request.fixturenames
+    )
+    if uses_db:
+        request.getfixturevalue("django_db_setup")
+        with django_db_blocker.unblock():
+            _clear_caches(database=True)
+    else:
+        _clear_caches(database=False)
     yield
-    cache.clear()
+    _clear_caches(database=False)
+
+
+def _clear_caches(*, database: bool) -> None:
+    for alias in settings.CACHES:
+        if database or not isinstance(caches[alias], DatabaseCache):
+            caches[alias].clear()
 
 
 @pytest.fixture(autouse=True)

@@ -12,6 +12,7 @@ cover it.
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.db import connection
 
 # Test modules that run on both engines, with what they hold that differs between them.
@@ -74,3 +75,21 @@ def runs_on_postgresql(item: pytest.Item, module_path: str) -> bool:
         or item.get_closest_marker("celery_worker") is not None
         or any(mark.kwargs.get("postgresql_only") for mark in item.iter_markers("skipif"))
     )
+
+
+# With no CACHE_URL the throttles' cache is a database table (config/settings.py), so every API
+# request reads its count there (one SELECT) and writes it back (COUNT, SAVEPOINT, SELECT,
+# INSERT or UPDATE, RELEASE): a query count of an API request allows for these.
+API_THROTTLE_QUERIES = 6
+
+
+def app_statements(captured) -> list[str]:
+    """The statements a request sent, less the throttle cache's and the savepoints the test's
+    own transaction turns ``atomic`` into."""
+    table = settings.CACHES["default"].get("LOCATION", "")
+    return [
+        q["sql"]
+        for q in captured
+        if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))
+        and not (table and f'"{table}"' in q["sql"])
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 
 from annotation import services
 from annotation.models import Annotator, Enrollment
@@ -66,8 +67,6 @@ def test_approval_required_then_admin_approves(client, admin_user):
     page = client.get(f"/annotation/campaigns/{campaign.pk}/next/")
     assert page.status_code == 403 and "waiting for approval" in page.content.decode()
     enrollment = Enrollment.objects.get()
-    from django.test import Client
-
     admin = Client()
     admin.force_login(admin_user)
     admin.post(f"/annotation/enrollments/{enrollment.pk}/approve/")
@@ -104,13 +103,87 @@ def test_prolific_link_creates_then_resumes_the_annotator(client):
         "prolific", "5f1e2d3c4b5a", "study9", "sess1",
     )  # fmt: skip
     assert not annotator.user.has_usable_password()
+    assert Enrollment.objects.get().prolific_session_id == "sess1"
     item_url = client.get(response["Location"])["Location"]
     client.post("/accounts/logout/")
     # Coming back through the same link resumes the same annotator and the same item.
-    again = client.get(f"/annotation/join/{campaign.slug}/?{PROLIFIC[:-1]}2")
+    again = client.get(f"/annotation/join/{campaign.slug}/?{PROLIFIC}")
     assert again.status_code == 302
     assert client.get(again["Location"])["Location"] == item_url
-    assert Annotator.objects.count() == 1 and Annotator.objects.get().session_id == "sess2"
+    assert Annotator.objects.count() == 1
+
+
+def _entered(client, campaign, session_id: str = "sess1") -> Annotator:
+    post = {"PROLIFIC_PID": "5f1e2d3c4b5a", "STUDY_ID": "study9", "SESSION_ID": session_id,
+            "native_language": "German", "working_languages": "English",
+            "consent": "on"}  # fmt: skip
+    assert client.post(f"/annotation/join/{campaign.slug}/", post).status_code == 302
+    return Annotator.objects.get(prolific_pid="5f1e2d3c4b5a")
+
+
+@pytest.mark.parametrize("session", ["&SESSION_ID=guessed", "&SESSION_ID=", ""])
+def test_a_known_prolific_pid_without_its_session_signs_nobody_in(client, session):
+    campaign = esa_campaign(2)
+    participant = _entered(Client(), campaign)
+    url = f"/annotation/join/{campaign.slug}/?PROLIFIC_PID=5f1e2d3c4b5a&STUDY_ID=study9{session}"
+
+    response = client.get(url)
+
+    assert response.status_code == 403
+    assert "already taken part here from another browser" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+    participant.refresh_from_db()
+    assert (participant.session_id, Annotator.objects.count()) == ("sess1", 1)
+    assert Enrollment.objects.get().prolific_session_id == "sess1"
+
+
+def test_a_known_prolific_pid_does_not_enter_a_new_study_from_another_browser(client):
+    first, second = esa_campaign(1, name="First"), esa_campaign(1, name="Second")
+    _entered(Client(), first)
+
+    url = f"/annotation/join/{second.slug}/?PROLIFIC_PID=5f1e2d3c4b5a&SESSION_ID=new"
+    response = client.get(url)
+
+    assert response.status_code == 403
+    assert "_auth_user_id" not in client.session
+    assert list(Enrollment.objects.values_list("campaign__name", flat=True)) == ["First"]
+
+
+def test_the_participants_own_browser_enters_their_next_study(client):
+    first, second = esa_campaign(1, name="First"), esa_campaign(1, name="Second")
+    participant = _entered(client, first)
+
+    url = f"/annotation/join/{second.slug}/?PROLIFIC_PID=5f1e2d3c4b5a&SESSION_ID=sess2"
+    response = client.get(url)
+
+    assert response.status_code == 302
+    assert client.session["_auth_user_id"] == str(participant.user_id)
+    sessions = dict(Enrollment.objects.values_list("campaign__name", "prolific_session_id"))
+    assert sessions == {"First": "sess1", "Second": "sess2"}
+    # Each study's own SESSION_ID resumes it from another browser; the other study's does not.
+    assert Client().get(url).status_code == 302
+    assert Client().get(url.replace(second.slug, first.slug)).status_code == 403
+
+
+@pytest.mark.parametrize("pid", ["brand-new-pid", "5f1e2d3c4b5a"])
+def test_a_prolific_link_never_replaces_a_signed_in_session(admin_client, admin_user, pid):
+    campaign = esa_campaign(1)
+    _entered(Client(), campaign)
+    url = f"/annotation/join/{campaign.slug}/?PROLIFIC_PID={pid}&SESSION_ID=sess1"
+
+    response = admin_client.get(url)
+
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert "You are signed in as admin. To take part as this Prolific participant" in page
+    assert f'name="next" value="/annotation/join/{campaign.slug}/?PROLIFIC_PID={pid}' in page
+    assert admin_client.session["_auth_user_id"] == str(admin_user.pk)
+    assert Annotator.objects.count() == 1
+    # Signing out comes back to the same link, which then works as for anyone.
+    signed_out = admin_client.post(
+        "/accounts/logout/", {"next": f"/annotation/join/{campaign.slug}/?PROLIFIC_PID={pid}"}
+    )
+    assert signed_out["Location"] == f"/annotation/join/{campaign.slug}/?PROLIFIC_PID={pid}"
 
 
 def test_prolific_pid_cannot_take_over_a_password_account(client):

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 
 from annotation.models import Annotator
 from tests.annotation.factories import esa_campaign
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -66,3 +67,40 @@ def test_all_digit_passwords_are_refused_at_sign_up(client):
     assert response.status_code == 422
     assert "entirely numeric" in response.content.decode()
     assert not Annotator.objects.exists()
+
+
+def test_taken_names_are_told_a_few_times_an_hour_per_address_across_campaigns(client, settings):
+    # Telling a person that their name is taken also tells a script that the account exists:
+    # a list of names checked one campaign after another (each with its own sign-up count)
+    # gets that answer SIGNUP_ATTEMPTS_PER_HOUR times, then refusals that say nothing.
+    settings.SIGNUP_ATTEMPTS_PER_HOUR = 3
+    for name in ("alice", "bob", "carol", "dave"):
+        UserFactory(username=name)
+    campaigns = [esa_campaign(1, name=f"Study {n}") for n in range(6)]
+
+    def post(campaign, name, address="10.2.0.1"):
+        return client.post(f"/annotation/join/{campaign.slug}/", _form(name), REMOTE_ADDR=address)
+
+    told = [
+        post(campaign, name)
+        for campaign, name in zip(campaigns[:3], ["alice", "bob", "carol"], strict=True)
+    ]
+    after = [post(campaigns[3], "dave"), post(campaigns[4], "a-free-name")]
+
+    assert [r.status_code for r in told] == [422, 422, 422]
+    assert all("That name is taken" in r.content.decode() for r in told)
+    assert [r.status_code for r in after] == [429, 429]
+    assert not any("That name is taken" in r.content.decode() for r in after)
+    assert not Annotator.objects.exists()
+    assert not get_user_model().objects.filter(username="a-free-name").exists()
+    # A Prolific participant at that address still starts (no name is asked of them).
+    prolific = {"PROLIFIC_PID": "pid-1", "native_language": "German",
+                "working_languages": "English", "consent": "on"}  # fmt: skip
+    started = client.post(
+        f"/annotation/join/{campaigns[5].slug}/", prolific, REMOTE_ADDR="10.2.0.1"
+    )
+    assert started.status_code == 302
+    client.logout()
+    # Another address still signs up, and is told about a taken name.
+    assert "That name is taken" in post(campaigns[5], "dave", "10.2.0.2").content.decode()
+    assert post(campaigns[5], "erin", "10.2.0.2").status_code == 302
