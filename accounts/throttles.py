@@ -31,6 +31,9 @@ class FailedTokenThrottle(SimpleRateThrottle):
     """
 
     scope = "failed_token"
+    # Set by SimpleRateThrottle.__init__ from the rate.
+    duration: int
+    num_requests: int
 
     def get_rate(self) -> str:
         return settings.API_THROTTLE_FAILED_TOKEN

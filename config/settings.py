@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from csp.constants import NONE, SELF
@@ -144,7 +145,7 @@ if CACHE_URL:
         raise ImproperlyConfigured(
             f"CACHE_URL={CACHE_URL!r} is not a Redis URL (redis://, rediss:// or unix://)."
         )
-    _SHARED_CACHE = {
+    _SHARED_CACHE: dict[str, Any] = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": CACHE_URL,
         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "hardset"),

@@ -70,7 +70,8 @@ def csv_lines(
     cells = guard_row if guard else list
 
     def line(values: Iterable[Any]) -> str:
-        return writer.writerow(cells(values)).removesuffix(_WRITER_ENDING) + lineterminator
+        written: str = writer.writerow(cells(values))
+        return written.removesuffix(_WRITER_ENDING) + lineterminator
 
     yield line(header)
     for row in rows:

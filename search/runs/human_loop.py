@@ -218,7 +218,8 @@ def _receive(pull_id: int, results: list[ItemResult]) -> bool:
 def _receive_sent(run: SearchRun) -> None:
     """Read again the pulls still waiting for humans: a judgment left out when its item
     completed (its annotator's QC verdict was pending) counts once the annotator passes."""
-    if run.human_mode == SearchRun.HumanMode.OFF or run.campaign_id is None:
+    campaign = run.campaign
+    if run.human_mode == SearchRun.HumanMode.OFF or campaign is None:
         return
     sent = set(
         Pull.objects.filter(run=run, human_status=Pull.HumanStatus.SENT).values_list(
@@ -228,7 +229,7 @@ def _receive_sent(run: SearchRun) -> None:
     if not sent:
         return
     by_pull: defaultdict[int, list[ItemResult]] = defaultdict(list)
-    for result in item_results(run.campaign, origin=ORIGIN):
+    for result in item_results(campaign, origin=ORIGIN):
         pull_id = _ref_pull_id(result.origin_ref)
         if pull_id is not None and pull_id in sent:
             by_pull[pull_id].append(result)
