@@ -14,7 +14,7 @@ from functools import cache
 from django.contrib.auth import backends, get_user_model
 
 from accounts.sessions import signed_in_user, user_columns, user_pk
-from config.rows import fetch_one, quote
+from core.rows import fetch_one, quote
 
 
 @cache

@@ -20,7 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
-from config.rows import Columns, fetch_one, quote
+from core.rows import Columns, fetch_one, quote
 
 if TYPE_CHECKING:
     from accounts.models import Session

@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
-from config.rows import Columns, fetch_one, quote
+from core.rows import Columns, fetch_one, quote
 
 
 def _is_staff(user) -> bool:
@@ -166,7 +166,7 @@ def enrollment_for_annotator(user, campaign_id) -> Enrollment:
 def item_for_annotator(user, item_id) -> tuple[Item, Assignment]:
     """An item the user has claimed, with their claim (its ``annotator`` loaded) and the item's
     campaign; 404 for any other item. The annotator is matched through its user in the same
-    query, hand-written (:mod:`config.rows`): every submission and autosave starts here.
+    query, hand-written (:mod:`core.rows`): every submission and autosave starts here.
     """
     item_id = _request_id(item_id)
     if item_id is None or not _active(user):

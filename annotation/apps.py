@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from config.navigation import Area
+from core.navigation import Area
 
 
 class AnnotationConfig(AppConfig):

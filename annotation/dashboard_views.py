@@ -17,7 +17,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from annotation import access, exports, progress
 from annotation.models import Campaign
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 
 POLL_SECONDS = 5
 

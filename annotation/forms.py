@@ -8,7 +8,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 
 from annotation import formats, languages, protocols, scoring
 from annotation.models import Campaign
-from config.uploads import validate_upload_size
+from core.uploads import validate_upload_size
 
 _WEIGHT_FIELDS = {
     "weight_minor": ("minor", "Minor"),

@@ -16,7 +16,7 @@ from functools import cache
 from django.db import connection
 
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
-from config.rows import Columns, db_values, execute, fetch_one, for_update, quote
+from core.rows import Columns, db_values, execute, fetch_one, for_update, quote
 
 STREAMED_OVERLAP_MAX = 8
 """Up to this overlap the first open item is found with one ordered index scan per number of

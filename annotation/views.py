@@ -37,7 +37,7 @@ from annotation import (
 from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from annotation.protocols import ESA_LOW_SCORE
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 from formats import strict_json
 from imports import ImportRefused
 from imports import services as import_services

@@ -9,7 +9,7 @@ from django import forms
 from challenge_sets.models import ChallengeItem
 from challenge_sets.policy import MAJORITY_IS_ATTESTED, PROTOCOL_RULES, ValidationPolicy
 from challenge_sets.sources import ItemSource
-from config.uploads import validate_upload_size
+from core.uploads import validate_upload_size
 
 _DEFAULT = ValidationPolicy()
 

@@ -24,7 +24,7 @@ from challenge_sets.models import ChallengeItem
 from challenge_sets.services import ChallengeSetError
 from challenge_sets.sources import SourceError
 from challenge_sets.versions import freeze_version
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 from imports import ImportRefused
 from imports import services as import_services
 

@@ -15,7 +15,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_proxy_ssl_header, env_str
+from core.env import env_bool, env_int, env_list, env_proxy_ssl_header, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("HARDSET_VAR_DIR", str(BASE_DIR / "var")))
@@ -51,7 +51,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "csp",
-    "config.apps.PlatformConfig",
+    "core.apps.PlatformConfig",
     "accounts",
     "imports",
     "engines",
@@ -64,17 +64,17 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "config.api_errors.ApiNotFoundMiddleware",
+    "core.api_errors.ApiNotFoundMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Before the CSRF check, which is where Django reads a form and refuses one too large.
-    "config.uploads.PageBodyTooLargeMiddleware",
+    "core.uploads.PageBodyTooLargeMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.csp.CSPMiddleware",  # django-csp's, the header built once
+    "core.csp.CSPMiddleware",  # django-csp's, the header built once
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes requires: it turns a locked-out login into a 429 page.
     "axes.middleware.AxesMiddleware",
@@ -93,7 +93,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "config.navigation.navigation",
+                "core.navigation.navigation",
             ],
             "builtins": ["template_partials.templatetags.partials"],
         },
@@ -112,8 +112,8 @@ except ValueError as exc:
     raise ImproperlyConfigured(f"DATABASE_URL is not a usable database URL: {exc}") from exc
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend, with prepared statements on the hot path and a health check that
-    # costs no round trip while the connection is fine (config/postgresql/base.py).
-    DATABASES["default"]["ENGINE"] = "config.postgresql"
+    # costs no round trip while the connection is fine (core/postgresql/base.py).
+    DATABASES["default"]["ENGINE"] = "core.postgresql"
     # psycopg prepares a statement of that cursor the fifth time a connection runs it. Off
     # behind a connection pooler that cannot keep prepared statements (PgBouncer < 1.21 in
     # transaction mode).
@@ -138,7 +138,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # every web process shares: a per-process cache lets each gunicorn worker grant the whole limit.
 # Redis when CACHE_URL names one (production); otherwise Django's database cache, shared by
 # whatever shares the database (`make run`'s processes, several servers on one PostgreSQL).
-# Its table is made by `migrate` (config/apps.py).
+# Its table is made by `migrate` (core/apps.py).
 CACHE_URL = env_str("CACHE_URL", "")
 if CACHE_URL:
     if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
@@ -338,7 +338,7 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- Uploads --------------------------------------------------------------------------------
-# The largest file any form or API import accepts (config/uploads.py); bigger files go through
+# The largest file any form or API import accepts (core/uploads.py); bigger files go through
 # the management commands.
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_MB", 50, minimum=1) * 2**20
 # An upload above this size is imported by a worker as an ImportJob (imports/, ADR 0022); the
@@ -368,13 +368,13 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env_int("API_NUM_PROXIES", 0, minimum=0),
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # Strict JSON and a ``detail`` in every error body (config/api_parsers.py, api_errors.py).
+    # Strict JSON and a ``detail`` in every error body (core/api_parsers.py, api_errors.py).
     "DEFAULT_PARSER_CLASSES": [
-        "config.api_parsers.StrictJSONParser",
+        "core.api_parsers.StrictJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "EXCEPTION_HANDLER": "config.api_errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "core.api_errors.api_exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
 }

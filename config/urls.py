@@ -5,14 +5,14 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config import views
 from config.api import router
+from core import views
 
-# JSON under /api/, Django's pages elsewhere (config/api_errors.py).
-handler400 = "config.api_errors.bad_request"
-handler403 = "config.api_errors.permission_denied"
-handler404 = "config.api_errors.page_not_found"
-handler500 = "config.api_errors.server_error"
+# JSON under /api/, Django's pages elsewhere (core/api_errors.py).
+handler400 = "core.api_errors.bad_request"
+handler403 = "core.api_errors.permission_denied"
+handler404 = "core.api_errors.page_not_found"
+handler500 = "core.api_errors.server_error"
 
 urlpatterns = [
     # The API first: Django tries the patterns in order, and an annotator's next-item and

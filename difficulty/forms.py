@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, cast
 from django import forms
 from django.http import QueryDict
 
-from config.uploads import validate_upload_size
+from core.uploads import validate_upload_size
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 from engines import selectors, services
 from engines.forms import EngineForm
 from engines.kinds import KIND_CAPABILITIES

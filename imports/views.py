@@ -9,7 +9,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseStopPolling
 
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 from imports import selectors
 
 

@@ -228,7 +228,7 @@ class WorkerProcess:
         )
 
     def wait_ready(self, timeout: float = 60) -> None:
-        from config.models import WorkerHeartbeat
+        from core.models import WorkerHeartbeat
 
         self.wait_for(
             lambda: WorkerHeartbeat.objects.filter(hostname=self.hostname).exists(), timeout

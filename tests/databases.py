@@ -4,7 +4,7 @@
 PostgreSQL, only the tests of what differs between the two engines: the tests marked
 ``postgresql``. A test gets the marker when its module is listed below, when it is
 ``postgres_only``, or when it starts a real Celery worker (claims, leases and locks across
-processes). ``tests/platform/test_database_split.py`` checks the list against the code: every
+processes). ``tests/core/test_database_split.py`` checks the list against the code: every
 app module whose code branches on the engine or writes SQL by hand names the listed tests that
 cover it.
 """
@@ -28,9 +28,9 @@ POSTGRESQL_MODULES: dict[str, str] = {
     "tests/difficulty/test_difficulty_evaluation.py": "evaluations that wait out a lost database",
     "tests/engines/test_limiter.py": "the engine limiter's advisory locks",
     "tests/imports/test_import_jobs.py": "imports that wait out a lost database",
-    "tests/platform/test_health.py": "the health check's query",
-    "tests/platform/test_postgresql_backend.py": "the PostgreSQL backend of config/postgresql",
-    "tests/platform/test_production.py": "gunicorn with the production settings",
+    "tests/core/test_health.py": "the health check's query",
+    "tests/core/test_postgresql_backend.py": "the PostgreSQL backend of config/postgresql",
+    "tests/core/test_production.py": "gunicorn with the production settings",
     "tests/rounds/test_kernel.py": "claims by conditional UPDATE",
     "tests/rounds/test_leases.py": "lease takeover",
     "tests/rounds/test_outage.py": "telling a lost database from a failed query",
@@ -47,11 +47,11 @@ ENGINE_SPECIFIC_SOURCES: dict[str, tuple[str, ...]] = {
         "tests/annotation/test_submit_sql.py",
         "tests/annotation/test_claim_slots.py",
     ),
-    "config/rows.py": (
+    "core/rows.py": (
         "tests/accounts/test_sessions_and_users.py",
         "tests/annotation/test_hot_sql_plans.py",
     ),
-    "config/health.py": ("tests/platform/test_health.py",),
+    "core/health.py": ("tests/core/test_health.py",),
     "engines/limiter.py": ("tests/engines/test_limiter.py",),
     "rounds/outage.py": ("tests/rounds/test_outage.py", "tests/rounds/test_round_task.py"),
     "search/breaker/services.py": ("tests/search/test_breaker_runs.py",),

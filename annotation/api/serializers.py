@@ -15,7 +15,7 @@ from rest_framework import serializers
 from annotation import exports, formats, protocols, services
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
-from config.uploads import validate_upload_size
+from core.uploads import validate_upload_size
 
 
 # Mixin for a read-only ``ModelSerializer`` that every next-item or submission answers with:

@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from challenge_sets import sources
 from challenge_sets.models import ChallengeItem, ChallengeSet, FrozenVersion
-from config.uploads import validate_upload_size
+from core.uploads import validate_upload_size
 
 
 class ChallengeSetSerializer(serializers.ModelSerializer):

@@ -13,7 +13,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from config.uploads import validate_upload_size
+from core.uploads import validate_upload_size
 from difficulty import selectors
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,

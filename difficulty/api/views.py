@@ -18,7 +18,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_parsers import StrictJSONParser
+from core.api_parsers import StrictJSONParser
 from difficulty import selectors
 from difficulty.api.serializers import (
     DatasetFromCampaignSerializer,

@@ -16,8 +16,8 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_errors import field_errors
-from config.api_parsers import StrictJSONParser
+from core.api_errors import field_errors
+from core.api_parsers import StrictJSONParser
 from lexical.concepts import services
 from lexical.concepts.forms import ConceptFilterForm
 from lexical.concepts.selection import SelectionParams

@@ -14,8 +14,8 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_errors import field_errors
-from config.uploads import validate_upload_size
+from core.api_errors import field_errors
+from core.uploads import validate_upload_size
 from lexical.corpora import reading
 from lexical.corpora.selectors import corpora_for_user, corpus_for_user, corpus_pairs
 from lexical.corpora.services import CorpusImportError, CorpusSource, import_corpus_pairs

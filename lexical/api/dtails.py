@@ -17,9 +17,9 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_errors import field_errors
-from config.http import download
-from config.uploads import validate_upload_size
+from core.api_errors import field_errors
+from core.http import download
+from core.uploads import validate_upload_size
 from lexical.concepts.selectors import selection_for_user
 from lexical.dtails import exports
 from lexical.dtails.selectors import import_report, study_csv_response, study_for_user

@@ -14,8 +14,8 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_errors import field_errors
-from config.api_parsers import StrictJSONParser
+from core.api_errors import field_errors
+from core.api_parsers import StrictJSONParser
 from lexical.evaluation import selectors
 from lexical.evaluation.config import EvaluationConfigError, create_evaluation
 from lexical.evaluation.services import EvaluationStateError, cancel_evaluation

@@ -13,7 +13,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_errors import field_errors
+from core.api_errors import field_errors
 from lexical.models import Rule, RuleJob, RuleJobConcept
 from lexical.rules.selectors import job_concepts, job_for_user, jobs_for_user, rules_for_user
 from lexical.rules.services import JobStateError, RuleConfigError, cancel_job, create_rule_jobs

@@ -12,8 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.models import Campaign
-from config.api_errors import field_errors
-from config.api_parsers import StrictJSONParser
+from core.api_errors import field_errors
+from core.api_parsers import StrictJSONParser
 from lexical.concepts.selectors import selections_for_user
 from lexical.models import SelectionStudy
 from lexical.selection_study import selectors

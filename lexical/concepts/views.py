@@ -13,7 +13,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 from lexical.concepts import services
 from lexical.concepts.forms import (
     ConceptFilterForm,

@@ -9,7 +9,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 from lexical.corpora.forms import CorpusImportForm
 from lexical.corpora.selectors import corpora_for_user, corpus_for_user, corpus_pairs
 from lexical.corpora.services import CorpusImportError, import_corpus_pairs

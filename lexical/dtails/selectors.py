@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 
 from annotation.models import Campaign
-from config.http import download
+from core.http import download
 from lexical.access import may_use_lexical
 from lexical.dtails import exports
 

@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from config.http import download
+from core.http import download
 from lexical.concepts.selectors import selection_for_user, selections_for_user
 from lexical.dtails import exports
 from lexical.dtails.format import HEADER

@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 
-from config.http import download, streamed_download
+from core.http import download, streamed_download
 from formats.spreadsheet import csv_lines, csv_text
 from lexical.evaluation import charts, metrics
 from lexical.evaluation.entries import TRANSLATE, Entry

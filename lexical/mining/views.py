@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 from lexical.mining.forms import MiningForm
 from lexical.mining.params import MiningParamsError
 from lexical.mining.selectors import concepts_of, mining_job_for_user, mining_jobs_for_user

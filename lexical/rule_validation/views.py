@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from config.http import download
+from core.http import download
 from lexical.rule_validation.export import results_csv
 from lexical.rule_validation.forms import RuleValidationStudyForm
 from lexical.rule_validation.selectors import studies_for_user, study_for_user, study_results

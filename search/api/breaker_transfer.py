@@ -14,8 +14,8 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_errors import field_errors
-from config.api_parsers import StrictJSONParser
+from core.api_errors import field_errors
+from core.api_parsers import StrictJSONParser
 from search.api.breaker import ConfigErrorSerializer, ControlErrorSerializer
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError

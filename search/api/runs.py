@@ -19,7 +19,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_parsers import StrictJSONParser
+from core.api_parsers import StrictJSONParser
 from search.models import Pull, SearchRun, TopicTree
 from search.runs.config import RunConfigError, create_run
 from search.runs.records import pull_record, pulls_jsonl_response, top_k_json_response

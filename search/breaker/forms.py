@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from django import forms
 
-from config.uploads import validate_upload_size
+from core.uploads import validate_upload_size
 from difficulty.models import DifficultyDataset
 from engines.models import Engine
 from search.breaker.methods import METHODS

@@ -17,7 +17,7 @@ from typing import Any
 from django.db.models import Avg, Count, Q, QuerySet
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 
-from config.http import download
+from core.http import download
 from formats.spreadsheet import csv_text
 from search.breaker.methods import spec
 from search.breaker.selection import lowest_per_column

@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
 from search.breaker.transfer_config import create_transfer

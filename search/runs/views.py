@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseStopPolling
 
 from annotation.services import CampaignImportError
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 from engines.models import Engine
 from search.models import Pull, SearchRun
 from search.runs import human_loop

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from config.uploads import validate_upload_size
+from core.uploads import validate_upload_size
 from engines.models import Engine
 from search.topics.generation import BRANCHING_RANGE, DEPTH_RANGE
 

@@ -21,7 +21,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
-from config.http import HtmxHttpRequest
+from core.http import HtmxHttpRequest
 from imports import ImportRefused
 from imports import services as import_services
 from search.models import TopicTree

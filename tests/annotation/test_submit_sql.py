@@ -1,4 +1,4 @@
-"""Submission's hand-written statements (``config.rows``): rows read back as the ORM
+"""Submission's hand-written statements (``core.rows``): rows read back as the ORM
 reads them, values written as ``save()`` writes them, locks where the database has them."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from django.urls import reverse
 from challenge_sets import validation
 from challenge_sets.models import AuditEntry, ChallengeItem, ChallengeSet
 from challenge_sets.versions import freeze_version
-from config.navigation import areas_for
+from core.navigation import areas_for
 from tests.challenge_sets.conftest import ROWS, judge, make_set
 from tests.factories import UserFactory
 

@@ -10,9 +10,9 @@ from django.conf import settings
 
 from lexical.mining.services import run_in_foreground, start_mining
 from lexical.models import MiningJob
+from tests.core.test_csp_browser import Watched, htmx_request
 from tests.factories import UserFactory
 from tests.lexical.mining_support import synthetic_corpus, tiny_corpus
-from tests.platform.test_csp_browser import Watched, htmx_request
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

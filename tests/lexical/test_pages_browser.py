@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lexical.corpora.services import CorpusSource, import_corpus_pairs
+from tests.core.test_offline_pages_browser import offline_page
 from tests.factories import UserFactory
 from tests.lexical.factories import (
     ConceptExampleFactory,
@@ -18,7 +19,6 @@ from tests.lexical.factories import (
     MiningJobFactory,
     VariationFactory,
 )
-from tests.platform.test_offline_pages_browser import offline_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

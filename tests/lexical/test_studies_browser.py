@@ -34,8 +34,8 @@ from lexical.models import (
 from lexical.rule_validation.services import create_study
 from lexical.selection_study.services import StudyParams, create_selection_study
 from tests.annotation.factories import enrolled
+from tests.core.test_offline_pages_browser import offline_page
 from tests.factories import UserFactory
-from tests.platform.test_offline_pages_browser import offline_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from search.breaker.config import create_comparison
 from search.breaker.services import run_in_foreground
+from tests.core.test_csp_browser import Watched, htmx_request
 from tests.factories import UserFactory
-from tests.platform.test_csp_browser import Watched, htmx_request
 from tests.search.breaker_helpers import offline_config
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation import exports
 from annotation.models import Campaign
-from config.command_io import output_file
+from core.command_io import output_file
 
 
 class Command(BaseCommand):

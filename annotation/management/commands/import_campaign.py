@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation import formats, html_text, protocols, services
 from annotation.formats import offsets
-from config.command_io import problems_error
+from core.command_io import problems_error
 
 
 def _where(file: Path, unit: str, number: int) -> str:

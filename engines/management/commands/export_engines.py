@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from config.command_io import output_file
+from core.command_io import output_file
 from engines.services import export_engines
 
 

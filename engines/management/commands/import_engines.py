@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from config.command_io import problems_error, read_json_file
+from core.command_io import problems_error, read_json_file
 from engines.services import EngineImportError, import_engines
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config.command_io import read_json_file
+from core.command_io import read_json_file
 from lexical.mining.params import MiningParams, MiningParamsError
 from lexical.mining.selectors import corpus_by_reference
 from lexical.mining.services import MiningStateError, run_in_foreground, start_mining

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config.command_io import read_json_file
+from core.command_io import read_json_file
 from search.breaker.config import BreakerConfigError, create_comparison, create_run
 from search.breaker.selectors import run_summary
 from search.breaker.services import RunStateError, run_in_foreground

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config.command_io import read_json_file
+from core.command_io import read_json_file
 from search.runs.config import RunConfigError, create_run
 from search.runs.selectors import run_summary
 from search.runs.services import RunStateError, run_in_foreground

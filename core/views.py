@@ -7,10 +7,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from config import health
-from config.http import HtmxHttpRequest
-from config.models import WorkerHeartbeat, WorkerProbe
-from config.navigation import areas_for
+from core import health
+from core.http import HtmxHttpRequest
+from core.models import WorkerHeartbeat, WorkerProbe
+from core.navigation import areas_for
 
 
 @login_required

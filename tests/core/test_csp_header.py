@@ -1,4 +1,4 @@
-"""The Content-Security-Policy header (config/csp.py): the settings' policy, built once, on
+"""The Content-Security-Policy header (core/csp.py): the settings' policy, built once, on
 every response; anything django-csp does per response (nonces, a view's own policy) as
 django-csp does it."""
 
@@ -11,7 +11,7 @@ from csp.middleware import CSPMiddleware as DjangoCSPMiddleware
 from django.http import HttpResponse
 from django.test import RequestFactory, override_settings
 
-from config.csp import CSPMiddleware
+from core.csp import CSPMiddleware
 
 pytestmark = pytest.mark.django_db
 

@@ -97,7 +97,7 @@ def db_values(instance: Model, fields: Sequence[Field], *, add: bool) -> list[An
 
 def _cursor():
     # On PostgreSQL, a cursor whose statements are prepared once per connection
-    # (config/postgresql/base.py); elsewhere the usual one.
+    # (core/postgresql/base.py); elsewhere the usual one.
     prepared_cursor = getattr(connection, "prepared_cursor", None)
     return prepared_cursor() if prepared_cursor else connection.cursor()
 

@@ -6,13 +6,13 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 
+from celery import current_app as app
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
 import rounds
-from config.celery import app
-from config.models import WorkerHeartbeat, WorkerProbe
+from core.models import WorkerHeartbeat, WorkerProbe
 
 
 @dataclass(frozen=True)

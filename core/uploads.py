@@ -41,7 +41,7 @@ class PageBodyTooLargeMiddleware:
     ``CsrfViewMiddleware``, before any view could answer, so the client got Django's bare 400
     page (its debug page with ``DEBUG``). This reads it first, as the CSRF check or the view
     would (a form's fields, or the raw body of anything else; files are not counted). The API
-    answers its own JSON 413 (``config.api_errors``) and DRF reads its bodies itself.
+    answers its own JSON 413 (``core.api_errors``) and DRF reads its bodies itself.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):

@@ -3,7 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from config.models import WorkerHeartbeat, WorkerProbe
+from core.models import WorkerHeartbeat, WorkerProbe
 
 
 @pytest.mark.django_db
@@ -49,7 +49,7 @@ def test_healthz_calls_a_stale_heartbeat_dead(client, settings):
 
 @pytest.mark.django_db
 def test_healthz_is_503_when_the_broker_is_unreachable(client, monkeypatch):
-    from config import health
+    from core import health
 
     monkeypatch.setattr(health, "check_broker", lambda: health.Check(False, "refused"))
 

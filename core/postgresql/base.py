@@ -3,7 +3,7 @@
 * :meth:`DatabaseWrapper.prepared_cursor`: a cursor that sends its parameters apart from the
   statement (server-side binding), so that psycopg prepares a statement the fifth time a
   connection runs it and PostgreSQL parses and plans it once per connection instead of on every
-  request. ``config.rows`` runs the hand-written statements of next-item, submit and the
+  request. ``core.rows`` runs the hand-written statements of next-item, submit and the
   session and user lookups through it; the ORM keeps Django's client-side binding, whose
   behaviour every other query was written against.
 * :meth:`DatabaseWrapper.is_usable`: the health check before each request's first query looks at

@@ -3,8 +3,8 @@
 import pytest
 from django.db import transaction
 
-from config import health
-from config.models import WorkerHeartbeat, WorkerProbe
+from core import health
+from core.models import WorkerHeartbeat, WorkerProbe
 
 pytestmark = pytest.mark.celery_worker
 

@@ -17,12 +17,12 @@ def create_cache_table(using: str = "default", **kwargs) -> None:
 class PlatformConfig(AppConfig):
     """Platform-wide pieces that belong to no feature app: worker health and the dashboard."""
 
-    name = "config"
+    name = "core"
     label = "platform"
     verbose_name = "Platform"
 
     def ready(self) -> None:
-        from config import worker_signals  # noqa: F401  (connects Celery worker signals)
+        from core import worker_signals  # noqa: F401  (connects Celery worker signals)
 
         # Sent once per app on each migrate; this app's signal is enough.
         post_migrate.connect(create_cache_table, sender=self, dispatch_uid="platform.cache_table")

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from config.env import env_str
+from core.env import env_str
 
 
 class Command(BaseCommand):

@@ -27,7 +27,7 @@ from rest_framework import exceptions, status
 from rest_framework.serializers import as_serializer_error
 from rest_framework.views import exception_handler
 
-from config.uploads import body_limit_text
+from core.uploads import body_limit_text
 
 
 class PayloadTooLarge(exceptions.APIException):

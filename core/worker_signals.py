@@ -21,7 +21,7 @@ _stop = threading.Event()
 
 
 def _beat_forever(hostname: str, queues: str) -> None:
-    from config.health import record_heartbeat
+    from core.health import record_heartbeat
 
     started_at = timezone.now()
     while not _stop.is_set():

@@ -9,9 +9,9 @@ import time
 import pytest
 from django.db import DatabaseError, connection
 
-from config import rows
+from core import rows
 from tests import databases
-from tests.platform.test_settings import start_django
+from tests.core.test_settings import start_django
 from tests.rounds.database_outage import end_this_connection
 
 postgres_only = databases.postgres_only("the backend of config/postgresql is PostgreSQL's")
@@ -110,4 +110,4 @@ def test_prepared_statements_can_be_turned_off(flag, expected):
         code=shown,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["config.postgresql", expected]
+    assert result.stdout.split() == ["core.postgresql", expected]

@@ -1,5 +1,5 @@
 """Management commands turn bad input into a one-line error and an exit status, never a
-traceback, and write nothing (config/command_io.py); a byte-order mark is accepted everywhere."""
+traceback, and write nothing (core/command_io.py); a byte-order mark is accepted everywhere."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import sys
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_str
+from core.env import env_bool, env_int, env_list, env_str
 from tests.conftest import REPO_ROOT
 
 

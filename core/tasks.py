@@ -3,7 +3,7 @@ from __future__ import annotations
 from celery import shared_task
 
 import rounds
-from config import health
+from core import health
 
 
 @shared_task(name=health.PROBE_TASK)

@@ -49,7 +49,7 @@ def test_a_call_that_never_returns_raises_at_the_deadline(chromium, monkeypatch)
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     page = chromium.new_page()
     read_end, write_end = os.pipe()
-    nodeid = "tests/platform/test_browser_guard.py::a hung test"
+    nodeid = "tests/core/test_browser_guard.py::a hung test"
     with (
         browser_support.HangGuard(nodeid, write_end, deadline=2) as guard,
         pytest.raises(Error, match="closed"),
@@ -64,7 +64,7 @@ def test_a_call_that_never_returns_raises_at_the_deadline(chromium, monkeypatch)
     assert f"BROWSER TEST HUNG: {nodeid} still ran after 2 s." in report
     # Where the test body waited, from the greenlet that Playwright's loop switched away from.
     assert "waiting greenlet:" in report
-    assert "tests/platform/test_browser_guard.py" in report
+    assert "tests/core/test_browser_guard.py" in report
     assert "page.evaluate(" in report
     # No driver or Chromium of this process is left behind.
     assert not [
@@ -76,7 +76,7 @@ def test_a_call_that_never_returns_raises_at_the_deadline(chromium, monkeypatch)
 
 def test_a_test_that_ends_in_time_is_not_reported_or_rerun(chromium):
     read_end, write_end = os.pipe()
-    nodeid = "tests/platform/test_browser_guard.py::a quick test"
+    nodeid = "tests/core/test_browser_guard.py::a quick test"
     with browser_support.HangGuard(nodeid, write_end, deadline=60) as guard:
         page = chromium.new_page()
         page.set_content("<p>quick</p>")

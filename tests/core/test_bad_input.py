@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from annotation.models import Campaign
 from annotation.services import next_item_for
 from config.api import router
-from config.api_parsers import StrictJSONParser
+from core.api_parsers import StrictJSONParser
 from difficulty.models import DifficultyDataset
 from engines.models import Engine
 from lexical.models import LexicalEvaluation, MiningJob, SelectionStudy

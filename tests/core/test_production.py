@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_proxy_ssl_header
+from core.env import env_proxy_ssl_header
 from tests.conftest import REPO_ROOT
 
 HTTPS = {
