@@ -17,7 +17,7 @@ import socket
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engines.adapters import _Adapter
+from engines.adapters import Adapter
 from engines.interfaces import EngineError
 from engines.local_models import ctranslate2_backend, loading
 from engines.local_models.languages import LanguageCodeError, model_language_code
@@ -38,7 +38,7 @@ DEFAULT_MAX_NEW_TOKENS = 256
 _SPEED_ONLY = {"batch_size", "device"}
 
 
-class _LocalModelAdapter(_Adapter):
+class _LocalModelAdapter(Adapter):
     def _model(self) -> loading.LoadedModel:
         loaded, _fresh = loading.load(self.engine.kind, self.engine.params)
         identity = (self.engine.pk, self.engine.name, self.engine.created_at)

@@ -35,7 +35,7 @@ import rounds
 from engines.interfaces import EngineError
 from engines.models import Engine
 from engines.prompts import language_name
-from engines.registry import chat_model_for, difficulty_estimator_for, embedder_for
+from engines.registry import resolve
 from engines.selectors import cost_by_scope, queue_for_engines
 from search.breaker.analysis import analysis_prompt, parse_analysis, reask
 from search.breaker.parsing import ParseFailure
@@ -165,7 +165,7 @@ def analyse_texts(
 ) -> list[Analysis | str]:
     """Each text's analysis, or the reason it has none (seed 001 App. B, bounded re-asks)."""
     assert stats.analyst is not None
-    chat = chat_model_for(stats.analyst, scope=stats.scope)
+    chat = resolve(stats.analyst, "chat", scope=stats.scope)
     chats = {i: analysis_prompt(text, language_name(tgt_lang)) for i, text in enumerate(texts)}
     results: dict[int, Analysis | str] = {}
     reasons: dict[int, str] = {}
@@ -228,7 +228,7 @@ def _compute(stats: BreakerStatistics, run: BreakerRun) -> _Computed:
     out = _Computed()
     out.values = {"texts": len(texts), **word_statistics(texts)}
     assert stats.embedder is not None
-    vectors = np.asarray(embedder_for(stats.embedder, scope=stats.scope).embed(texts))
+    vectors = np.asarray(resolve(stats.embedder, "embed", scope=stats.scope).embed(texts))
     out.values["diversity_embd"] = embedding_diversity(vectors)
     chrf = chrf_diversity(
         texts, max_pairs=stats.chrf_max_pairs, rng=np.random.default_rng(run.seed)
@@ -255,7 +255,7 @@ def _compute(stats: BreakerStatistics, run: BreakerRun) -> _Computed:
     out.values["quality"] = fmean(qualities) if qualities else None
     out.values["qe"] = _qe_of_selected(run)
     if stats.difficulty_engine is not None:
-        estimator = difficulty_estimator_for(stats.difficulty_engine, scope=stats.scope)
+        estimator = resolve(stats.difficulty_engine, "difficulty", scope=stats.scope)
         estimates = estimator.estimate(texts, run.src_lang, run.tgt_lang)
         out.values["difficulty"] = {
             "engine": stats.difficulty_engine.name,
