@@ -40,7 +40,7 @@ from engines.interfaces import (
 from engines.models import Engine
 from engines.offline.synthetic_world import SyntheticWorld
 
-__all__ = ["ADAPTERS", "adapter_class", "get_engine", "resolve", "scores_on_0_100"]
+__all__ = ["ADAPTERS", "adapter_class", "get_engine", "refusal", "resolve", "scores_on_0_100"]
 
 # Kind → adapter class, by dotted path (as healthchecks names its transports), so that building
 # one kind never imports another kind's module (the local models' stay unimported).
@@ -83,6 +83,19 @@ def get_engine(engine: Engine | str) -> Engine:
         return Engine.objects.get(name=engine)
     except Engine.DoesNotExist:
         raise EngineError(f"there is no engine named {engine!r}", permanent=True) from None
+
+
+def refusal(record: Engine | None, name: str, capability: str) -> str | None:
+    """Why the engine named ``name`` (its ``record``, None where no engine has that name) cannot
+    serve ``capability``, in the words every refusal uses; None where it can. For checking a
+    configuration before anything is built (:func:`resolve` refuses with the same words)."""
+    if record is None:
+        return f"there is no engine named {name!r}"
+    if not record.enabled:
+        return f"engine {record.name} is disabled"
+    if not record.has_capability(capability):
+        return f"engine {record.name} is not configured as {_ROLE_OF[capability]}"
+    return None
 
 
 def adapter_class(kind: str) -> type[Adapter]:
@@ -158,13 +171,10 @@ def resolve(
             f"there is no capability {capability!r} (one of {', '.join(_ROLE_OF)}, world)",
             permanent=True,
         )
-    if not record.enabled:
-        raise EngineError(f"engine {record.name} is disabled", permanent=True)
-    if not record.has_capability(capability):
-        raise EngineError(
-            f"engine {record.name} is not configured as {_ROLE_OF[capability]} "
-            f"(capabilities: {', '.join(record.capabilities) or 'none'})",
-            permanent=True,
-        )
+    problem = refusal(record, record.name, capability)
+    if problem:
+        if record.enabled:  # configured for other capabilities: name them
+            problem += f" (capabilities: {', '.join(record.capabilities) or 'none'})"
+        raise EngineError(problem, permanent=True)
     path = CallPath(record, scope=scope, use_cache=use_cache)
     return adapter_class(record.kind).build(record, path, resolve)

@@ -106,6 +106,20 @@ class _LocalModelAdapter(Adapter):
     def _max_length(self) -> int:
         return int(self.engine.params.get("max_length", DEFAULT_MAX_LENGTH))
 
+    def _encode(
+        self, loaded: loading.LoadedModel, first: list[str], second: list[str] | None = None
+    ) -> Any:
+        """A batch (of texts, or of text pairs) as padded, truncated tensors on the model's
+        device."""
+        return loaded.tokenizer(
+            first,
+            second,
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            max_length=self._max_length(),
+        ).to(loaded.device)
+
 
 def _torch() -> Any:
     import torch
@@ -179,13 +193,7 @@ class LocalTranslatorEngine(_LocalModelAdapter):
                 max_length=self._max_length(),
             )
         torch = _torch()
-        encoded = tokenizer(
-            texts,
-            return_tensors="pt",
-            padding=True,
-            truncation=True,
-            max_length=self._max_length(),
-        ).to(loaded.device)
+        encoded = self._encode(loaded, texts)
         with torch.inference_mode():
             output = loaded.model.generate(**encoded, **generate)
         decoded = tokenizer.batch_decode(output, skip_special_tokens=True)
@@ -198,14 +206,7 @@ class _RegressionEngine(_LocalModelAdapter):
 
     def _raw(self, loaded: loading.LoadedModel, first: list[str], second: list[str] | None) -> Any:
         torch = _torch()
-        encoded = loaded.tokenizer(
-            first,
-            second,
-            return_tensors="pt",
-            padding=True,
-            truncation=True,
-            max_length=self._max_length(),
-        ).to(loaded.device)
+        encoded = self._encode(loaded, first, second)
         with torch.inference_mode():
             logits = loaded.model(**encoded).logits
         return logits[:, 0].float().cpu().tolist()

@@ -35,7 +35,7 @@ import rounds
 from engines.interfaces import EngineError
 from engines.models import Engine
 from engines.prompts import language_name
-from engines.registry import resolve
+from engines.registry import refusal, resolve
 from engines.selectors import cost_by_scope, queue_for_engines
 from search.breaker.analysis import analysis_prompt, parse_analysis, reask
 from search.breaker.parsing import ParseFailure
@@ -65,11 +65,8 @@ logger = logging.getLogger(__name__)
 COMPUTE_TASK = "search.compute_breaker_statistics"
 Status = rounds.Status
 # Roles an engine plays here: (form/API field, capability, what the error calls it).
-ROLES = {
-    "embedder": ("embed", "an embeddings model"),
-    "analyst": ("chat", "a chat model"),
-    "difficulty": ("difficulty", "a difficulty estimator"),
-}
+# The capability each engine field needs.
+CAPABILITIES = {"embedder": "embed", "analyst": "chat", "difficulty": "difficulty"}
 
 
 class StatisticsConfigError(ValueError):
@@ -100,14 +97,10 @@ def _engine(errors: dict[str, str], field_name: str, name: str | None) -> Engine
         if field_name != "difficulty":
             errors[field_name] = "required: the name of an engine"
         return None
-    capability, role = ROLES[field_name]
     engine = Engine.objects.filter(name=name).first()
-    if engine is None:
-        errors[field_name] = f"there is no engine named {name!r}"
-    elif not engine.enabled:
-        errors[field_name] = f"engine {name} is disabled"
-    elif not engine.has_capability(capability):
-        errors[field_name] = f"engine {name} is not configured as {role}"
+    problem = refusal(engine, name, CAPABILITIES[field_name])
+    if problem:
+        errors[field_name] = problem
     return engine
 
 

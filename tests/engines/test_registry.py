@@ -10,7 +10,7 @@ import pytest
 from engines.interfaces import INTERFACES, EngineError
 from engines.kinds import KIND_CAPABILITIES
 from engines.models import Engine
-from engines.registry import ADAPTERS, adapter_class, resolve
+from engines.registry import ADAPTERS, adapter_class, refusal, resolve
 from tests.engines.factories import HeuristicEngineFactory, SyntheticEngineFactory
 
 
@@ -42,6 +42,16 @@ def test_the_world_of_a_synthetic_engine_outlives_its_disabling_and_only_it_has_
 def test_an_unknown_capability_is_a_permanent_refusal_naming_the_known_ones():
     HeuristicEngineFactory(name="length")
 
-    with pytest.raises(EngineError, match="no capability 'qe' .*quality") as info:
+    with pytest.raises(EngineError, match=r"no capability 'qe' .*quality") as info:
         resolve("length", "qe")
     assert info.value.permanent
+
+
+def test_a_refusal_names_the_first_thing_that_stops_an_engine():
+    length = Engine(name="length", kind="heuristic", capabilities=["difficulty"], enabled=True)
+    off = Engine(name="off", kind="heuristic", capabilities=["difficulty"], enabled=False)
+
+    assert refusal(None, "nope", "chat") == "there is no engine named 'nope'"
+    assert refusal(off, "off", "chat") == "engine off is disabled"
+    assert refusal(length, "length", "chat") == "engine length is not configured as a chat model"
+    assert refusal(length, "length", "difficulty") is None
