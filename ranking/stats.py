@@ -100,8 +100,9 @@ IntArray = NDArray[np.intp]
 MAX_ABS_SCORE = 1e12
 # Resamples above this are refused (1e6 x 2,000 segments is already minutes of matrix products).
 MAX_RESAMPLES = 1_000_000
-# No array built by the resampling tests holds more floats than this (32 MiB of float64).
-DEFAULT_CHUNK_CELLS = 1 << 22
+# No array built by the resampling tests holds more floats than this (16 MiB of float64); a
+# test's peak is a handful of such arrays whatever the numbers of pairs and resamples.
+DEFAULT_CHUNK_CELLS = 1 << 21
 # Resampled statistics within this fraction of sum(|d|) of the observed one count as equal: the
 # matrix product rounds, and an exact tie (the identity split) must count.
 RELATIVE_TIE = 1e-10
@@ -114,7 +115,10 @@ MAX_EXACT_SEGMENTS = 20
 
 def as_scores(scores: ArrayLike) -> FloatArray:
     """The (systems, segments) float matrix, refusing what the tests cannot use."""
-    x = np.array(scores, dtype=np.float64)
+    try:
+        x = np.array(scores, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"scores must be a matrix of numbers ({error})") from None
     if x.ndim != 2:
         raise ValueError(f"scores must be a (systems, segments) matrix, got {x.ndim} dimension(s)")
     if np.isinf(x).any():
@@ -125,7 +129,10 @@ def as_scores(scores: ArrayLike) -> FloatArray:
 
 
 def _as_sample(values: ArrayLike, index: int) -> FloatArray:
-    a = np.array(values, dtype=np.float64).ravel()
+    try:
+        a = np.array(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"judgments of system {index} must be numbers ({error})") from None
     if np.isinf(a).any():
         raise ValueError(f"judgments of system {index} contain an infinity")
     if np.nanmax(np.abs(a), initial=0.0) > MAX_ABS_SCORE:
@@ -293,8 +300,8 @@ def zscore_by_annotator(scores: ArrayLike, annotator_ids: ArrayLike) -> FloatArr
     ids = np.asarray(annotator_ids).ravel()
     if ids.shape != s.shape:
         raise ValueError("scores and annotator_ids must have the same length")
-    if np.isinf(s).any():
-        raise ValueError("scores must be finite numbers or NaN")
+    if np.isinf(s).any() or np.nanmax(np.abs(s), initial=0.0) > MAX_ABS_SCORE:
+        raise ValueError(f"scores must be numbers within ±{MAX_ABS_SCORE:g} or NaN")
     z = np.full(s.shape, np.nan)
     valid = ~np.isnan(s)
     if not valid.any():
@@ -331,9 +338,11 @@ def _pair_chunks(
 ) -> Iterator[_PairChunk]:
     for start in range(0, first.size, size):
         rows = slice(start, min(start + size, first.size))
-        a, b = x[first[rows]], x[second[rows]]
-        both = ~(np.isnan(a) | np.isnan(b))
-        diff = np.where(both, a - b, 0.0)
+        # In place, to keep one chunk-sized temporary: a difference is NaN where either is.
+        diff = x[first[rows]]
+        diff -= x[second[rows]]
+        both = ~np.isnan(diff)
+        diff[~both] = 0.0
         yield _PairChunk(
             rows=rows,
             diff=diff,
@@ -360,7 +369,9 @@ def _flip_blocks(
     done = 0
     while done < n_resamples:
         size = min(per_block, n_resamples - done)
-        yield (rng.random((size, n_segments)) < 0.5).astype(np.float64)
+        flips = rng.random((size, n_segments))
+        flips *= 2.0
+        yield np.floor(flips, out=flips)  # 0 or 1 with probability 1/2, in place
         done += size
 
 
@@ -421,8 +432,9 @@ def _count_blocks(
     while done < n_resamples:
         size = min(per_block, n_resamples - done)
         drawn = rng.integers(0, n_segments, size=(size, n_segments))
-        flat = (drawn + (np.arange(size) * n_segments)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=size * n_segments)
+        drawn += (np.arange(size) * n_segments)[:, None]  # one bincount for the whole block
+        counts = np.bincount(drawn.ravel(), minlength=size * n_segments)
+        del drawn
         yield counts.reshape(size, n_segments).astype(np.float64)
         done += size
 

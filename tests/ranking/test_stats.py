@@ -385,6 +385,8 @@ def test_rank_systems_with_holm_and_each_test_gives_json_safe_dicts():
         ([[1.0, 2.0], [NAN, NAN]], ["a", "b"], "'b' has no score"),
         ([[1.0, 1e300]], ["a"], "beyond"),
         ([1.0, 2.0], ["a"], "matrix"),
+        ([["1", "x"]], ["a"], "numbers"),
+        ([[1.0, 2.0], [3.0]], ["a", "b"], "numbers"),
         (np.zeros((0, 3)), [], "no system"),
     ],
 )
