@@ -13,8 +13,11 @@ Significance tests (the names in :data:`TESTS` are what a ranking stores):
     over the segments both were scored on, one call of ``scipy.stats.wilcoxon(...,
     alternative="greater")`` per pair and direction with scipy's default ``zero_method="wilcox"``
     (segments where the two systems tie are dropped before ranking, Wilcoxon 1945) and scipy's
-    default choice between the exact and the normal distribution. A pair whose differences are
-    all zero gets p = 1 in both directions (no evidence either way; scipy says the same).
+    default method: the exact distribution up to 50 differences without ties or zeros, every
+    sign pattern enumerated up to 13 differences with ties or zeros (done here as one matrix
+    product, scipy's own loop takes about half a second a call), the normal approximation
+    otherwise. A pair whose differences are all zero gets p = 1 in both directions (no evidence
+    either way; scipy says the same).
 ``ranksum``
     WMT21-23 style: one-sided Wilcoxon rank-sum (Mann-Whitney U) between two samples, one call of
     ``scipy.stats.mannwhitneyu(..., alternative="greater")`` per pair and direction. WMT's
@@ -48,8 +51,10 @@ count (bootstrap) matrix ``R`` of shape (resamples, segments), each chunk of pai
 score differences ``D`` (pairs, segments, 0 where either system is unscored), and one matrix
 product ``R @ D.T`` gives every resampled statistic of the block. Blocks and chunks are sized so
 that no array holds more than ``chunk_cells`` floats; the resamples are drawn once per block and
-shared by every pair (each pair's test is still exact in distribution; only the Monte-Carlo
-errors of different pairs are correlated), so results do not depend on the pair chunking.
+shared by every pair (each pair's test stays a valid Monte-Carlo test; only the Monte-Carlo
+errors of different pairs are correlated), so results do not depend on the pair chunking. The
+flips of a segment a pair did not share change nothing (its difference is 0), so every pair is
+tested on exactly its common segments.
 
 Holm (1979) correction runs over every one-sided hypothesis that was tested (each finite
 off-diagonal entry of ``P``), which controls the family-wise error of every directional claim.
