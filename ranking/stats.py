@@ -31,8 +31,9 @@ Significance tests (the names in :data:`TESTS` are what a ranking stores):
     uses for its significance clusters (App. D, Tables 7-8): per segment the two systems' scores
     are swapped with probability 1/2 (the sign of the difference flips), the statistic is the
     mean difference, and ``p = (1 + #{resampled >= observed}) / (1 + n_resamples)`` (Phipson &
-    Smyth 2010; the observed split counts once). When ``2 ** n_segments <= n_resamples`` every
-    split is enumerated instead and ``p = #{split >= observed} / 2 ** n_segments``, exactly what
+    Smyth 2010; the observed split counts once). When ``2 ** n_segments <= n_resamples`` (and
+    n_segments <= 16) every split is enumerated instead and
+    ``p = #{split >= observed} / 2 ** n_segments``, exactly what
     ``scipy.stats.permutation_test(..., permutation_type="samples")`` does.
 ``bootstrap``
     Paired bootstrap resampling (Koehn 2004): resample the segments with replacement, the same
@@ -111,8 +112,9 @@ DEFAULT_CHUNK_CELLS = 1 << 21
 # Resampled statistics within this fraction of sum(|d|) of the observed one count as equal: the
 # matrix product rounds, and an exact tie (the identity split) must count.
 RELATIVE_TIE = 1e-10
-# Enumerating every split is exact and cheap up to this many segments.
-MAX_EXACT_SEGMENTS = 20
+# Every split is enumerated (as scipy does when 2**n <= n_resamples) up to this many segments:
+# 65,536 splits; beyond, the Monte-Carlo test keeps memory within the chunks.
+MAX_EXACT_SEGMENTS = 16
 
 
 # --- inputs ------------------------------------------------------------------------------------
