@@ -194,7 +194,9 @@ def dataset_scores_plot(request: HttpRequest, pk: int) -> HttpResponse:
     dataset = difficulty.dataset_for_user(request.user, pk)
     matrices = [
         (lp.code, difficulty.human_scores(lp, include_references=False)[0])
-        for lp in dataset.language_pairs.prefetch_related("systems").order_by("code")
+        for lp in dataset.language_pairs.defer("judgments")
+        .prefetch_related("systems")
+        .order_by("code")
     ]
     svg = difficulty_plots.score_distribution_svg(matrices, perfect=dataset.perfect_score)
     return HttpResponse(svg, content_type="image/svg+xml")
