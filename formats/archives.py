@@ -48,6 +48,10 @@ MB = 2**20
 Wanted = Callable[[str], bool]
 
 
+def _size(n: int) -> str:
+    return f"{n // MB} MB" if n >= MB else f"{n} bytes"
+
+
 class ArchiveError(ValueError):
     """The archive or folder is refused; the message names it and, where one is to blame, the
     member."""
@@ -130,7 +134,7 @@ class _Budget:
             )
         if self.total > self.limits.max_total_bytes:
             raise ArchiveError(
-                f"{self.label}: unpacks to more than {self.limits.max_total_bytes // MB} MB "
+                f"{self.label}: unpacks to more than {_size(self.limits.max_total_bytes)} "
                 f"(at member {name}); refused"
             )
 
@@ -140,7 +144,7 @@ class _Budget:
         if len(data) > room:
             raise ArchiveError(
                 f"{self.label}: the files to read hold more than "
-                f"{self.limits.max_read_bytes // MB} MB (at member {name}); refused"
+                f"{_size(self.limits.max_read_bytes)} (at member {name}); refused"
             )
         self.read += len(data)
         return data
@@ -268,7 +272,7 @@ class DirectoryFiles:
         if len(data) > room:
             raise ArchiveError(
                 f"{self.label}: the files to read hold more than "
-                f"{self.limits.max_read_bytes // MB} MB (at {name}); refused"
+                f"{_size(self.limits.max_read_bytes)} (at {name}); refused"
             )
         self._read += len(data)
         return data

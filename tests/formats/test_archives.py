@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import tarfile
 import zipfile
 from pathlib import Path
@@ -58,7 +59,7 @@ def test_the_wanted_members_are_read_and_every_path_listed(pack):
     assert is_archive(data[:512])
     assert files.names() == ["set/sources/en-de.txt", "set/metric-scores/x.score"]
     assert files.read("set/sources/en-de.txt") == b"Hello\n"
-    with pytest.raises(ArchiveError, match="x.score was not read"):
+    with pytest.raises(ArchiveError, match=re.escape("set/metric-scores/x.score was not read")):
         files.read("set/metric-scores/x.score")
 
 
@@ -95,7 +96,7 @@ def test_a_member_twice_is_refused():
         archive.writestr("a.txt", "1")
         archive.writestr("a.txt", "2")
 
-    with pytest.raises(ArchiveError, match="member a.txt appears twice"):
+    with pytest.raises(ArchiveError, match=re.escape("member a.txt appears twice")):
         read_archive_bytes(buffer.getvalue(), label="r.zip", wanted=wants_txt)
 
 
@@ -104,11 +105,13 @@ def test_bombs_are_refused_before_they_are_unpacked(pack):
     # 64 KiB of zeros compress to a few hundred bytes: a small bomb against small limits.
     data = pack({"a/big.bin": bytes(64 * 1024), "a/x.txt": b"x" * 10})
 
-    with pytest.raises(ArchiveError, match="unpacks to more than 0 MB .at member a/big.bin"):
+    bomb = re.escape("r: unpacks to more than 1000 bytes (at member a/big.bin); refused")
+    with pytest.raises(ArchiveError, match=bomb):
         read_archive_bytes(data, label="r", wanted=wants_txt, limits=Limits(max_total_bytes=1000))
-    with pytest.raises(ArchiveError, match="more than 1 members"):
+    with pytest.raises(ArchiveError, match=re.escape("r: more than 1 members; refused")):
         read_archive_bytes(data, label="r", wanted=wants_txt, limits=Limits(max_members=1))
-    with pytest.raises(ArchiveError, match="files to read hold more than 0 MB .at member a/x"):
+    read_too_much = re.escape("the files to read hold more than 5 bytes (at member a/x.txt)")
+    with pytest.raises(ArchiveError, match=read_too_much):
         read_archive_bytes(data, label="r", wanted=wants_txt, limits=Limits(max_read_bytes=5))
 
 
@@ -124,5 +127,5 @@ def test_a_folder_is_read_without_following_links_out_of_it(tmp_path: Path):
     assert isinstance(files, DirectoryFiles)
     assert files.names() == ["sources/de-en.txt", "sources/en-de.txt"]
     assert files.read("sources/en-de.txt") == b"Hello\n"
-    with pytest.raises(ArchiveError, match="sources/de-en.txt links outside the folder"):
+    with pytest.raises(ArchiveError, match=re.escape("sources/de-en.txt links outside the folder")):
         files.read("sources/de-en.txt")
