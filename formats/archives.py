@@ -245,8 +245,15 @@ class DirectoryFiles:
     def __post_init__(self) -> None:
         self.label = self.label or str(self.root)
         self._resolved = self.root.resolve()
+        self._names: list[str] | None = None
 
     def names(self) -> list[str]:
+        """The folder's files, walked once (readers ask again for each language pair)."""
+        if self._names is None:
+            self._names = self._walk()
+        return list(self._names)
+
+    def _walk(self) -> list[str]:
         found = []
         for folder, dirs, file_names in os.walk(self.root):
             dirs.sort()

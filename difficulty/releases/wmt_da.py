@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,26 +136,36 @@ def _pairs(files: ReleaseFiles, language_pairs: Sequence[str]) -> list[_Pair]:
 
 def _table(
     path: str, data: bytes, required: Sequence[str]
-) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """The header's column names and ``(line number, fields)`` of every other non-blank line."""
+) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """The header's column names and ``(line number, fields)`` of every other non-blank line
+    (tab-separated, or whitespace-separated where a line has no tab)."""
     lines = decode_lines(path, data)
-    rows = [(n, line.strip()) for n, line in enumerate(lines, start=1) if line.strip()]
-    if not rows:
+    numbered = ((n, line.strip()) for n, line in enumerate(lines, start=1))
+    body = ((n, line) for n, line in numbered if line)
+    first = next(body, None)
+    if first is None:
         raise refuse(path, None, "is empty")
-    header = rows[0][1].split()
+    header = first[1].split()
     missing = [name for name in required if name not in header]
     if missing:
-        raise refuse(path, rows[0][0], f"the header lacks column(s) {', '.join(missing)}")
+        raise refuse(path, first[0], f"the header lacks column(s) {', '.join(missing)}")
     if len(set(header)) != len(header):
-        raise refuse(path, rows[0][0], "the header names a column twice")
-    body = []
-    for number, line in rows[1:]:
-        fields = line.split("\t") if "\t" in line else line.split()
-        fields = [f.strip() for f in fields]
-        if len(fields) != len(header):
-            raise refuse(path, number, f"{len(header)} fields expected, got {len(fields)}")
-        body.append((number, fields))
-    return header, body
+        raise refuse(path, first[0], "the header names a column twice")
+
+    def rows() -> Iterator[tuple[int, list[str]]]:
+        width = len(header)
+        for number, line in body:
+            if "\t" in line:
+                fields = line.split("\t")
+                if " " in line:
+                    fields = [f.strip() for f in fields]
+            else:
+                fields = line.split()
+            if len(fields) != width:
+                raise refuse(path, number, f"{width} fields expected, got {len(fields)}")
+            yield number, fields
+
+    return header, rows()
 
 
 def _text(value: str, path: str, line: int, what: str, limit: int) -> str:
@@ -265,30 +275,36 @@ def _read_judgments(
 ) -> JudgmentRows:
     path = pair.judgments
     header, body = _table(path, files.read(path), JUDGMENT_COLUMNS)
-    at = {name: header.index(name) for name in JUDGMENT_COLUMNS}
-    langs = [header.index(c) if c in header else None for c in ("Input.src", "Input.trg")]
-    expected = pair.lp.split("-")
+    i_worker, i_system, i_type, i_sid, i_score = (header.index(c) for c in JUDGMENT_COLUMNS)
+    langs = [(header.index(c), code) for c, code in zip(
+        ("Input.src", "Input.trg"), pair.lp.split("-"), strict=True
+    ) if c in header]  # fmt: skip
     row_of = {segment.segment_key: i for i, segment in enumerate(segments)}
     rows = JudgmentRows()
     seen: set[tuple[str, ...]] = set()
     checks: dict[str, int] = report["checks"]
     for number, fields in body:
-        for index, code in zip(langs, expected, strict=True):
-            if index is not None and fields[index] != code:
+        for index, code in langs:
+            if fields[index] != code:
                 raise refuse(path, number, f"a judgment of {fields[index]!r}, not of {pair.lp}")
         key = tuple(fields)
         if key in seen:
             _duplicate(report, path, number)
             continue
         seen.add(key)
-        kind = fields[at["type"]]
-        score = parse_number(fields[at["score"]], path, number)
+        kind = fields[i_type]
+        score = parse_number(fields[i_score], path, number)
         if kind not in ("SYSTEM", "REPEAT"):
             checks[kind] = checks.get(kind, 0) + 1
             continue
-        worker = _text(fields[at["WorkerId"]], path, number, "WorkerId", 200)
-        system = _text(fields[at["sys_id"]], path, number, "sys_id", MAX_SYSTEM_NAME)
-        row = row_of.get(_text(fields[at["sid"]], path, number, "sid", 100))
+        worker, system, sid = fields[i_worker], fields[i_system], fields[i_sid]
+        if not (
+            0 < len(worker) <= 200 and 0 < len(system) <= MAX_SYSTEM_NAME and 0 < len(sid) <= 100
+        ):
+            _text(worker, path, number, "WorkerId", 200)
+            _text(system, path, number, "sys_id", MAX_SYSTEM_NAME)
+            _text(sid, path, number, "sid", 100)
+        row = row_of.get(sid)
         if row is None or system not in segments[row].scores:
             report["judgments_without_mean"] += 1
             continue
