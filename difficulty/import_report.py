@@ -33,7 +33,9 @@ def _google_mqm(report: Mapping[str, Any], file_name: str) -> list[str]:
     lines = []
     pair = report.get("language_pair_from_file_name")
     if pair:
-        lines.append(f"languages {pair} read from the file name {file_name}")
+        lines.append(
+            f"languages {pair} read from the file name {report.get('member') or file_name}"
+        )
     member = f" of {report['member']}" if report.get("member") else ""
     rows = report.get("unbalanced_mark_rows", 0)
     if rows:
