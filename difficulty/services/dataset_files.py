@@ -66,6 +66,12 @@ MQM TSV may come in Google's ``.tar.gz``; an mt-metrics-eval test set is a folde
 a WMT DA release is its means file alone, or with its judgments in a folder or an archive."""
 DA_SCORE_KINDS = {"z": "z (standardised per worker, as WMT ranks)", "raw": "raw (0–100)"}
 _SUFFIXES = {".jsonl": "wmt-jsonl", ".json": "wmt-jsonl", ".tsv": "google-mqm"}
+# A single-file format's file inside an archive or folder, by name.
+_SINGLE_FILES = {
+    "auto": (".tsv", ".jsonl", ".json"),
+    "google-mqm": (".tsv",),
+    "wmt-jsonl": (".jsonl", ".json"),
+}
 _MQM_HEADER = " ".join(google_mqm.COLUMNS)
 _DA_HEADERS = f"{' '.join(wmt_da.MEANS_COLUMNS)}, or HITId WorkerId ... type sid score"
 
@@ -142,8 +148,8 @@ def choose_dataset_format(head: bytes, file_format: str, file_name: str = "") ->
                 "line 1 is not valid JSON: this looks like a TSV, but not a Google MQM TSV "
                 f"(whose header starts with {_MQM_HEADER})"
             )
-    if file_format in ("google-mqm", "wmt-da") and looks_like not in (None, file_format):
-        assert looks_like is not None
+    wrong = looks_like is not None and looks_like != file_format
+    if file_format in ("google-mqm", "wmt-da") and looks_like is not None and wrong:
         raise DifficultyDatasetError(
             f"line 1 is not a {DATASET_FORMATS[file_format]} header: this looks like "
             f"{DATASET_FORMATS[looks_like]}; choose the format {DATASET_FORMATS[looks_like]} "
@@ -163,8 +169,7 @@ def _wanted(file_format: str, test_set: str) -> Callable[[str], bool]:
             return True
         if file_format in ("auto", "wmt-da") and wmt_da.wanted(path):
             return True
-        suffixes = {"auto": (".tsv", ".jsonl", ".json"), "google-mqm": (".tsv",)}
-        return path.endswith(suffixes.get(file_format, ()))
+        return path.endswith(_SINGLE_FILES.get(file_format, ()))
 
     return wanted
 
@@ -269,8 +274,7 @@ def _release_format(files: ReleaseFiles, file_format: str) -> tuple[str, str]:
         return "mt-metrics-eval", ""
     if file_format in ("auto", "wmt-da") and wmt_da.looks_like(names):
         return "wmt-da", ""
-    suffixes = {"auto": (".tsv", ".jsonl", ".json"), "google-mqm": (".tsv",)}
-    candidates = [n for n in names if n.endswith(suffixes.get(file_format, ()))]
+    candidates = [n for n in names if n.endswith(_SINGLE_FILES.get(file_format, ()))]
     if len(candidates) == 1:
         found = candidates[0]
         return ("wmt-jsonl" if found.endswith((".jsonl", ".json")) else "google-mqm"), found

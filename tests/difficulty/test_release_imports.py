@@ -21,7 +21,7 @@ from difficulty.services import (
     import_difficulty_file,
     import_difficulty_path,
 )
-from tests.difficulty.test_difficulty_import import nothing_written
+from tests.difficulty.test_difficulty_import import line, nothing_written
 
 pytestmark = pytest.mark.django_db
 
@@ -406,3 +406,17 @@ def test_an_archive_that_leaves_itself_is_refused_and_nothing_is_written(tmp_pat
         "release.zip: member '../ad-seg-scores-de-en.csv' points outside the archive (..); refused"
     )
     assert nothing_written()
+
+
+@pytest.mark.parametrize("file_format", ["auto", "wmt-jsonl"])
+def test_a_single_file_format_imports_from_an_archive_holding_it(file_format):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("release/README.txt", "notes")
+        archive.writestr("release/esa.jsonl", line() + "\n")
+
+    dataset = import_difficulty_file(
+        io.BytesIO(buffer.getvalue()), name="j", file_format=file_format, source_file_name="r.zip"
+    )
+
+    assert (dataset.n_segments, dataset.n_systems) == (1, 2)
