@@ -224,8 +224,8 @@ def test_the_wmt22_da_sample_keeps_the_means_and_every_judgment(shared_data):
     assert (dataset.n_segments, pair.code, pair.n_judgments) == (420, "lv-en", 4638)
     # System scores as WMT22 published them: the mean of each system's segment means.
     published = {}
-    for line in (folder / "ad-sys-ranking-lv-en-z.csv").read_text().splitlines():
-        _raw, z, *_rest, system = line.split()
+    for row in (folder / "ad-sys-ranking-lv-en-z.csv").read_text().splitlines():
+        _raw, z, *_rest, system = row.split()
         published[system] = float(z)
     assert {k: round(v, 3) for k, v in means(dataset).items()} == published
     assert dataset.import_report["checks"] == {"BAD_REF": 570, "REF": 574}
