@@ -212,6 +212,8 @@ class _LanguagePair:
 
     def _lines(self, inner: str) -> list[str]:
         path = self._path(inner)
+        if path not in self.names:
+            raise refuse(path, None, f"is missing, though human-scores/ scores {self.lp}")
         return decode_lines(path, self.files.read(path))
 
     def _aligned(self, inner: str, n: int) -> list[str]:

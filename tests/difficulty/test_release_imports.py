@@ -190,6 +190,10 @@ GOOD_SCORES = MTME[SCORES]
             {"wmt22/sources/en-de.txt": "x\n", "wmt22/human-scores/en-de.mqm.seg.score": ""},
             "holds several test sets; choose one of wmt22, wmt23",
         ),
+        (
+            {"wmt23/human-scores/de-en.mqm.seg.score": "sysA\t1\n"},
+            "wmt23/sources/de-en.txt: is missing, though human-scores/ scores de-en",
+        ),
     ],
 )
 def test_a_hostile_mtme_tree_is_refused_naming_file_and_line(tmp_path, changes, message):
