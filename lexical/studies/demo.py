@@ -21,8 +21,8 @@ from django.utils import timezone
 from annotation import services
 from annotation.models import Annotator, Campaign, Item
 from lexical.models import ExampleSelection, MiningJob, RuleJob
-from lexical.rule_validation.services import create_study
-from lexical.selection_study.services import StudyParams, create_selection_study
+from lexical.studies.rule_validation.services import create_study
+from lexical.studies.selection_study.services import StudyParams, create_selection_study
 
 RULE_STUDY_NAME = "Demo rule validation (simulated annotators)"
 SELECTION_STUDY_NAME = "Demo lexical selection (simulated annotators)"

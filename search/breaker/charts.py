@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from difficulty.plots import _RC, _svg
+from difficulty.charts import _RC, _svg
 
 __all__ = ["curves_chart_svg", "diversity_difficulty_svg"]
 

@@ -1,4 +1,4 @@
-"""Server-side charts of a search run (matplotlib, Agg, SVG), in the style of difficulty_plots.
+"""Server-side charts of a search run (matplotlib, Agg, SVG), in the style of difficulty_charts.
 
 Only numbers and fixed labels go into these figures (no topic names or texts), and the SVGs are
 served as images, so nothing in them runs in the page.
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from difficulty.plots import _RC, _svg
+from difficulty.charts import _RC, _svg
 
 __all__ = ["calibration_chart_svg", "progress_chart_svg"]
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from formats.spreadsheet import csv_text
-from lexical.rule_validation.results import Share
-from lexical.rule_validation.selectors import StudyResults
+from lexical.studies.rule_validation.results import Share
+from lexical.studies.rule_validation.selectors import StudyResults
 
 HEADER = ["table", "row", "measure", "value", "positive", "total", "ties"]
 

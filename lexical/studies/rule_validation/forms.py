@@ -1,6 +1,6 @@
 """The new rule-validation study form. Django fields check types; what can be built (concepts,
-rules, the campaign name) is checked by ``lexical.rule_validation.services.create_study`` — the
-same code the API uses — and its errors are put back next to the fields here."""
+rules, the campaign name) is checked by ``lexical.studies.rule_validation.services.create_study``
+— the same code the API uses — and its errors are put back next to the fields here."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, cast
 from django import forms
 
 from lexical.models import MiningJob, RuleJob
-from lexical.rule_validation.services import DEFAULT_ATTENTION_CHECKS, DEFAULT_OVERLAP
+from lexical.studies.rule_validation.services import DEFAULT_ATTENTION_CHECKS, DEFAULT_OVERLAP
 
 __all__ = ["RuleValidationStudyForm"]
 

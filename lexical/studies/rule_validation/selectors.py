@@ -13,7 +13,7 @@ from annotation import selectors as annotation_selectors
 from annotation.agreement import NONE_OF_THESE, FamilyAgreement
 from lexical.access import may_use_lexical
 from lexical.models import RuleValidationStudy
-from lexical.rule_validation import results
+from lexical.studies.rule_validation import results
 
 ORIGIN = "lexical_rule_validation"
 
@@ -76,7 +76,7 @@ def study_judgments(
 
 @dataclass(frozen=True)
 class StudyResults:
-    """Seed 004 Tables 1, 3 and 4–6 for one study (see ``lexical.rule_validation.results``)."""
+    """Seed 004 Tables 1, 3 and 4–6 for one study (``lexical.studies.rule_validation.results``)."""
 
     items_total: int
     items_complete: int

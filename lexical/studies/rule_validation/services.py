@@ -21,8 +21,8 @@ from annotation.models import Campaign
 from annotation.protocols.questionnaire import MAX_OPTIONS, MAX_QUESTIONS, PROMPT_MAX_LENGTH
 from lexical.models import Concept, MiningJob, Rule, RuleJob, RuleValidationStudy
 from lexical.recruiting import recruiting_settings
-from lexical.rule_validation import results
-from lexical.rule_validation.selectors import ORIGIN, study_judgments
+from lexical.studies.rule_validation import results
+from lexical.studies.rule_validation.selectors import ORIGIN, study_judgments
 
 DEFAULT_OVERLAP = 3
 DEFAULT_ATTENTION_CHECKS = 2

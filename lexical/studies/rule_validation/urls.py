@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from lexical.rule_validation import views
+from lexical.studies.rule_validation import views
 
 urlpatterns = [
     path("", views.study_list, name="rule_validation_list"),

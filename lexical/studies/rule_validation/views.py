@@ -12,10 +12,18 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.http import download
-from lexical.rule_validation.export import results_csv
-from lexical.rule_validation.forms import RuleValidationStudyForm
-from lexical.rule_validation.selectors import studies_for_user, study_for_user, study_results
-from lexical.rule_validation.services import StudyConfigError, apply_rule_verdicts, create_study
+from lexical.studies.rule_validation.export import results_csv
+from lexical.studies.rule_validation.forms import RuleValidationStudyForm
+from lexical.studies.rule_validation.selectors import (
+    studies_for_user,
+    study_for_user,
+    study_results,
+)
+from lexical.studies.rule_validation.services import (
+    StudyConfigError,
+    apply_rule_verdicts,
+    create_study,
+)
 
 
 @staff_member_required

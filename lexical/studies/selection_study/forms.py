@@ -6,7 +6,7 @@ from django import forms
 
 from annotation import agreement
 from lexical.models import ExampleSelection
-from lexical.selection_study.services import (
+from lexical.studies.selection_study.services import (
     DEFAULT_CONFIDENCE_LABELS,
     DEFAULT_OVERLAP,
     MAX_ATTENTION_CHECKS,

@@ -16,8 +16,8 @@ from annotation.protocols.choice import ATTESTED_KEY, HIGHLIGHT_KEY, valid_highl
 from annotation.selectors import ItemResult
 from lexical.access import may_use_lexical
 from lexical.models import ConceptExample, ExampleSelection, SelectionStudy
-from lexical.selection_study import results
-from lexical.selection_study.services import ORIGIN
+from lexical.studies.selection_study import results
+from lexical.studies.selection_study.services import ORIGIN
 
 __all__ = [
     "HumanRow",

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from lexical.selection_study import views
+from lexical.studies.selection_study import views
 
 urlpatterns = [
     path("", views.study_list, name="selection_study_list"),

@@ -11,9 +11,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from lexical.concepts.selectors import selections_for_user
-from lexical.selection_study import selectors
-from lexical.selection_study.forms import SelectionStudyForm
-from lexical.selection_study.services import SelectionStudyError, create_selection_study
+from lexical.studies.selection_study import selectors
+from lexical.studies.selection_study.forms import SelectionStudyForm
+from lexical.studies.selection_study.services import SelectionStudyError, create_selection_study
 
 
 @staff_member_required

@@ -18,13 +18,13 @@ from typing import Any
 from django.db import transaction
 
 from engines.models import Engine
-from search.breaker import transfer_services
 from search.breaker.config import (
     BreakerConfigError,
     budget_amount,
     named_engines,
     saved_engine,
 )
+from search.breaker.transfer import services as transfer_services
 from search.models import BreakerChain, BreakerRun, BreakerTransfer
 
 __all__ = ["create_transfer", "validate_transfer"]

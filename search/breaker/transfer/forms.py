@@ -1,7 +1,7 @@
 """The new transfer form, started from a run page or a comparison page.
 
 Django fields check types; what can run (runs, engines, languages, size) is checked by
-``search.breaker.transfer_config`` — the same code the API and ``run_breaker_transfer`` use —
+``search.breaker.transfer.config`` — the same code the API and ``run_breaker_transfer`` use —
 and its errors are put back next to the fields here.
 """
 

@@ -16,16 +16,16 @@ from django_htmx.http import HttpResponseStopPolling
 from core.http import HtmxHttpRequest
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
-from search.breaker.transfer_config import create_transfer
-from search.breaker.transfer_forms import TransferForm, context_runs
-from search.breaker.transfer_selectors import (
+from search.breaker.transfer.config import create_transfer
+from search.breaker.transfer.forms import TransferForm, context_runs
+from search.breaker.transfer.selectors import (
     csv_response,
     jsonl_response,
     matrix,
     transfer_for_user,
     transfers_for_user,
 )
-from search.breaker.transfer_services import cancel_transfer
+from search.breaker.transfer.services import cancel_transfer
 
 DETAIL = "search/breaker/transfer_detail.html"
 

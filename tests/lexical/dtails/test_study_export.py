@@ -66,7 +66,7 @@ def test_extended_csv_has_every_vote_and_guards_formulas():
 
 def test_an_unfinished_item_is_not_in_the_dataset_even_when_its_votes_agree():
     """Two of four votes, both attested: the study page counts the item as not complete, so the
-    DTAiLS dataset leaves it out too (one definition: lexical.selection_study.results)."""
+    DTAiLS dataset leaves it out too (one definition: lexical.studies.selection_study.results)."""
     from annotation import services
     from tests.annotation.campaign_builders import make_annotator, work
     from tests.lexical.dtails.study_helpers import CHECK, ITEMS, VOTES

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from annotation.models import Item
 from lexical.models import MiningJob, Rule, RuleJob
-from lexical.rule_validation.services import create_study
+from lexical.studies.rule_validation.services import create_study
 from tests.lexical.rule_helpers import make_mining_job
 
 GENERATORS = ("gemma", "gpt")

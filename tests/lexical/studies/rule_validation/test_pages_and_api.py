@@ -9,11 +9,11 @@ from rest_framework.test import APIClient
 from annotation.models import Campaign
 from formats.spreadsheet import guard_cell
 from lexical.models import RuleValidationStudy
-from lexical.rule_validation.export import results_csv
-from lexical.rule_validation.selectors import study_results
-from lexical.rule_validation.services import create_study
+from lexical.studies.rule_validation.export import results_csv
+from lexical.studies.rule_validation.selectors import study_results
+from lexical.studies.rule_validation.services import create_study
 from tests.factories import UserFactory
-from tests.lexical.rule_validation.helpers import make_rule_job, make_study, make_world
+from tests.lexical.studies.rule_validation.helpers import make_rule_job, make_study, make_world
 
 pytestmark = pytest.mark.django_db
 

@@ -12,11 +12,16 @@ from rest_framework.test import APIClient
 
 from annotation.models import Campaign, Item
 from lexical.models import Rule, RuleValidationStudy
-from lexical.rule_validation.selectors import study_results
-from lexical.rule_validation.services import apply_rule_verdicts, create_study
+from lexical.studies.rule_validation.selectors import study_results
+from lexical.studies.rule_validation.services import apply_rule_verdicts, create_study
 from tests.annotation.campaign_builders import make_annotator, work
 from tests.annotation.factories import enrolled
-from tests.lexical.rule_validation.helpers import answers_for, make_rule_job, make_study, make_world
+from tests.lexical.studies.rule_validation.helpers import (
+    answers_for,
+    make_rule_job,
+    make_study,
+    make_world,
+)
 
 pytestmark = pytest.mark.django_db
 

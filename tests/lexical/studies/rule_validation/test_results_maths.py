@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lexical.rule_validation import results
-from lexical.rule_validation.results import ConceptJudgments, RuleJudgments, Share
+from lexical.studies.rule_validation import results
+from lexical.studies.rule_validation.results import ConceptJudgments, RuleJudgments, Share
 
 
 def concept(item_id, n_variations, missing, wrong, rules=(), raw=None):

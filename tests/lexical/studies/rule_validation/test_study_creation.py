@@ -6,8 +6,8 @@ import pytest
 
 from annotation.models import Campaign, Item
 from lexical.models import Concept, Rule, RuleValidationStudy, Variation
-from lexical.rule_validation.services import StudyConfigError, create_study
-from tests.lexical.rule_validation.helpers import make_rule_job, make_study, make_world
+from lexical.studies.rule_validation.services import StudyConfigError, create_study
+from tests.lexical.studies.rule_validation.helpers import make_rule_job, make_study, make_world
 
 pytestmark = pytest.mark.django_db
 

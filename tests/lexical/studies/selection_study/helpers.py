@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from lexical.models import Concept, ConceptExample, ExampleSelection, SelectedExample, Variation
-from lexical.selection_study.services import StudyParams, create_selection_study
+from lexical.studies.selection_study.services import StudyParams, create_selection_study
 
 DATE_SENTENCES = [
     ("We ate a fresh date from the tree.", "rotab"),

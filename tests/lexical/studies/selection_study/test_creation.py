@@ -9,10 +9,10 @@ from annotation import ordering
 from annotation.agreement import ATTESTED_WINS, NO_MAJORITY
 from annotation.models import Annotation, Assignment, Campaign, Enrollment, Item
 from lexical.models import ExampleSelection, SelectionStudy, Variation
-from lexical.selection_study import services
-from lexical.selection_study.services import DEFAULT_CONFIDENCE_LABELS, SelectionStudyError
+from lexical.studies.selection_study import services
+from lexical.studies.selection_study.services import DEFAULT_CONFIDENCE_LABELS, SelectionStudyError
 from tests.annotation.campaign_builders import make_annotator, work
-from tests.lexical.selection_study.helpers import make_study, make_study_selection
+from tests.lexical.studies.selection_study.helpers import make_study, make_study_selection
 
 pytestmark = pytest.mark.django_db
 

@@ -11,11 +11,11 @@ from annotation.agreement import ATTESTED_WINS
 from annotation.models import Campaign, Item
 from lexical.evaluation.config import create_evaluation
 from lexical.models import SelectionStudy
-from lexical.selection_study.selectors import study_results
+from lexical.studies.selection_study.selectors import study_results
 from tests.annotation.campaign_builders import make_annotator, work
 from tests.annotation.factories import enrolled
 from tests.lexical.eval_helpers import make_engines
-from tests.lexical.selection_study.helpers import make_study, make_study_selection
+from tests.lexical.studies.selection_study.helpers import make_study, make_study_selection
 
 pytestmark = pytest.mark.django_db
 

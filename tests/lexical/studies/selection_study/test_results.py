@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.agreement import ATTESTED_WINS, NO_MAJORITY
-from lexical.selection_study import results
-from lexical.selection_study.results import ItemVotes
+from lexical.studies.selection_study import results
+from lexical.studies.selection_study.results import ItemVotes
 
 
 def votes(
