@@ -18,8 +18,10 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from annotation import services
 from annotation.models import Annotator, Campaign, Item
+from annotation.services.claims import next_item_for
+from annotation.services.enrollment import admit
+from annotation.services.submissions import start_viewing, submit_annotation
 from lexical.models import ExampleSelection, MiningJob, RuleJob
 from lexical.studies.rule_validation.services import create_study
 from lexical.studies.selection_study.services import StudyParams, create_selection_study
@@ -79,13 +81,13 @@ def rule_answer(annotator: int, item: Item) -> dict[str, Any]:
 
 def _work(annotator: Annotator, campaign: Campaign, answer) -> int:
     """Admit, then take and submit every item the campaign serves this annotator."""
-    services.admit(annotator, campaign)
+    admit(annotator, campaign)
     now = timezone.now()
     done = 0
-    while (item := services.next_item_for(annotator, campaign, now=now)) is not None:
-        services.start_viewing(annotator, item, now=now)
+    while (item := next_item_for(annotator, campaign, now=now)) is not None:
+        start_viewing(annotator, item, now=now)
         now += timedelta(seconds=SECONDS_PER_ITEM)
-        services.submit_annotation(annotator, item, answer(item), now=now)
+        submit_annotation(annotator, item, answer(item), now=now)
         done += 1
     return done
 

@@ -17,7 +17,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from annotation.services import CampaignImportError
+from annotation.refusals import CampaignImportError
 from core.http import HtmxHttpRequest
 from engines.models import Engine
 from search.models import Pull, SearchRun

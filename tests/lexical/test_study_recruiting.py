@@ -9,7 +9,8 @@ import pytest
 from django.db import transaction
 
 from annotation.models import Annotator, Enrollment
-from annotation.services import Excluded, NotAllowed, admit
+from annotation.refusals import Excluded, NotAllowed
+from annotation.services.enrollment import admit
 from lexical.models import ExampleSelection
 from lexical.recruiting import exclusive_group, recruiting_settings
 from tests.annotation.campaign_builders import make_annotator

@@ -16,9 +16,10 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation import services as annotation_services
 from annotation.models import Campaign
 from annotation.protocols.questionnaire import MAX_OPTIONS, MAX_QUESTIONS, PROMPT_MAX_LENGTH
+from annotation.refusals import CampaignImportError
+from annotation.services.campaigns import create_campaign
 from lexical.models import Concept, MiningJob, Rule, RuleJob, RuleValidationStudy
 from lexical.recruiting import recruiting_settings
 from lexical.studies.rule_validation import results
@@ -352,7 +353,7 @@ def create_study(config: Mapping[str, Any], *, created_by=None) -> RuleValidatio
     first = kept[0]
     with transaction.atomic():
         try:
-            campaign = annotation_services.create_campaign(
+            campaign = create_campaign(
                 plan["name"],
                 "questionnaire",
                 items,
@@ -364,7 +365,7 @@ def create_study(config: Mapping[str, Any], *, created_by=None) -> RuleValidatio
                 created_by=created_by,
                 **recruiting_settings(first.tgt_lang, **plan["recruiting"]),
             )
-        except annotation_services.CampaignImportError as exc:
+        except CampaignImportError as exc:
             raise StudyConfigError({"config": str(exc)}) from exc
         except ValidationError as exc:
             raise StudyConfigError({"config": "; ".join(exc.messages)}) from exc

@@ -22,7 +22,8 @@ from django.db import IntegrityError, transaction
 from annotation import agreement
 from annotation.models import Campaign, Item
 from annotation.protocols.choice import ATTESTED_KEY, HIGHLIGHT_KEY, confidence_scale
-from annotation.services import CampaignImportError, create_campaign
+from annotation.refusals import CampaignImportError
+from annotation.services.campaigns import create_campaign
 from lexical.models import Concept, ConceptExample, ExampleSelection, SelectionStudy, Variation
 from lexical.recruiting import recruiting_settings
 

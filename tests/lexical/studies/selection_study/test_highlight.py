@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from annotation import services
 from annotation.protocols.choice import highlighted_source, valid_highlight
+from annotation.services.campaigns import create_campaign
 from tests.annotation.factories import choice_item, enrolled
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +40,7 @@ def test_valid_highlight_accepts_only_two_ordered_int_offsets_in_range(value, ex
 
 def _page(client, meta: dict, source: str, **item_fields) -> str:
     item = choice_item(1, source=source, meta=meta, **item_fields)
-    campaign = services.create_campaign(f"Highlight {len(meta)}-{source[:5]}", "choice", [item])
+    campaign = create_campaign(f"Highlight {len(meta)}-{source[:5]}", "choice", [item])
     annotator = enrolled(campaign, "reader")
     client.force_login(annotator.user)
     item_url = client.get(f"/annotation/campaigns/{campaign.pk}/next/")["Location"]
