@@ -1,39 +1,15 @@
-"""Server-side charts for difficulty datasets and evaluations (matplotlib, Agg, SVG).
-
-Figures are built with ``matplotlib.figure.Figure`` (never pyplot's global state), so requests
-in several threads never share a figure. Text is kept as SVG text (small files, crisp labels);
-the SVGs are served as images, so nothing in them runs in the page.
-"""
+"""Charts of difficulty datasets and evaluations (matplotlib to SVG, ``core.charts``)."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-    from matplotlib.typing import RcKeyType
+from core import charts
 
 __all__ = ["evaluation_chart_svg", "score_distribution_svg"]
-
-_RC: dict[RcKeyType, Any] = {
-    "svg.fonttype": "none",
-    "font.size": 10,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
-
-
-def _svg(figure: Figure) -> bytes:
-    from matplotlib import rc_context
-
-    buffer = io.BytesIO()
-    with rc_context(_RC):
-        figure.savefig(buffer, format="svg", bbox_inches="tight")
-    return buffer.getvalue()
 
 
 def score_distribution_svg(
@@ -44,16 +20,12 @@ def score_distribution_svg(
     ``pairs`` holds (language pair, score matrix) with NaN for missing cells. Shares, not counts,
     so pairs of different sizes compare.
     """
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        figure = Figure(figsize=(7.0, 3.2))
+    with charts.figure(7.0, 3.2) as figure:
         axes = figure.add_subplot()
         scores = [m[~np.isnan(m)] for _, m in pairs]
         everything = np.concatenate(scores) if scores else np.array([])
         if everything.size == 0:
-            axes.text(0.5, 0.5, "no scores", ha="center", va="center", transform=axes.transAxes)
+            charts.no_data(axes, "no scores")
         else:
             low = min(float(everything.min()), 0.0 if perfect == 100.0 else everything.min())
             high = max(float(everything.max()), perfect)
@@ -75,21 +47,16 @@ def score_distribution_svg(
         axes.set_xlabel("human score")
         axes.set_ylabel("% of scored translations")
         axes.set_title("Score distribution (evaluated systems)", loc="left")
-        return _svg(figure)
+        return charts.svg(figure)
 
 
 def evaluation_chart_svg(results: dict[str, Any]) -> bytes:
     """DEC per estimator with its bootstrap interval, and the hardest subset's AvgScore next to
     random selection and the full set (seed 002 Table 1 and §6)."""
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
     estimators = results["estimators"]
     details = results["details"]
     names = sorted(estimators, key=lambda n: -(estimators[n]["dec"] or -np.inf))
-    with rc_context(_RC):
-        height = 1.2 + 0.38 * len(names)
-        figure = Figure(figsize=(9.0, height))
+    with charts.figure(9.0, 1.2 + 0.38 * len(names)) as figure:
         dec_axes, subset_axes = figure.subplots(1, 2, sharey=True)
         y = np.arange(len(names))
         values = np.array([estimators[n]["dec"] or 0.0 for n in names])
@@ -131,4 +98,4 @@ def evaluation_chart_svg(results: dict[str, Any]) -> bytes:
         subset_axes.legend(
             frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=9
         )
-        return _svg(figure)
+        return charts.svg(figure)

@@ -1,4 +1,4 @@
-"""Server-side charts of breaker runs (matplotlib, Agg, SVG): seed 001 Fig. 2 and Fig. 3.
+"""Server-side charts of breaker runs (matplotlib to SVG, ``core.charts``): seed 001 Fig. 2, 3.
 
 Left: the mean over chains of each chain's running minimum (what selecting the hardest step so
 far gives); right: the mean quality at each step. One line per run, so a comparison draws its
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from difficulty.charts import _RC, _svg
+from core import charts
 
 __all__ = ["curves_chart_svg", "diversity_difficulty_svg"]
 
@@ -19,17 +19,12 @@ COLOURS = ("#3465a4", "#cc0000", "#4e9a06", "#f57900", "#75507b", "#c4a000", "#5
 
 def curves_chart_svg(series: Sequence[tuple[str, Sequence[dict]]]) -> bytes:
     """``series``: (label, curves rows ``{"step", "mean", "running_min"}``) per run."""
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        figure = Figure(figsize=(9.0, 3.4))
+    with charts.figure(9.0, 3.4) as figure:
         left, right = figure.subplots(1, 2, sharey=True)
         drawn = [(label, rows) for label, rows in series if rows]
         if not drawn:
             for axes in (left, right):
-                axes.text(0.5, 0.5, "no step scored yet", ha="center", va="center",
-                          transform=axes.transAxes)  # fmt: skip
+                charts.no_data(axes, "no step scored yet")
         for i, (label, rows) in enumerate(drawn):
             steps = [row["step"] for row in rows]
             colour = COLOURS[i % len(COLOURS)]
@@ -53,7 +48,7 @@ def curves_chart_svg(series: Sequence[tuple[str, Sequence[dict]]]) -> bytes:
             figure.legend(*left.get_legend_handles_labels(), frameon=False, loc="lower center",
                           ncol=min(4, len(drawn)), fontsize=9)  # fmt: skip
             figure.subplots_adjust(bottom=0.32 if len(drawn) > 4 else 0.26)
-        return _svg(figure)
+        return charts.svg(figure)
 
 
 def diversity_difficulty_svg(points: Sequence[tuple[str, float, float, float]]) -> bytes:
@@ -62,19 +57,14 @@ def diversity_difficulty_svg(points: Sequence[tuple[str, float, float, float]]) 
     ``points``: (method label, diversity embd, diversity chrF, mean selected quality). Lower
     quality is harder, so the trade-off shows as points running from bottom left to top right.
     """
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        figure = Figure(figsize=(9.0, 3.6))
+    with charts.figure(9.0, 3.6) as figure:
         axes_pair = figure.subplots(1, 2, sharey=True)
         titles = ("Diversity (embd)", "Diversity (chrF)")
         for panel, (axes, title) in enumerate(zip(axes_pair, titles, strict=True)):
             axes.set_title(title, loc="left")
             axes.set_xlabel("diversity (higher = more diverse)")
             if not points:
-                axes.text(0.5, 0.5, "no statistics computed yet", ha="center", va="center",
-                          transform=axes.transAxes)  # fmt: skip
+                charts.no_data(axes, "no statistics computed yet")
             for i, (label, embd, chrf, quality) in enumerate(points):
                 x = embd if panel == 0 else chrf
                 # A legend, not labels beside the points: methods with close (or equal) scores
@@ -90,4 +80,4 @@ def diversity_difficulty_svg(points: Sequence[tuple[str, float, float, float]]) 
                           loc="lower center", ncol=min(4, len(points)), fontsize=9)  # fmt: skip
             figure.subplots_adjust(bottom=0.34 if len(points) > 4 else 0.28)
         axes_pair[0].set_ylabel("mean selected QE (lower = harder)")
-        return _svg(figure)
+        return charts.svg(figure)

@@ -1,4 +1,4 @@
-"""Server-side charts of a search run (matplotlib, Agg, SVG), in the style of difficulty_charts.
+"""Server-side charts of a search run (matplotlib to SVG, ``core.charts``).
 
 Only numbers and fixed labels go into these figures (no topic names or texts), and the SVGs are
 served as images, so nothing in them runs in the page.
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from difficulty.charts import _RC, _svg
+from core import charts
 
 __all__ = ["calibration_chart_svg", "progress_chart_svg"]
 
@@ -29,18 +29,13 @@ def progress_chart_svg(history: Sequence[dict], *, k: int, oracle: float | None)
     For synthetic runs the truth is known: the true mean of the recommended topics and the
     oracle (the true top-k's mean) are drawn too, so the gap shows what the search missed.
     """
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        figure = Figure(figsize=(8.6, 3.4))
+    with charts.figure(8.6, 3.4) as figure:
         axes = figure.add_subplot()
         pulls = _column(history, "pulls")
         estimate = _column(history, "top_k_mean")
         truth = _column(history, "true_top_k_mean")
         if not history:
-            axes.text(0.5, 0.5, "no round finished yet", ha="center", va="center",
-                      transform=axes.transAxes)  # fmt: skip
+            charts.no_data(axes, "no round finished yet")
         else:
             marker = "o" if len(history) < 30 else None
             axes.plot(pulls, estimate, color=ESTIMATE_COLOUR, marker=marker, markersize=3,
@@ -58,20 +53,15 @@ def progress_chart_svg(history: Sequence[dict], *, k: int, oracle: float | None)
         axes.set_xlabel("pulls")
         axes.set_ylabel("difficulty (higher = harder)")
         axes.set_title(f"Mean difficulty of the top {k} topics", loc="left")
-        return _svg(figure)
+        return charts.svg(figure)
 
 
 def calibration_chart_svg(x: Sequence[float], y: Sequence[float]) -> bytes:
     """The fitted monotone map automatic → human difficulty, over the identity."""
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        figure = Figure(figsize=(4.2, 3.2))
+    with charts.figure(4.2, 3.2) as figure:
         axes = figure.add_subplot()
         if len(x) == 0:
-            axes.text(0.5, 0.5, "no mapping yet", ha="center", va="center",
-                      transform=axes.transAxes)  # fmt: skip
+            charts.no_data(axes, "no mapping yet")
         else:
             low, high = min(min(x), min(y)), max(max(x), max(y))
             axes.plot([low, high], [low, high], color="#8a8a8a", linestyle=":",
@@ -83,4 +73,4 @@ def calibration_chart_svg(x: Sequence[float], y: Sequence[float]) -> bytes:
         axes.set_xlabel("automatic difficulty")
         axes.set_ylabel("calibrated difficulty")
         axes.set_title("Calibration (isotonic)", loc="left")
-        return _svg(figure)
+        return charts.svg(figure)
