@@ -361,16 +361,22 @@ def _claimed_by(annotator: Annotator) -> Exists:
     )
 
 
-def _unfinished(annotator: Annotator, campaign: Campaign):
-    """Items the annotator could still get once others' claims are submitted or released."""
+def _not_claimed_below_overlap(annotator: Annotator, campaign: Campaign, counter: str):
+    """Attention checks, and regular items whose ``counter`` is below the overlap, that the
+    annotator has not claimed."""
     return (
         Item.objects.filter(campaign=campaign)
         .filter(
-            Q(kind=Item.Kind.REGULAR, completed_count__lt=campaign.overlap)
+            Q(kind=Item.Kind.REGULAR, **{f"{counter}__lt": campaign.overlap})
             | Q(kind=Item.Kind.ATTENTION_CHECK)
         )
         .exclude(_claimed_by(annotator))
     )
+
+
+def _unfinished(annotator: Annotator, campaign: Campaign):
+    """Items the annotator could still get once others' claims are submitted or released."""
+    return _not_claimed_below_overlap(annotator, campaign, "completed_count")
 
 
 def _rank_expression(seed: int) -> ExpressionWrapper:
@@ -391,15 +397,7 @@ def item_order(seed: int | None) -> tuple[Any, ...]:
 
 def _open(annotator: Annotator, campaign: Campaign, seed: int | None = None):
     """Items with a free slot for the annotator now, in their order (:func:`item_order`)."""
-    return (
-        Item.objects.filter(campaign=campaign)
-        .filter(
-            Q(kind=Item.Kind.REGULAR, live_slots__lt=campaign.overlap)
-            | Q(kind=Item.Kind.ATTENTION_CHECK)
-        )
-        .exclude(_claimed_by(annotator))
-        .order_by(*item_order(seed))
-    )
+    return _not_claimed_below_overlap(annotator, campaign, "live_slots").order_by(*item_order(seed))
 
 
 def order_seed(enrollment: Enrollment, campaign: Campaign) -> int | None:

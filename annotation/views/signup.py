@@ -60,9 +60,8 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
         return _join_signup(request, campaign, token)
     if request.method == "POST" and signup_limits.taken_names_used_up(address):
         return _too_many_signups(request)
-    closed = campaign.signup_closed
     form = _for_campaign(forms.SignUpForm(request.POST or None), campaign)
-    if request.method == "POST" and not closed and form.is_valid():
+    if request.method == "POST" and not campaign.signup_closed and form.is_valid():
         data = form.cleaned_data
         try:
             user, _annotator, _enrollment = sign_up(
@@ -86,12 +85,18 @@ def signup(request: HttpRequest, slug: str) -> HttpResponse:
         address
     ):
         return _too_many_signups(request)
-    return render(
-        request,
-        "annotation/signup.html",
-        {"campaign": campaign, "form": form, "token": token, "closed": closed, "mode": "new"},
-        status=403 if closed else (422 if request.method == "POST" else 200),
-    )
+    return _signup_page(request, campaign, form, token, "new")
+
+
+def _signup_page(
+    request: HttpRequest, campaign: Campaign, form, token: str, mode: str, **extra
+) -> HttpResponse:
+    """The sign-up page in one of its modes (new account, joining, Prolific): 403 while sign-up
+    is closed, 422 after a POST that was refused."""
+    closed = campaign.signup_closed
+    context = {"campaign": campaign, "form": form, "token": token, "closed": closed, "mode": mode}
+    status = 403 if closed else (422 if request.method == "POST" else 200)
+    return render(request, "annotation/signup.html", context | extra, status=status)
 
 
 def _too_many_signups(request: HttpRequest) -> HttpResponse:
@@ -163,24 +168,8 @@ def _prolific_signup(request: HttpRequest, campaign: Campaign, token: str, param
             if not signed_in:
                 login(request, user, backend=_AUTH_BACKEND)
             return redirect("annotation:annotate_next", campaign_id=campaign.pk)
-    closed = campaign.signup_closed
-    return render(
-        request,
-        "annotation/signup.html",
-        {
-            "campaign": campaign,
-            "form": form,
-            "token": token,
-            "closed": closed,
-            "mode": "prolific",
-            "prolific": {
-                "PROLIFIC_PID": pid,
-                "STUDY_ID": ids["study_id"],
-                "SESSION_ID": ids["session_id"],
-            },
-        },
-        status=403 if closed else (422 if request.method == "POST" else 200),
-    )
+    prolific = {"PROLIFIC_PID": pid, "STUDY_ID": ids["study_id"], "SESSION_ID": ids["session_id"]}
+    return _signup_page(request, campaign, form, token, "prolific", prolific=prolific)
 
 
 def _signed_in_as_someone_else(request: HttpRequest, token: str, params) -> HttpResponse:
@@ -225,19 +214,8 @@ def _join_signup(request: HttpRequest, campaign: Campaign, token: str) -> HttpRe
             _refusal_on_form(form, exc)
         else:
             return redirect("annotation:annotate_next", campaign_id=campaign.pk)
-    closed = campaign.signup_closed
-    return render(
-        request,
-        "annotation/signup.html",
-        {
-            "campaign": campaign,
-            "form": form,
-            "token": token,
-            "closed": closed,
-            "mode": "join" if annotator is None else "join_existing",
-        },
-        status=403 if closed else (422 if request.method == "POST" else 200),
-    )
+    mode = "join" if annotator is None else "join_existing"
+    return _signup_page(request, campaign, form, token, mode)
 
 
 def _join_form(request: HttpRequest, campaign: Campaign, annotator: Annotator | None):

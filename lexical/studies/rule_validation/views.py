@@ -12,24 +12,15 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.http import download
+from lexical.studies.rule_validation import selectors, services
 from lexical.studies.rule_validation.export import results_csv
 from lexical.studies.rule_validation.forms import RuleValidationStudyForm
-from lexical.studies.rule_validation.selectors import (
-    studies_for_user,
-    study_for_user,
-    study_results,
-)
-from lexical.studies.rule_validation.services import (
-    StudyConfigError,
-    apply_rule_verdicts,
-    create_study,
-)
 
 
 @staff_member_required
 @require_GET
 def study_list(request: HttpRequest) -> HttpResponse:
-    page = Paginator(studies_for_user(request.user), 50).get_page(request.GET.get("page"))
+    page = Paginator(selectors.studies_for_user(request.user), 50).get_page(request.GET.get("page"))
     return render(request, "lexical/rule_validation/study_list.html", {"page": page})
 
 
@@ -45,8 +36,8 @@ def study_create(request: HttpRequest) -> HttpResponse:
     form = RuleValidationStudyForm(request.POST)
     if form.is_valid():
         try:
-            study = create_study(form.to_config(), created_by=request.user)
-        except StudyConfigError as exc:
+            study = services.create_study(form.to_config(), created_by=request.user)
+        except services.StudyConfigError as exc:
             form.add_config_errors(exc.errors)
         else:
             messages.success(
@@ -59,14 +50,20 @@ def study_create(request: HttpRequest) -> HttpResponse:
 @staff_member_required
 @require_GET
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    study = study_for_user(request.user, pk)
-    changed = apply_rule_verdicts(study)
-    context = {"study": study, "results": study_results(study), "verdicts_changed": changed}
+    study = selectors.study_for_user(request.user, pk)
+    changed = services.apply_rule_verdicts(study)
+    context = {
+        "study": study,
+        "results": selectors.study_results(study),
+        "verdicts_changed": changed,
+    }
     return render(request, "lexical/rule_validation/study_detail.html", context)
 
 
 @staff_member_required
 @require_GET
 def study_csv(request: HttpRequest, pk: int) -> HttpResponse:
-    study = study_for_user(request.user, pk)
-    return download(results_csv(study_results(study)), f"rule-validation-{study.pk}-results.csv")
+    study = selectors.study_for_user(request.user, pk)
+    return download(
+        results_csv(selectors.study_results(study)), f"rule-validation-{study.pk}-results.csv"
+    )
