@@ -113,7 +113,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         try:
             claim = claims.next_claim(*key)
         except refusals.NotEnrolled:
-            # Its 404 with the body of a campaign that does not exist: existence must not leak.
+            # The table's 404, with the body of a missing campaign: existence must not leak.
             raise Http404("No such campaign") from None
         except refusals.NotAllowed as exc:
             return _refused(exc)
