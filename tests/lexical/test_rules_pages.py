@@ -91,6 +91,29 @@ def test_the_job_page_shows_progress_cost_and_per_concept_errors(
     assert f"/lexical/rules/concepts/{concept(mining, 'trip').pk}/" in table
 
 
+def test_the_job_list_polls_until_every_job_on_it_has_ended(admin_client):
+    mining = make_mining_job()
+    world_engine("world")
+    (job,) = create_rule_jobs(
+        {
+            "engines": ["world"],
+            "concepts": [concept(mining, "date").pk, concept(mining, "trip").pk],
+        },
+        enqueue=False,
+    )
+    page = admin_client.get("/lexical/rules/").content.decode()
+    assert 'hx-get="/lexical/rules/" hx-trigger="every 2s"' in page and "0 / 2" in page
+    polled = admin_client.get("/lexical/rules/", headers={"HX-Request": "true"})
+    assert polled.status_code == 200 and "0 / 2" in polled.content.decode()
+    assert "<h1>" not in polled.content.decode()  # the table alone
+    run_in_foreground(job.pk)
+    polled = admin_client.get("/lexical/rules/", headers={"HX-Request": "true"})
+    assert polled.status_code == 286  # every job has ended: polling stops
+    html = polled.content.decode()
+    assert "2 / 2" in html and ">finished<" in html and "hx-trigger" not in html
+    assert 'hx-trigger="every 2s"' not in admin_client.get("/lexical/rules/").content.decode()
+
+
 def test_the_concept_page_shows_generators_side_by_side_with_validation(admin_client, fake_openai):
     mining = make_mining_job()
     world_engine("world")
