@@ -2,7 +2,8 @@
 
 The run page is live like a search run's: its status section polls every 2 s (stopping once
 the run is over) and, when the run moved, triggers ``run-changed`` so the results (curves,
-chains, costs) reload.
+chains, costs) and the People section reload. A comparison's progress table polls the same
+way, the People section with it.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from search.breaker.services import RunStateError, cancel_run, pause_run, resume
 
 DETAIL = "search/breaker/run_detail.html"
 COMPARISON = "search/breaker/comparison.html"
+HUMANS = "search/breaker/_humans.html"
 CONTROLS = {"pause": pause_run, "resume": resume_run, "cancel": cancel_run}
 CONTROL_DONE = {"pause": "paused", "resume": "resumed", "cancel": "cancelled"}
 
@@ -156,7 +158,18 @@ def run_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @staff_member_required
 @require_GET
 def run_results(request: HttpRequest, pk: int) -> HttpResponse:
-    return render(request, f"{DETAIL}#results", _context(run_for_user(request.user, pk)))
+    """The results section, reloaded when the run moved, with the People section swapped in
+    out of band: its report counts the texts selected so far, and the send form appears once
+    the run has finished."""
+    context = _context(run_for_user(request.user, pk))
+    html = render_to_string(f"{DETAIL}#results", context, request=request)
+    return HttpResponse(html + _people(request, context["humans"]))
+
+
+def _people(request: HttpRequest, humans: dict) -> str:
+    """The People section for an out-of-band swap (``hx-swap-oob``) next to a polled part."""
+    context = {"humans": humans, "humans_oob": True}
+    return render_to_string(HUMANS, context, request=request)
 
 
 @staff_member_required
@@ -253,27 +266,32 @@ def comparison(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _comparison_progress(request: HttpRequest, name: str, runs: list) -> HttpResponse:
-    """The polled progress table; once every run has ended the whole page is reloaded, since
-    sending to annotation, the report and the charts below only make sense for finished runs."""
+    """The polled progress table and, out of band, the People section (its report counts the
+    texts selected so far); once every run has ended the whole page is reloaded, since sending
+    to annotation and the statistics below only make sense for finished runs."""
     if all(run.is_finished for run in runs):
         return HttpResponseClientRefresh()
     rows = [(run, spec(run.method).label) for run in runs]
     context = {"name": name, "rows": rows, "active": True, "steps_done": _steps_done(runs)}
-    return render(request, f"{COMPARISON}#progress", context)
+    html = render_to_string(f"{COMPARISON}#progress", context, request=request)
+    return HttpResponse(html + _people(request, _comparison_humans(name, runs)))
 
 
 def _steps_done(runs: list) -> int:
     return sum(run.steps_done for run in runs)
 
 
-def _comparison_context(name: str, runs: list) -> dict:
+def _comparison_humans(name: str, runs: list) -> dict:
     query = f"?{urlencode({'name': name})}"
     names = (
         "search:breaker_comparison_send",
         "search:breaker_comparison_refresh",
         "search:breaker_comparison_calibration",
     )
-    urls = [reverse(n) + query for n in names]
+    return _humans(runs, *[reverse(n) + query for n in names])
+
+
+def _comparison_context(name: str, runs: list) -> dict:
     rows = [(run, spec(run.method).label) for run in runs]
     stats = [statistics_of(run) for run in runs]
     return {
@@ -285,7 +303,7 @@ def _comparison_context(name: str, runs: list) -> dict:
         "stats_headers": [label for _, label in rows],
         "signatures": sorted({s.chrf_signature for s in stats if s and s.chrf_signature}),
         "missing": sum(1 for s in stats if s is None or s.status != "done"),
-        "humans": _humans(runs, *urls),
+        "humans": _comparison_humans(name, runs),
     }
 
 
