@@ -24,7 +24,11 @@ from annotation.models import Campaign
 from core.http import HtmxHttpRequest
 from search.breaker import plots
 from search.breaker.config import BreakerConfigError, create_comparison
-from search.breaker.data_quality import StatisticsConfigError, start_statistics
+from search.breaker.data_quality import (
+    StatisticsConfigError,
+    start_comparison_statistics,
+    start_statistics,
+)
 from search.breaker.forms import SEED_SOURCES, BreakerForm, StatisticsForm
 from search.breaker.human_report import calibration_report, campaign_rows, human_report
 from search.breaker.humans import (
@@ -291,20 +295,66 @@ def _comparison_humans(name: str, runs: list) -> dict:
     return _humans(runs, *[reverse(n) + query for n in names])
 
 
-def _comparison_context(name: str, runs: list) -> dict:
+def _comparison_statistics(name: str, runs: list) -> dict:
+    """Table 2 with one column per run, and whether any column is being computed."""
     rows = [(run, spec(run.method).label) for run in runs]
     stats = [statistics_of(run) for run in runs]
+    return {
+        "name": name,
+        "runs_finished": all(run.is_finished for run in runs),
+        "stats_rows": statistics_table(stats),
+        "stats_headers": [label for _, label in rows],
+        "signatures": sorted({s.chrf_signature for s in stats if s and s.chrf_signature}),
+        "missing": sum(1 for s in stats if s is None or s.status != "done"),
+        "computing": sum(1 for s in stats if s is not None and s.is_active),
+        "stats_form": StatisticsForm(),
+    }
+
+
+def _comparison_context(name: str, runs: list) -> dict:
+    rows = [(run, spec(run.method).label) for run in runs]
     return {
         "name": name,
         "rows": rows,
         "active": not all(run.is_finished for run in runs),
         "steps_done": _steps_done(runs),
-        "stats_rows": statistics_table(stats),
-        "stats_headers": [label for _, label in rows],
-        "signatures": sorted({s.chrf_signature for s in stats if s and s.chrf_signature}),
-        "missing": sum(1 for s in stats if s is None or s.status != "done"),
         "humans": _comparison_humans(name, runs),
+        **_comparison_statistics(name, runs),
     }
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def comparison_statistics(request: HttpRequest) -> HttpResponse:
+    """GET: the Data quality section (polled while statistics are computed); POST: compute
+    them for every run of the comparison with the same engines."""
+    name, runs = _comparison(request)
+    if request.method == "GET":
+        context = _comparison_statistics(name, runs)
+        html = render_to_string(f"{COMPARISON}#statistics", context, request=request)
+        return HttpResponse(html) if context["computing"] else HttpResponseStopPolling(html)
+    back = redirect(f"{_comparison_url()}?{urlencode({'name': name})}#data-quality")
+    form = StatisticsForm(request.POST)
+    if not form.is_valid():
+        problems = "; ".join(f"{f}: {' '.join(str(m) for m in e)}" for f, e in form.errors.items())
+        messages.error(request, f"Nothing started: {problems}")
+        return back
+    try:
+        result = start_comparison_statistics(runs, **form.cleaned_data, requested_by=request.user)
+    except StatisticsConfigError as exc:
+        messages.error(request, f"Nothing started: {exc}")
+    except RunStateError as exc:
+        messages.error(request, f"Nothing started: {exc}.")
+    else:
+        labels = {run.pk: spec(run.method).label for run in runs}
+        skipped = "".join(
+            f" Not {labels[pk]} (#{pk}): {why}." for pk, why in result.skipped.items()
+        )
+        messages.success(
+            request,
+            f"The data-quality statistics of {len(result.started)} run(s) are queued.{skipped}",
+        )
+    return back
 
 
 # --- People: send to annotation, human results, calibration ----------------------------------
