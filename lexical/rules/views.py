@@ -49,7 +49,7 @@ def job_list(request: HtmxHttpRequest) -> HttpResponse:
 def job_create(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         initial = {"source": "mining_job"}
-        for key in ("mining_job", "selection"):
+        for key in ("mining_job", "selection", "concepts"):
             if request.GET.get(key, "").isdigit():
                 initial = {"source": key, key: request.GET[key]}
         form = RuleJobForm(initial=initial)

@@ -4,6 +4,7 @@ cost, the concept page with generators side by side; the denied paths change not
 from __future__ import annotations
 
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -136,6 +137,24 @@ def test_the_concept_page_shows_generators_side_by_side_with_validation(admin_cl
     run_in_foreground(job.pk)
     html = admin_client.get(f"/lexical/rules/concepts/{date.pk}/").content.decode()
     assert f"job #{job.pk}" in html and html.count("Use «khorma»") == 1
+
+
+def test_a_concept_page_links_to_its_rules_or_to_generating_them(admin_client):
+    mining = make_mining_job()
+    world_engine("world")
+    date = concept(mining, "date")
+    page = admin_client.get(f"/lexical/concepts/{date.pk}/").content.decode()
+    assert f'href="/lexical/rules/new/?concepts={date.pk}">generate rules' in page
+    form = admin_client.get(f"/lexical/rules/new/?concepts={date.pk}").content.decode()
+    assert f'name="concepts" value="{date.pk}"' in form
+    assert re.search(r'value="concepts"[^>]*checked', form)
+    (job,) = create_rule_jobs({"engines": ["world"], "concepts": [date.pk]}, enqueue=False)
+    run_in_foreground(job.pk)
+    page = admin_client.get(f"/lexical/concepts/{date.pk}/").content.decode()
+    assert f'<a href="/lexical/rules/concepts/{date.pk}/">Its rules</a>' in page
+    assert "(by world)" in page
+    rules = admin_client.get(f"/lexical/rules/concepts/{date.pk}/").content.decode()
+    assert f'<a href="/lexical/concepts/{date.pk}/">' in rules  # and back
 
 
 @pytest.mark.parametrize(
