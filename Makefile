@@ -20,6 +20,7 @@ export DEBUG ?= true
 
 help:
 	@echo "make run    set up everything and start web server + Celery worker (SQLite, offline demo)"
+	@echo "           on http://127.0.0.1:8000; elsewhere: make run HOST=0.0.0.0 PORT=8080"
 	@echo "make test   set up everything, lint, the whole suite on SQLite, engine-specific tests on PostgreSQL"
 	@echo "make test-fast  lint + every test without a browser, a real worker or fault servers (SQLite)"
 	@echo "make lint   ruff, import-linter, mypy and the migrations check only"
@@ -47,8 +48,13 @@ demo: migrate
 	$(PY) manage.py load_demo
 	$(PY) manage.py ensure_admin
 
+# Where `make run` serves: `make run HOST=0.0.0.0 PORT=8080` (another host name also needs
+# ALLOWED_HOSTS).
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
 run: demo
-	$(PY) manage.py run_platform
+	$(PY) manage.py run_platform --host '$(HOST)' --port '$(PORT)'
 
 lint: setup
 	$(BIN)/ruff check .

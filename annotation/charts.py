@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from core import charts
@@ -89,23 +89,40 @@ def annotator_progress(
 
 
 def progress_over_time(
-    buckets: Sequence[tuple[datetime, int]], target: int, *, title: str = "Submitted annotations"
+    buckets: Sequence[tuple[datetime, int]],
+    target: int,
+    *,
+    bucket: timedelta = timedelta(minutes=1),
+    title: str = "Submitted annotations",
 ) -> str:
-    """Cumulative submitted annotations over time (``buckets``: time, count) against the target."""
+    """Cumulative submitted annotations over time (``buckets``: start of each ``bucket``-wide
+    interval, count) against the target, on a time axis spanning the submissions (UTC)."""
+    from matplotlib import dates
+
     with charts.figure(5.2, 2.6, _DASHBOARD) as fig:
         ax = fig.subplots()
         if buckets:
             ordered = sorted(buckets)
             times = [t for t, _ in ordered]
             cumulative = list(itertools.accumulate(n for _, n in ordered))
+            # From zero at the first bucket to the end of the last one: a campaign done within
+            # one minute is a visible rise, not a single point that draws nothing.
+            xs = [times[0], *times, times[-1] + bucket]
+            ys = [0, *cumulative, cumulative[-1]]
             # matplotlib converts datetimes through its units registry; the stub wants numbers.
-            ax.step(times, cumulative, where="post", color=_BLUE)  # type: ignore[arg-type]
+            ax.step(xs, ys, where="post", color=_BLUE)  # type: ignore[arg-type]
+            # Set the range: a date axis left to autoscale a few minutes spans years.
+            margin = max(bucket, (xs[-1] - xs[0]) * 0.03)
+            ax.set_xlim(xs[0] - margin, xs[-1] + margin)  # type: ignore[arg-type]
+            locator = dates.AutoDateLocator(minticks=3, maxticks=7)
+            ax.xaxis.set_major_locator(locator)
+            ax.xaxis.set_major_formatter(dates.ConciseDateFormatter(locator))
+            ax.set_xlabel("time (UTC)")
             if target:
                 ax.axhline(target, color=_ORANGE, linestyle="--", linewidth=1, label="target")
                 ax.legend(loc="lower right", frameon=False)
             ax.set_ylim(0, max(target, cumulative[-1]) * 1.05)
             ax.set_ylabel("annotations")
-            fig.autofmt_xdate()
         else:
             _empty(ax, "nothing submitted yet")
         ax.set_title(title)

@@ -35,6 +35,7 @@ from django.utils import timezone
 from annotation import agreement, charts, qc, selectors
 from annotation.models import Annotation, Campaign, Enrollment, Item
 
+MINUTE, HOUR = timedelta(minutes=1), timedelta(hours=1)
 ACTIVE_WINDOW = timedelta(minutes=15)
 """An annotator with activity this recent counts as active now."""
 CACHE_SECONDS = 300
@@ -378,21 +379,23 @@ def score_bins(campaign: Campaign) -> list[int]:
     return counts
 
 
-def submission_buckets(campaign: Campaign) -> list[tuple[datetime, int]]:
+def submission_buckets(campaign: Campaign) -> tuple[list[tuple[datetime, int]], timedelta]:
     """Submissions on regular items (what the target counts) per minute, or per hour for
-    campaigns longer than two days."""
+    campaigns longer than two days, and the width of a bucket."""
     submitted = _submitted_regular(campaign).filter(submitted_at__isnull=False)
     span = submitted.aggregate(first=Min("submitted_at"), last=Max("submitted_at"))
     if span["first"] is None:
-        return []
-    trunc = TruncHour if span["last"] - span["first"] > timedelta(days=2) else TruncMinute
-    return list(
+        return [], MINUTE
+    hourly = span["last"] - span["first"] > timedelta(days=2)
+    trunc = TruncHour if hourly else TruncMinute
+    buckets = list(
         submitted.annotate(bucket=trunc("submitted_at"))
         .values("bucket")
         .annotate(n=Count("id"))
         .order_by("bucket")
         .values_list("bucket", "n")
     )
+    return buckets, HOUR if hourly else MINUTE
 
 
 def annotator_score_stats(campaign: Campaign) -> list[tuple[str, float, float, int]]:
@@ -437,7 +440,8 @@ def chart_svg(campaign: Campaign, name: str, version: str | None = None) -> str:
             )
     elif name == "progress":
         target = campaign_progress(campaign).target
-        svg = charts.progress_over_time(submission_buckets(campaign), target)
+        buckets, width = submission_buckets(campaign)
+        svg = charts.progress_over_time(buckets, target, bucket=width)
     elif name == "annotators":
         rows = annotator_progress(campaign, with_qc=False)
         svg = charts.annotator_progress([(r.pseudonym, r.done, r.available) for r in rows])

@@ -6,6 +6,13 @@ JSONL, or Google's MQM TSV); the manifest; and a Hugging Face datasets-style zip
 (``data/<lp>.jsonl`` per language pair, ``README.md`` dataset card with the statistics,
 ``manifest.json``) that ``datasets.load_dataset("json", data_files=...)`` reads. Zip entries
 have a fixed date and order, so the zip is byte-identical too.
+
+A version of lexical-selection items (``sources/lexical_study.py``) also exports as DTAiLS
+(seed 004's released shape, ``concept, source language text, target language text,
+variations, label``, byte-compatible with the paper's files and so not formula-guarded) and as
+the extended CSV: the same columns, then the curator's decision, both validations (the
+set's and the study's: majority, votes, confidence, agreement) and the concept's provenance,
+every cell formula-guarded.
 """
 
 from __future__ import annotations
@@ -18,6 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from challenge_sets.models import FrozenVersion
+from formats.spreadsheet import csv_text
+from lexical.dtails.exports import EXTENDED_HEADER
+from lexical.dtails.format import DtailsRow, write_csv
 
 CHUNK_CHARS = 64 * 1024
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -37,11 +47,30 @@ FORMATS = {
     "annotations": Format("Validation annotations", "annotations", "text/plain"),
     "hf": Format("Hugging Face dataset folder (zip)", "hf.zip", "application/zip"),
     "manifest": Format("Manifest (JSON)", "manifest.json", "application/json"),
+    "dtails": Format("DTAiLS dataset (released CSV shape)", "dtails.csv", "text/csv"),
+    "dtails-extended": Format(
+        "DTAiLS with votes and provenance (CSV)", "dtails-extended.csv", "text/csv"
+    ),
 }
+LEXICAL_ORIGIN = "lexical_selection"
+LEXICAL_FORMATS = frozenset({"dtails", "dtails-extended"})
 
 
 class ExportError(ValueError):
     pass
+
+
+def formats_for(version: FrozenVersion) -> dict[str, Format]:
+    """The formats this version has: annotations when it kept some, DTAiLS when every item is
+    a lexical-selection item."""
+    by_origin = json.loads(version.manifest)["counts"]["by_origin"]
+    lexical = set(by_origin) == {LEXICAL_ORIGIN}
+    return {
+        fmt: spec
+        for fmt, spec in FORMATS.items()
+        if (fmt != "annotations" or version.annotations_format)
+        and (fmt not in LEXICAL_FORMATS or lexical)
+    }
 
 
 def records(version: FrozenVersion) -> Iterator[dict[str, Any]]:
@@ -140,6 +169,79 @@ def dataset_card(version: FrozenVersion, by_pair: dict[str, int]) -> str:
     )
 
 
+def _lexical_records(version: FrozenVersion) -> list[dict[str, Any]]:
+    """Every record, checked to be a lexical-selection item; else the export is refused."""
+    found: list[dict[str, Any]] = []
+    others: list[dict[str, Any]] = []
+    for record in records(version):
+        provenance = record.get("provenance") or {}
+        lexical = (
+            provenance.get("kind") == LEXICAL_ORIGIN
+            and record.get("attested")
+            and len(record.get("choices") or []) >= 2
+            and (provenance.get("concept") or {}).get("lemma")
+            and provenance.get("target_text")
+        )
+        (found if lexical else others).append(record)
+    if others:
+        named = ", ".join(r["id"] for r in others[:5]) + (", …" if len(others) > 5 else "")
+        raise ExportError(
+            f"DTAiLS holds lexical-selection items only (concept, target sentence, variations, "
+            f"attested label); {len(others)} item(s) of v{version.number} are not: {named}"
+        )
+    return found
+
+
+def _dtails_row(record: dict[str, Any]) -> DtailsRow:
+    provenance = record["provenance"]
+    return DtailsRow(
+        concept=provenance["concept"]["lemma"],
+        source=record["source"],
+        target=provenance["target_text"],
+        variations=tuple(record["choices"]),
+        label=record["attested"],
+    )
+
+
+# The study's extended CSV (lexical.dtails.exports), then what the set adds: the curator's
+# decision, the set's own validation, the study and where the concept came from.
+DTAILS_EXTENDED_HEADER = (
+    *EXTENDED_HEADER,
+    "decision", "decision_reason", "validation_majority", "validation_agreement",
+    "validation_judgments", "study", "study_confidence_mean", "concept_id", "concept_origin",
+    "concept_entropy", "mining_job", "corpus",
+)  # fmt: skip
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _extended_row(record: dict[str, Any]) -> list[Any]:
+    """One item in :data:`DTAILS_EXTENDED_HEADER`'s columns; the study's votes and confidence
+    ratings by annotator pseudonym, as the study's own extended CSV has them."""
+    provenance, human = record["provenance"], record.get("human") or {}
+    concept = provenance["concept"]
+    study_item = provenance.get("study_item") or {}
+    result = provenance.get("study_result") or {}
+    confidence = result.get("confidence") or {}
+    mined = concept.get("mined") or {}
+    agreement = result.get("agreement")
+    row = _dtails_row(record)
+    return [
+        record["id"], study_item.get("doc_id", ""), study_item.get("seg_id", ""), row.concept,
+        concept.get("pos", ""), row.source, row.target, str(list(row.variations)), row.label,
+        _json(result.get("votes", {})), _json(confidence.get("by_annotator", {})),
+        result.get("n_counted", ""), _json(result.get("excluded", {})),
+        result.get("majority") or "", result.get("majority_votes", ""), result.get("tie", ""),
+        True, "" if agreement is None else round(agreement, 6),
+        record["decision"]["status"], record["decision"]["reason"], human.get("majority"),
+        record["agreement"], record["n_judgments"], (provenance.get("study") or {}).get(
+            "campaign", ""), confidence.get("mean"), concept.get("id"), concept.get("origin", ""),
+        concept.get("entropy"), mined.get("mining_job"), (mined.get("corpus") or {}).get("name"),
+    ]  # fmt: skip
+
+
 def _zip_bytes(version: FrozenVersion) -> bytes:
     by_pair: dict[str, list[str]] = {}
     for record in records(version):
@@ -185,6 +287,11 @@ def stream(version: FrozenVersion, fmt: str) -> Iterator[bytes]:
         return _chunks(version.annotations)
     if fmt == "manifest":
         return _chunks(version.manifest)
+    if fmt == "dtails":
+        return _chunks_of_bytes(write_csv(_dtails_row(r) for r in _lexical_records(version)))
+    if fmt == "dtails-extended":
+        rows = (_extended_row(r) for r in _lexical_records(version))
+        return _chunks(csv_text(DTAILS_EXTENDED_HEADER, rows, lineterminator="\n"))
     return _chunks_of_bytes(_zip_bytes(version))
 
 

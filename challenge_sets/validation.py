@@ -21,6 +21,7 @@ import numpy as np
 from django.db import transaction
 
 from annotation.models import Campaign, Item
+from annotation.protocols.choice import HIGHLIGHT_KEY
 from annotation.selectors import ItemResult, item_results
 from annotation.services.campaigns import add_items, create_campaign, generate_attention_checks
 from challenge_sets.models import ORIGIN, ChallengeItem, ChallengeSet
@@ -45,10 +46,14 @@ def _ref(item: ChallengeItem, system: str) -> str:
 def _annotation_items(policy: ValidationPolicy, items: list[ChallengeItem]) -> list[dict]:
     rows = []
     for item in items:
+        meta: dict[str, Any] = {"challenge_set": item.challenge_set_id}
         common = {"doc_id": f"cs{item.challenge_set_id}-item{item.pk}", "seg_id": str(item.pk),
                   "src_lang": item.src_lang, "tgt_lang": item.tgt_lang, "source": item.source,
-                  "origin": ORIGIN, "meta": {"challenge_set": item.challenge_set_id}}  # fmt: skip
+                  "origin": ORIGIN, "meta": meta}  # fmt: skip
         if policy.protocol == "choice":
+            highlight = item.provenance.get(HIGHLIGHT_KEY)
+            if highlight:  # a lexical item: the word to translate, marked as its study did
+                meta[HIGHLIGHT_KEY] = highlight
             rows.append(common | {"question": item.question, "choices": item.choices,
                                   "origin_ref": _ref(item, "choice")})  # fmt: skip
             continue

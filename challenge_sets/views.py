@@ -17,6 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotation.protocols.choice import HIGHLIGHT_KEY, valid_highlight
 from challenge_sets import access, charts, exports, selectors, services, sources, validation
 from challenge_sets.forms import ChallengeSetForm, DecideForm, source_form
 from challenge_sets.import_kinds import JSONL_KIND, in_background, jsonl_options
@@ -86,8 +87,7 @@ def _detail_context(request: HttpRequest, challenge_set, **extra) -> dict:
             state.sort == column and not state.descending) else "asc"})
             for column in selectors.SORTS},
         "stats": stats,
-        "versions": selectors.versions(challenge_set),
-        "formats": exports.FORMATS,
+        "versions": [(v, exports.formats_for(v)) for v in selectors.versions(challenge_set)],
         "audit": selectors.audit_log(challenge_set, limit=30),
         "source_forms": extra.pop("source_forms", None) or _source_forms(),
         "decide_form": DecideForm(),
@@ -239,10 +239,20 @@ def item_detail(request: HttpRequest, pk: int, item_id: int) -> HttpResponse:
             (system, text, (item.human.get("scores") or {}).get(system))
             for system, text in sorted(item.translations.items())
         ],
+        "source_parts": _marked_source(item),
         "provenance_json": json.dumps(item.provenance, ensure_ascii=False, indent=2),
         "human_json": json.dumps(item.human, ensure_ascii=False, indent=2),
     }
     return render(request, "challenge_sets/item_detail.html", context)
+
+
+def _marked_source(item: ChallengeItem) -> tuple[str, str, str] | None:
+    """(before, word, after) of a lexical item's source: the word its question is about."""
+    span = valid_highlight(item.provenance.get(HIGHLIGHT_KEY), item.source)
+    if span is None:
+        return None
+    start, end = span
+    return item.source[:start], item.source[start:end], item.source[end:]
 
 
 @login_required

@@ -83,7 +83,10 @@ def evaluation_chart_svg(results: dict[str, Any]) -> bytes:
         dec_axes.set_title("Difficulty estimation correlation", loc="left")
 
         avg = np.array([estimators[n]["avg_score"] or np.nan for n in names])
-        subset_axes.barh(y, avg, color=colours)
+        bars = subset_axes.barh(y, avg, color=colours)
+        # Bars start at 0, so their lengths compare; the values say what a short axis would.
+        labels = [f"{v:.1f}" if np.isfinite(v) else "" for v in avg]
+        subset_axes.bar_label(bars, labels, label_type="center", color="white", fontsize=8)
         random_avg = results["random_selection"]["avg_score"]
         full_avg = results["dataset"]["full_set"]["avg_score"]
         if random_avg is not None:
@@ -94,11 +97,12 @@ def evaluation_chart_svg(results: dict[str, Any]) -> bytes:
             subset_axes.axvline(full_avg, color="black", linestyle=":", label="full set")
         finite = avg[~np.isnan(avg)]
         if finite.size:
-            reference = [v for v in (random_avg, full_avg) if v is not None]
-            lo = min(float(finite.min()), *reference) if reference else float(finite.min())
-            hi = max(float(finite.max()), *reference) if reference else float(finite.max())
-            margin = max(1.0, 0.1 * (hi - lo))
-            subset_axes.set_xlim(lo - margin, hi + margin)
+            # From 0 (or below, for scores such as MQM's that go negative): an axis starting
+            # just under the smallest bar made a 2-point difference look like a factor of 5.
+            shown = [0.0, *finite.tolist(), *(v for v in (random_avg, full_avg) if v is not None)]
+            lo, hi = min(shown), max(shown)
+            margin = 0.08 * (hi - lo) or 1.0
+            subset_axes.set_xlim(lo - margin if lo < 0 else 0.0, hi + margin if hi > 0 else 0.0)
         fraction = results["settings"]["subset_fraction"]
         subset_axes.set_xlabel(f"AvgScore of the hardest {fraction:.0%} (lower = harder)")
         subset_axes.set_title("Hardest subset", loc="left")

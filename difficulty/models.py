@@ -40,9 +40,10 @@ def matrix_from_bytes(data: bytes | memoryview) -> np.ndarray:
     return np.load(io.BytesIO(bytes(data)), allow_pickle=False)
 
 
-# Extra fields a dataset built from a campaign records about where each score came from (the
-# item ids and how many judgments were averaged): numbers, but no one's estimate of difficulty.
-CAMPAIGN_PROVENANCE_FIELDS = frozenset({"item_ids", "n_annotations"})
+# Extra fields that record where each human score came from — a dataset built from a campaign
+# keeps the item ids and how many judgments were averaged, WMT's files the judgments and their
+# count: numbers (or the scores themselves), but no one's estimate of difficulty.
+SCORE_PROVENANCE_FIELDS = frozenset({"item_ids", "n_annotations", "annotations"})
 
 
 class DifficultyDataset(models.Model):
@@ -96,7 +97,7 @@ class DifficultyDataset(models.Model):
 
     def is_metric_field(self, field: str) -> bool:
         """Whether ``metric:<field>`` can mean a score here (provenance fields cannot)."""
-        return not (self.origin == self.Origin.CAMPAIGN and field in CAMPAIGN_PROVENANCE_FIELDS)
+        return field not in SCORE_PROVENANCE_FIELDS
 
     def import_report_lines(self) -> list[str]:
         """The import report in words, as the command, the page and the job summary say it."""

@@ -47,6 +47,11 @@ urlpatterns: list = [
     ),
     path("breaker/comparison/send/", breaker_views.comparison_send, name="breaker_comparison_send"),
     path(
+        "breaker/comparison/statistics/",
+        breaker_views.comparison_statistics,
+        name="breaker_comparison_statistics",
+    ),
+    path(
         "breaker/comparison/refresh-humans/",
         breaker_views.comparison_refresh,
         name="breaker_comparison_refresh",

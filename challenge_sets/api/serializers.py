@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from challenge_sets import sources
+from challenge_sets import exports, sources
 from challenge_sets.models import ChallengeItem, ChallengeSet, FrozenVersion
 from core.uploads import validate_upload_size
 
@@ -58,7 +58,12 @@ class DecideSerializer(serializers.Serializer):
 
 
 class FrozenVersionSerializer(serializers.ModelSerializer):
+    formats = serializers.SerializerMethodField(help_text="The export formats this version has.")
+
     class Meta:
         model = FrozenVersion
-        fields = ["number", "n_items", "checksum", "annotations_format", "created_at"]
+        fields = ["number", "n_items", "checksum", "annotations_format", "formats", "created_at"]
         read_only_fields = fields
+
+    def get_formats(self, version: FrozenVersion) -> list[str]:
+        return list(exports.formats_for(version))

@@ -170,7 +170,7 @@ class ChallengeSetViewSet(
     @action(detail=True, methods=["get"], url_path=r"versions/(?P<number>\d+)/export")
     def export(self, request: Request, pk=None, number=None):
         """A frozen version's export, streamed: ``?export_format=jsonl|wmt-jsonl|sources|
-        annotations|hf|manifest``."""
+        annotations|hf|manifest|dtails|dtails-extended`` (DTAiLS: lexical-selection items)."""
         challenge_set = self._set()
         version = selectors.version_of(challenge_set, int(number))
         if version is None:

@@ -1,6 +1,6 @@
 """The registry of item sources (see ``base.py``); built-ins are the ``register`` lines below.
 
-Lexical-selection studies join with one module each and one line here.
+A new source joins with one module and one line here.
 """
 
 from __future__ import annotations
@@ -32,12 +32,14 @@ def _register_builtins() -> None:
     from challenge_sets.sources.breaker_run import BreakerRunSource
     from challenge_sets.sources.difficulty_dataset import DifficultyDatasetSource
     from challenge_sets.sources.jsonl import JsonlSource
+    from challenge_sets.sources.lexical_study import LexicalStudySource
     from challenge_sets.sources.search_run import SearchRunSource
 
     register(SearchRunSource())
     register(DifficultyDatasetSource())
     register(JsonlSource())
     register(BreakerRunSource())
+    register(LexicalStudySource())
 
 
 _register_builtins()

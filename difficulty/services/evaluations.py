@@ -163,8 +163,8 @@ def start_difficulty_evaluation(
     for spec in specs:
         if spec.kind == "metric" and not dataset.is_metric_field(spec.argument):
             raise DifficultyDatasetError(
-                f"{spec.name}: {spec.argument!r} records where the campaign's scores came from "
-                "(item ids, judgments averaged), it estimates nothing"
+                f"{spec.name}: {spec.argument!r} records where the human scores came from "
+                "(item ids, judgments and how many were averaged), it estimates nothing"
             )
         if spec.kind == "metric" and spec.argument not in dataset.extra_fields:
             fields = ", ".join(dataset.extra_fields) or "none"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django import forms
+from django.db.models import Count, Q
 
 from lexical.concepts.selection import SelectionParams
 from lexical.concepts.selectors import ConceptFilters
-from lexical.models import Concept
+from lexical.models import Concept, MiningJob
 
 
 class ConceptFilterForm(forms.Form):
@@ -51,10 +54,29 @@ class RejectForm(forms.Form):
     note = forms.CharField(max_length=2000, required=False, widget=forms.TextInput)
 
 
+def finished_mining_jobs(limit: int = 200) -> list[tuple[str, str]]:
+    """(id, label) of the finished mining jobs, newest first, with their active concepts."""
+    active = Count("concepts", filter=Q(concepts__status=Concept.Status.ACTIVE))
+    jobs = (
+        MiningJob.objects.filter(status=MiningJob.Status.FINISHED)
+        .select_related("corpus")
+        .annotate(n_active=active)
+        .order_by("-finished_at", "-pk")[:limit]
+    )
+    return [
+        (str(job.pk), f"#{job.pk} {job.corpus.name} ({job.corpus.src_lang}→{job.corpus.tgt_lang}"
+         f", {job.n_active} active concept{'s' if job.n_active != 1 else ''})")
+        for job in jobs
+    ]  # fmt: skip
+
+
 class SelectionForm(forms.Form):
     name = forms.CharField(max_length=200)
-    mining_job = forms.IntegerField(
-        required=False, min_value=1, max_value=2**63 - 1, help_text="All its active concepts."
+    mining_job = forms.TypedChoiceField(
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text="A finished mining job: all its active concepts.",
     )
     concepts = forms.CharField(
         required=False,
@@ -72,6 +94,11 @@ class SelectionForm(forms.Form):
     tolerance = forms.FloatField(
         initial=0.20, min_value=0, max_value=1, label="Uniformity tolerance"
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.TypedChoiceField, self.fields["mining_job"])
+        field.choices = [("", "— or list concept ids below —"), *finished_mining_jobs()]
 
     def clean_concepts(self) -> list[int]:
         raw = self.cleaned_data["concepts"]

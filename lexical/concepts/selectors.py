@@ -15,7 +15,9 @@ __all__ = [
     "ExampleView",
     "Marked",
     "concept_for_user",
+    "concept_provenance",
     "concepts_for_user",
+    "example_provenance",
     "example_views",
     "filter_concepts",
     "selection_examples",
@@ -160,3 +162,75 @@ def selection_examples(selection: ExampleSelection) -> list[tuple[SelectedExampl
         (item, view)
         for item, view in zip(selected, example_views(s.example for s in selected), strict=True)
     ]
+
+
+# --- For consumers above lexical (challenge sets): plain reads, no user; callers check access.
+
+
+def _concept_snapshot(concept: Concept) -> dict:
+    job = concept.mining_job
+    mined = None
+    if job is not None:
+        corpus = job.corpus
+        mined = {
+            "mining_job": job.pk,
+            "params": job.params,
+            "pos_used": job.pos_used,
+            "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+            "corpus": {"id": corpus.pk, "name": corpus.name, "src_lang": corpus.src_lang,
+                       "tgt_lang": corpus.tgt_lang, "source_format": corpus.source_format,
+                       "size": corpus.size},
+        }  # fmt: skip
+    return {
+        "id": concept.pk,
+        "lemma": concept.lemma,
+        "pos": concept.pos,
+        "src_lang": concept.src_lang,
+        "tgt_lang": concept.tgt_lang,
+        "origin": concept.origin,
+        "status": concept.status,
+        "entropy": concept.entropy,
+        "total_count": concept.total_count,
+        "note": concept.note,
+        "mined": mined,
+        "variations": [_variation_snapshot(v) for v in concept.variations.all()],
+    }
+
+
+def _variation_snapshot(variation: Variation) -> dict:
+    return {
+        "id": variation.pk,
+        "label": variation.label,
+        "lemma": variation.lemma,
+        "surface_forms": variation.surface_forms,
+        "count": variation.count,
+        "dropped": variation.dropped,
+    }
+
+
+def concept_provenance(concept_ids: list[int]) -> dict[int, dict]:
+    """Where each concept came from, as a plain snapshot by id: the mining job with its
+    thresholds and the corpus it read (or the imported file, in ``note``), the entropy and every
+    variation with its counts (three queries)."""
+    concepts = (
+        Concept.objects.filter(pk__in=concept_ids)
+        .select_related("mining_job__corpus")
+        .prefetch_related(Prefetch("variations", Variation.objects.order_by("-count", "lemma")))
+    )
+    return {concept.pk: _concept_snapshot(concept) for concept in concepts}
+
+
+def example_provenance(example_ids: list[int]) -> dict[int, dict]:
+    """Each example's place in its corpus (pair id and line) and the aligned words' offsets."""
+    examples = ConceptExample.objects.filter(pk__in=example_ids).select_related("pair")
+    return {
+        e.pk: {
+            "id": e.pk,
+            "variation_id": e.variation_id,
+            "sentence_pair": e.pair_id,
+            "corpus_line": e.pair.position if e.pair is not None else None,
+            "src_span": [e.src_start, e.src_end] if e.src_start is not None else None,
+            "tgt_span": [e.tgt_start, e.tgt_end] if e.tgt_start is not None else None,
+        }
+        for e in examples
+    }

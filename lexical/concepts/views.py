@@ -33,6 +33,7 @@ from lexical.concepts.selectors import (
     variation_examples,
 )
 from lexical.models import Concept
+from lexical.rules.selectors import rule_generators
 
 LIST = "lexical/concepts/concept_list.html"
 DETAIL = "lexical/concepts/concept_detail.html"
@@ -60,6 +61,7 @@ def concept_list(request: HtmxHttpRequest) -> HttpResponse:
 def _detail_context(concept: Concept, **extra) -> dict:
     return {
         "concept": concept,
+        "rules": rule_generators(concept),
         "variations": variation_examples(concept),
         "merge_form": MergeForm(),
         "split_form": SplitForm(),

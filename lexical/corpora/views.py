@@ -13,9 +13,11 @@ from core.http import HtmxHttpRequest
 from lexical.corpora.forms import CorpusImportForm
 from lexical.corpora.selectors import corpora_for_user, corpus_for_user, corpus_pairs
 from lexical.corpora.services import CorpusImportError, import_corpus_pairs
+from lexical.mining.selectors import mining_jobs_for_user
 
 DETAIL = "lexical/corpora/corpus_detail.html"
 PAIRS_PER_PAGE = 25
+MINING_JOBS_SHOWN = 20
 
 
 @staff_member_required
@@ -59,6 +61,7 @@ def corpus_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     # The import stored the size: no COUNT(*) over millions of pairs on every page view.
     paginator.count = corpus.size
     page = paginator.get_page(request.GET.get("page"))
-    context = {"corpus": corpus, "page": page}
+    mining_jobs = mining_jobs_for_user(request.user).filter(corpus=corpus).order_by("-id")
+    context = {"corpus": corpus, "page": page, "mining_jobs": mining_jobs[:MINING_JOBS_SHOWN]}
     template = f"{DETAIL}#pairs" if request.htmx else DETAIL
     return render(request, template, context)

@@ -19,6 +19,7 @@ __all__ = [
     "job_concepts",
     "job_for_user",
     "jobs_for_user",
+    "rule_generators",
     "rule_prompt",
     "rules_for_user",
 ]
@@ -132,6 +133,12 @@ class ConceptRules:
     @property
     def columns(self) -> list[tuple[str, RuleJob, bool]]:
         return [(name, self.jobs[name], name in self.simulated) for name in self.generators]
+
+
+def rule_generators(concept: Concept) -> list[str]:
+    """The engines that wrote rules for ``concept``, by name."""
+    rows = Rule.objects.filter(concept=concept).order_by("generator")
+    return list(rows.values_list("generator", flat=True).distinct())
 
 
 def concept_rules(concept: Concept) -> ConceptRules:

@@ -1,6 +1,7 @@
 """Pages of rule generation (seed 004 §3). Staff only; thin: parse, call one service or selector,
-render. A job page polls its status every 2 s and reloads its concept table when the job moved;
-a concept page shows the rules of every generator side by side."""
+render. The job list and a job page poll every 2 s while a job runs (a job page reloads its
+concept table when the job moved); a concept page shows the rules of every generator side by
+side."""
 
 from __future__ import annotations
 
@@ -26,13 +27,21 @@ from lexical.rules.selectors import (
 from lexical.rules.services import JobStateError, RuleConfigError, cancel_job, create_rule_jobs
 
 DETAIL = "lexical/rules/job_detail.html"
+LIST = "lexical/rules/job_list.html"
 
 
 @staff_member_required
 @require_GET
-def job_list(request: HttpRequest) -> HttpResponse:
+def job_list(request: HtmxHttpRequest) -> HttpResponse:
+    """The jobs; while one on the page is queued or running, the table polls itself every 2 s
+    and stops once every job on it has ended."""
     page = Paginator(jobs_for_user(request.user), 50).get_page(request.GET.get("page"))
-    return render(request, "lexical/rules/job_list.html", {"page": page})
+    active = any(not job.is_finished for job in page)
+    context = {"page": page, "active": active}
+    if not request.htmx:
+        return render(request, LIST, context)
+    html = render_to_string(f"{LIST}#jobs", context, request=request)
+    return HttpResponse(html) if active else HttpResponseStopPolling(html)
 
 
 @staff_member_required
@@ -40,7 +49,7 @@ def job_list(request: HttpRequest) -> HttpResponse:
 def job_create(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         initial = {"source": "mining_job"}
-        for key in ("mining_job", "selection"):
+        for key in ("mining_job", "selection", "concepts"):
             if request.GET.get(key, "").isdigit():
                 initial = {"source": key, key: request.GET[key]}
         form = RuleJobForm(initial=initial)

@@ -52,11 +52,13 @@ from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerSt
 
 __all__ = [
     "COMPUTE_TASK",
+    "ComparisonStatistics",
     "StatisticsConfigError",
     "analyse_texts",
     "compute_statistics",
     "enqueue_statistics",
     "recover_statistics",
+    "start_comparison_statistics",
     "start_statistics",
     "statistics_in_foreground",
 ]
@@ -148,6 +150,46 @@ def start_statistics(
         if enqueue:
             enqueue_statistics(stats.pk, stats.round_index)
     return stats
+
+
+@dataclass(frozen=True)
+class ComparisonStatistics:
+    started: list[BreakerStatistics]
+    skipped: dict[int, str]  # run id → why its statistics were not queued
+
+
+def start_comparison_statistics(
+    runs: list[BreakerRun],
+    *,
+    embedder: str | None,
+    analyst: str | None,
+    difficulty: str | None = None,
+    requested_by: Any = None,
+    enqueue: bool = True,
+) -> ComparisonStatistics:
+    """Queue the statistics of every run of a comparison with the same engines, so that
+    Table 2's columns compare methods and not engines (seed 001 §3.2).
+
+    A run that cannot have statistics now (its statistics are being computed, it selected
+    fewer than two texts, it is still going) is skipped with the reason; bad engines, or no run
+    left to compute, raise before anything is queued."""
+    started: list[BreakerStatistics] = []
+    skipped: dict[int, str] = {}
+    with transaction.atomic():
+        for run in runs:
+            try:
+                stats = start_statistics(
+                    run, embedder=embedder, analyst=analyst, difficulty=difficulty,
+                    requested_by=requested_by, enqueue=enqueue,
+                )  # fmt: skip
+            except RunStateError as exc:
+                skipped[run.pk] = str(exc)
+            else:
+                started.append(stats)
+        if not started:
+            reasons = "; ".join(f"#{pk}: {why}" for pk, why in skipped.items())
+            raise RunStateError(f"no run's statistics can be computed now ({reasons})")
+    return ComparisonStatistics(started, skipped)
 
 
 # --- The round ----------------------------------------------------------------------------------

@@ -205,10 +205,22 @@ def statistics_table(columns: list[BreakerStatistics | None]) -> list[TableRow]:
     for name in sorted({name for v in values for name in v.get("qe", {})}):
         rows.append(TableRow(f"QE ({name})", [_cell(v.get("qe", {}).get(name), 2) for v in values]))
     for name in sorted({v["difficulty"]["engine"] for v in values if "difficulty" in v}):
-        cells = [_difficulty_cell(v["difficulty"]) if v.get("difficulty", {}).get("engine") == name
-                 else "–" for v in values]  # fmt: skip
-        rows.append(TableRow(f"Source-only estimate ({name}, higher = easier)", cells))
+        estimates = [v["difficulty"] if v.get("difficulty", {}).get("engine") == name else None
+                     for v in values]  # fmt: skip
+        rows.append(TableRow(_difficulty_section(name, estimates), [], True))
+        rows.append(TableRow(name, [_difficulty_cell(e) if e else "–" for e in estimates]))
     return rows
+
+
+def _difficulty_section(name: str, estimates: list[dict[str, Any] | None]) -> str:
+    """A section of its own: the estimate is no QE score, and a heuristic's is not even on the
+    0–100 scale of the rows around it (its values only rank the columns)."""
+    if all(e.get("on_0_100_scale", True) for e in estimates if e):
+        return f"Source-only difficulty estimate ({name}; 0–100, higher = easier)"
+    return (
+        f"Source-only difficulty estimate ({name}; its own scale, not 0–100 like the rows "
+        "above: only the order of the columns means something, higher = easier)"
+    )
 
 
 # --- For consumers above search (challenge sets): plain reads, no user; callers check access.

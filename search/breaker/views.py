@@ -2,7 +2,8 @@
 
 The run page is live like a search run's: its status section polls every 2 s (stopping once
 the run is over) and, when the run moved, triggers ``run-changed`` so the results (curves,
-chains, costs) reload.
+chains, costs) and the People section reload. A comparison's progress table polls the same
+way, the People section with it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ from annotation.models import Campaign
 from core.http import HtmxHttpRequest
 from search.breaker import charts
 from search.breaker.config import BreakerConfigError, create_comparison
-from search.breaker.data_quality import StatisticsConfigError, start_statistics
+from search.breaker.data_quality import (
+    StatisticsConfigError,
+    start_comparison_statistics,
+    start_statistics,
+)
 from search.breaker.forms import SEED_SOURCES, BreakerForm, StatisticsForm
 from search.breaker.human_report import calibration_report, campaign_rows, human_report
 from search.breaker.humans import (
@@ -50,6 +55,7 @@ from search.breaker.services import RunStateError, cancel_run, pause_run, resume
 
 DETAIL = "search/breaker/run_detail.html"
 COMPARISON = "search/breaker/comparison.html"
+HUMANS = "search/breaker/_humans.html"
 CONTROLS = {"pause": pause_run, "resume": resume_run, "cancel": cancel_run}
 CONTROL_DONE = {"pause": "paused", "resume": "resumed", "cancel": "cancelled"}
 
@@ -156,7 +162,18 @@ def run_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @staff_member_required
 @require_GET
 def run_results(request: HttpRequest, pk: int) -> HttpResponse:
-    return render(request, f"{DETAIL}#results", _context(run_for_user(request.user, pk)))
+    """The results section, reloaded when the run moved, with the People section swapped in
+    out of band: its report counts the texts selected so far, and the send form appears once
+    the run has finished."""
+    context = _context(run_for_user(request.user, pk))
+    html = render_to_string(f"{DETAIL}#results", context, request=request)
+    return HttpResponse(html + _people(request, context["humans"]))
+
+
+def _people(request: HttpRequest, humans: dict) -> str:
+    """The People section for an out-of-band swap (``hx-swap-oob``) next to a polled part."""
+    context = {"humans": humans, "humans_oob": True}
+    return render_to_string(HUMANS, context, request=request)
 
 
 @staff_member_required
@@ -253,40 +270,91 @@ def comparison(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _comparison_progress(request: HttpRequest, name: str, runs: list) -> HttpResponse:
-    """The polled progress table; once every run has ended the whole page is reloaded, since
-    sending to annotation, the report and the charts below only make sense for finished runs."""
+    """The polled progress table and, out of band, the People section (its report counts the
+    texts selected so far); once every run has ended the whole page is reloaded, since sending
+    to annotation and the statistics below only make sense for finished runs."""
     if all(run.is_finished for run in runs):
         return HttpResponseClientRefresh()
     rows = [(run, spec(run.method).label) for run in runs]
     context = {"name": name, "rows": rows, "active": True, "steps_done": _steps_done(runs)}
-    return render(request, f"{COMPARISON}#progress", context)
+    html = render_to_string(f"{COMPARISON}#progress", context, request=request)
+    return HttpResponse(html + _people(request, _comparison_humans(name, runs)))
 
 
 def _steps_done(runs: list) -> int:
     return sum(run.steps_done for run in runs)
 
 
-def _comparison_context(name: str, runs: list) -> dict:
+def _comparison_humans(name: str, runs: list) -> dict:
     query = f"?{urlencode({'name': name})}"
     names = (
         "search:breaker_comparison_send",
         "search:breaker_comparison_refresh",
         "search:breaker_comparison_calibration",
     )
-    urls = [reverse(n) + query for n in names]
+    return _humans(runs, *[reverse(n) + query for n in names])
+
+
+def _comparison_statistics(name: str, runs: list) -> dict:
+    """Table 2 with one column per run, and whether any column is being computed."""
     rows = [(run, spec(run.method).label) for run in runs]
     stats = [statistics_of(run) for run in runs]
+    return {
+        "name": name,
+        "runs_finished": all(run.is_finished for run in runs),
+        "stats_rows": statistics_table(stats),
+        "stats_headers": [label for _, label in rows],
+        "signatures": sorted({s.chrf_signature for s in stats if s and s.chrf_signature}),
+        "missing": sum(1 for s in stats if s is None or s.status != "done"),
+        "computing": sum(1 for s in stats if s is not None and s.is_active),
+        "stats_form": StatisticsForm(),
+    }
+
+
+def _comparison_context(name: str, runs: list) -> dict:
+    rows = [(run, spec(run.method).label) for run in runs]
     return {
         "name": name,
         "rows": rows,
         "active": not all(run.is_finished for run in runs),
         "steps_done": _steps_done(runs),
-        "stats_rows": statistics_table(stats),
-        "stats_headers": [label for _, label in rows],
-        "signatures": sorted({s.chrf_signature for s in stats if s and s.chrf_signature}),
-        "missing": sum(1 for s in stats if s is None or s.status != "done"),
-        "humans": _humans(runs, *urls),
+        "humans": _comparison_humans(name, runs),
+        **_comparison_statistics(name, runs),
     }
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def comparison_statistics(request: HttpRequest) -> HttpResponse:
+    """GET: the Data quality section (polled while statistics are computed); POST: compute
+    them for every run of the comparison with the same engines."""
+    name, runs = _comparison(request)
+    if request.method == "GET":
+        context = _comparison_statistics(name, runs)
+        html = render_to_string(f"{COMPARISON}#statistics", context, request=request)
+        return HttpResponse(html) if context["computing"] else HttpResponseStopPolling(html)
+    back = redirect(f"{_comparison_url()}?{urlencode({'name': name})}#data-quality")
+    form = StatisticsForm(request.POST)
+    if not form.is_valid():
+        problems = "; ".join(f"{f}: {' '.join(str(m) for m in e)}" for f, e in form.errors.items())
+        messages.error(request, f"Nothing started: {problems}")
+        return back
+    try:
+        result = start_comparison_statistics(runs, **form.cleaned_data, requested_by=request.user)
+    except StatisticsConfigError as exc:
+        messages.error(request, f"Nothing started: {exc}")
+    except RunStateError as exc:
+        messages.error(request, f"Nothing started: {exc}.")
+    else:
+        labels = {run.pk: spec(run.method).label for run in runs}
+        skipped = "".join(
+            f" Not {labels[pk]} (#{pk}): {why}." for pk, why in result.skipped.items()
+        )
+        messages.success(
+            request,
+            f"The data-quality statistics of {len(result.started)} run(s) are queued.{skipped}",
+        )
+    return back
 
 
 # --- People: send to annotation, human results, calibration ----------------------------------

@@ -31,7 +31,8 @@ def validated_set():
 
 def every_export(client, challenge_set, number) -> dict[str, bytes]:
     out = {}
-    for fmt in exports.FORMATS:
+    version = challenge_set.versions.get(number=number)
+    for fmt in exports.formats_for(version):
         response = client.get(
             reverse("challenge_sets:download", args=[challenge_set.pk, number, fmt])
         )
@@ -128,12 +129,12 @@ def test_nothing_to_freeze_is_refused():
 def test_every_download_says_what_it_is(curator_client, curator):
     # Regression: the ESA annotations (JSONL) were served as text/plain.
     challenge_set, _ = validated_set()
-    freeze_version(challenge_set, user=curator)
+    version = freeze_version(challenge_set, user=curator)
     types = {
         fmt: curator_client.get(
             reverse("challenge_sets:download", args=[challenge_set.pk, 1, fmt])
         )["Content-Type"]
-        for fmt in exports.FORMATS
+        for fmt in exports.formats_for(version)
     }
     assert types == {
         "jsonl": "application/jsonl; charset=utf-8",

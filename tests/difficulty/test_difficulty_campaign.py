@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -185,7 +187,28 @@ def test_campaign_provenance_fields_are_neither_offered_nor_accepted(campaign):
         with pytest.raises(services.DifficultyDatasetError) as error:
             services.start_difficulty_evaluation(dataset, [f"metric:{field}"], enqueue=False)
         assert str(error.value) == (
-            f"metric:{field}: {field!r} records where the campaign's scores came from "
-            "(item ids, judgments averaged), it estimates nothing"
+            f"metric:{field}: {field!r} records where the human scores came from "
+            "(item ids, judgments and how many were averaged), it estimates nothing"
         )
+    assert not DifficultyEvaluation.objects.exists()
+
+
+def test_judgments_of_an_imported_file_are_neither_offered_nor_accepted():
+    """WMT's files carry each segment's judgments and their count: no difficulty estimate."""
+    rows = [
+        {"langs": "en-cs", "line_id": i, "src": source, "tgt": {"sysA": "a", "sysB": "b"},
+         "scores": {"sysA": 90.0 - 10 * i, "sysB": 70.0 + i},
+         "n_annotations": {"sysA": 2, "sysB": 1 + i % 2},
+         "annotations": {"sysA": [["x", 90], ["y", 80]], "sysB": [["x", 70]]},
+         "comet": 0.5 + i / 100}
+        for i, source in enumerate(SOURCES)
+    ]  # fmt: skip
+    lines = [json.dumps(row) for row in rows]
+    dataset = services.import_difficulty_dataset(lines, name="wmt-like")
+    assert dataset.origin != DifficultyDataset.Origin.CAMPAIGN
+    offered = {option.name for option in estimator_options(dataset)}
+    assert {name for name in offered if name.startswith("metric:")} == {"metric:comet"}
+    for field in ("n_annotations", "annotations"):
+        with pytest.raises(services.DifficultyDatasetError, match="it estimates nothing"):
+            services.start_difficulty_evaluation(dataset, [f"metric:{field}"], enqueue=False)
     assert not DifficultyEvaluation.objects.exists()

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from lexical.corpora import reading
 from lexical.corpora.services import CorpusImportError, CorpusSource, import_corpus_pairs
+from lexical.mining.services import start_mining
 from lexical.models import ParallelCorpus, SentencePair
 
 pytestmark = pytest.mark.django_db
@@ -272,6 +273,21 @@ def test_corpus_page_paginates_with_htmx(admin_client):
     assert "source 25" in first and "source 26" not in first and "page 1 of 2" in first
     partial = admin_client.get(url + "?page=2", headers={"HX-Request": "true"}).content.decode()
     assert "source 26" in partial and "<nav" not in partial
+
+
+def test_a_ready_corpus_page_offers_to_mine_it_and_lists_its_mining_jobs(admin_client):
+    corpus = _import(CorpusSource(format="tsv", file=io.BytesIO(_tsv("a b\tc d"))))
+    url = reverse("lexical:corpus_detail", args=[corpus.pk])
+    mine = f'href="{reverse("lexical:mining_new")}?corpus={corpus.pk}"'
+    assert mine in admin_client.get(url).content.decode()
+    job = start_mining(corpus, {}, enqueue=False)
+    page = admin_client.get(url).content.decode()
+    assert f'href="{reverse("lexical:mining_job", args=[job.pk])}">Mining #{job.pk}</a>' in page
+    form = admin_client.get(reverse("lexical:mining_new") + f"?corpus={corpus.pk}")
+    assert f'<option value="{corpus.pk}" selected>' in form.content.decode()
+    ParallelCorpus.objects.filter(pk=corpus.pk).update(status=ParallelCorpus.Status.IMPORTING)
+    importing = admin_client.get(url).content.decode()
+    assert mine not in importing and "can be mined once its import has finished" in importing
 
 
 def test_home_lists_corpora_and_nav_has_one_lexical_entry(admin_client):

@@ -4,6 +4,7 @@ cost, the concept page with generators side by side; the denied paths change not
 from __future__ import annotations
 
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -91,6 +92,29 @@ def test_the_job_page_shows_progress_cost_and_per_concept_errors(
     assert f"/lexical/rules/concepts/{concept(mining, 'trip').pk}/" in table
 
 
+def test_the_job_list_polls_until_every_job_on_it_has_ended(admin_client):
+    mining = make_mining_job()
+    world_engine("world")
+    (job,) = create_rule_jobs(
+        {
+            "engines": ["world"],
+            "concepts": [concept(mining, "date").pk, concept(mining, "trip").pk],
+        },
+        enqueue=False,
+    )
+    page = admin_client.get("/lexical/rules/").content.decode()
+    assert 'hx-get="/lexical/rules/" hx-trigger="every 2s"' in page and "0 / 2" in page
+    polled = admin_client.get("/lexical/rules/", headers={"HX-Request": "true"})
+    assert polled.status_code == 200 and "0 / 2" in polled.content.decode()
+    assert "<h1>" not in polled.content.decode()  # the table alone
+    run_in_foreground(job.pk)
+    polled = admin_client.get("/lexical/rules/", headers={"HX-Request": "true"})
+    assert polled.status_code == 286  # every job has ended: polling stops
+    html = polled.content.decode()
+    assert "2 / 2" in html and ">finished<" in html and "hx-trigger" not in html
+    assert 'hx-trigger="every 2s"' not in admin_client.get("/lexical/rules/").content.decode()
+
+
 def test_the_concept_page_shows_generators_side_by_side_with_validation(admin_client, fake_openai):
     mining = make_mining_job()
     world_engine("world")
@@ -113,6 +137,24 @@ def test_the_concept_page_shows_generators_side_by_side_with_validation(admin_cl
     run_in_foreground(job.pk)
     html = admin_client.get(f"/lexical/rules/concepts/{date.pk}/").content.decode()
     assert f"job #{job.pk}" in html and html.count("Use «khorma»") == 1
+
+
+def test_a_concept_page_links_to_its_rules_or_to_generating_them(admin_client):
+    mining = make_mining_job()
+    world_engine("world")
+    date = concept(mining, "date")
+    page = admin_client.get(f"/lexical/concepts/{date.pk}/").content.decode()
+    assert f'href="/lexical/rules/new/?concepts={date.pk}">generate rules' in page
+    form = admin_client.get(f"/lexical/rules/new/?concepts={date.pk}").content.decode()
+    assert f'name="concepts" value="{date.pk}"' in form
+    assert re.search(r'value="concepts"[^>]*checked', form)
+    (job,) = create_rule_jobs({"engines": ["world"], "concepts": [date.pk]}, enqueue=False)
+    run_in_foreground(job.pk)
+    page = admin_client.get(f"/lexical/concepts/{date.pk}/").content.decode()
+    assert f'<a href="/lexical/rules/concepts/{date.pk}/">Its rules</a>' in page
+    assert "(by world)" in page
+    rules = admin_client.get(f"/lexical/rules/concepts/{date.pk}/").content.decode()
+    assert f'<a href="/lexical/concepts/{date.pk}/">' in rules  # and back
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -11,7 +12,7 @@ from django.urls import reverse
 from lexical.concepts import services
 from lexical.concepts.demo import create_selection_for_demo
 from lexical.concepts.selection import SelectionParams
-from lexical.models import Concept, ExampleSelection, SelectedExample
+from lexical.models import Concept, ExampleSelection, MiningJob, SelectedExample
 from tests.lexical.factories import MiningJobFactory, concept_with_variations
 
 pytestmark = pytest.mark.django_db
@@ -146,10 +147,26 @@ def test_page_form_errors(admin_client, job):
     response = admin_client.post(url, {**base, "concepts": "1, x"})
     assert "&#x27;x&#x27; is not a concept id" in response.content.decode()
     response = admin_client.post(url, {**base, "mining_job": 999})
-    assert "mining job #999 has no concepts" in response.content.decode()
+    assert "Select a valid choice. 999 is not one of the available choices." in (
+        response.content.decode()
+    )
     assert ExampleSelection.objects.count() == 0
     prefilled = admin_client.get(url + f"?mining_job={job.pk}").content.decode()
-    assert f'value="{job.pk}"' in prefilled
+    assert f'<option value="{job.pk}" selected>' in prefilled
+
+
+def test_the_page_picks_a_finished_mining_job_by_name(admin_client, job):
+    running = MiningJobFactory(status=MiningJob.Status.RUNNING)
+    page = admin_client.get(reverse("lexical:selection_create")).content.decode()
+    select = re.search(r'<select name="mining_job"[^>]*>(.*?)</select>', page, re.S).group(1)
+    options = re.findall(r'<option value="(\d*)"[^>]*>([^<]*)</option>', select)
+    corpus = job.corpus
+    assert options == [
+        ("", "— or list concept ids below —"),
+        (str(job.pk), f"#{job.pk} {corpus.name} ({corpus.src_lang}→{corpus.tgt_lang}, "
+                      "4 active concepts)"),
+    ]  # fmt: skip
+    assert str(running.pk) not in [value for value, _ in options]
 
 
 def test_api(admin_client, job):

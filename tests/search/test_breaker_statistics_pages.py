@@ -97,6 +97,47 @@ def test_the_comparison_shows_table_2_side_by_side_and_fig_3(admin_client, runs)
     assert chart["Content-Type"] == "image/svg+xml" and b"Seeds" in chart.content
 
 
+def test_the_comparison_computes_table_2_for_all_runs_and_follows_them(
+    admin_client, runs, sent_tasks, django_capture_on_commit_callbacks
+):
+    page = admin_client.get(reverse("search:breaker_comparison") + "?name=Cmp").content.decode()
+    assert "Compute Table 2 for all runs" in page and f'<option value="{EMBEDDINGS}"' in page
+    url = reverse("search:breaker_comparison_statistics") + "?name=Cmp"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(url, {"embedder": EMBEDDINGS, "analyst": EDITOR})
+    assert response.status_code == 302 and response["Location"].endswith("#data-quality")
+    stats = list(BreakerStatistics.objects.order_by("run_id"))
+    assert [s.run_id for s in stats] == sorted(r.pk for r in runs)
+    assert {(s.embedder.name, s.analyst.name) for s in stats} == {(EMBEDDINGS, EDITOR)}
+    assert sorted(t[1] for t in sent_tasks) == sorted((s.pk, 1) for s in stats)
+    polled = admin_client.get(url)
+    html = polled.content.decode()
+    assert polled.status_code == 200 and 'hx-trigger="every 2s"' in html
+    assert "Computing the statistics of 2 runs" in html and "Compute Table 2" not in html
+    for s in stats:
+        statistics_in_foreground(s.pk)
+    done = admin_client.get(url)
+    assert done.status_code == 286  # htmx: stop polling, every column is computed
+    assert "no finished statistics" not in done.content.decode()
+    assert "Compute Table 2 for all runs" in done.content.decode()
+
+
+def test_table_2_for_all_runs_skips_a_run_being_computed_and_refuses_bad_engines(
+    admin_client, runs
+):
+    busy = start_statistics(runs[0], embedder=EMBEDDINGS, analyst=EDITOR, enqueue=False)
+    url = reverse("search:breaker_comparison_statistics") + "?name=Cmp"
+    refused = admin_client.post(url, {"embedder": EDITOR, "analyst": EDITOR}, follow=True)
+    assert "Nothing started: embedder:" in refused.content.decode()
+    assert BreakerStatistics.objects.count() == 1
+    response = admin_client.post(url, {"embedder": EMBEDDINGS, "analyst": EDITOR}, follow=True)
+    html = response.content.decode()
+    assert "statistics of 1 run(s) are queued" in html
+    assert f"Not Seeds (#{runs[0].pk}): the statistics of this run are being computed." in html
+    assert BreakerStatistics.objects.get(pk=busy.pk).round_index == busy.round_index
+    assert BreakerStatistics.objects.filter(run=runs[1]).exists()
+
+
 def test_api_statistics_action(admin_client, runs, sent_tasks):
     url = f"/api/breaker-runs/{runs[0].pk}/statistics/"
     assert admin_client.get(url).status_code == 404

@@ -65,6 +65,35 @@ def test_the_progress_table_polls_while_runs_go_on_and_the_page_reloads_once_all
     assert "hx-trigger" not in table
 
 
+def _report_texts(html: str) -> dict[int, str]:
+    """The Texts cell of the People section's report, by run (one translator per run here)."""
+    table = re.search(r'<table class="human-report">(.*?)</table>', html, re.S).group(1)
+    rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S)
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in rows]
+    return {int(re.search(r"#(\d+)", c[0]).group(1)): c[2] for c in cells}
+
+
+def test_the_people_report_follows_the_runs_without_a_reload(admin_client):
+    runs = comparison(name="Counts")
+    name = runs[0].comparison
+    first, second = runs
+    assert _report_texts(admin_client.get(page_url(name)).content.decode()) == {
+        first.pk: "0", second.pk: "0"}  # fmt: skip
+    run_in_foreground(runs[0].pk)
+    polled = admin_client.get(page_url(name), **HTMX).content.decode()
+    # The People section comes with the progress table, swapped in out of band.
+    assert '<section id="humans" class="humans" hx-swap-oob="true">' in polled
+    assert _report_texts(polled) == {first.pk: str(first.chains.count()), second.pk: "0"}
+    # A run's own page: its results reload when the run moved, the People section with them.
+    page = admin_client.get(reverse("search:breaker_detail", args=[second.pk])).content.decode()
+    assert _report_texts(page) == {second.pk: "0"} and "Send to annotation" not in page
+    run_in_foreground(second.pk)
+    url = reverse("search:breaker_results", args=[second.pk])
+    results = admin_client.get(url, **HTMX).content.decode()
+    assert 'hx-swap-oob="true"' in results and "Send to annotation" in results
+    assert _report_texts(results) == {second.pk: str(second.chains.count())}
+
+
 def test_a_sent_comparison_campaign_is_named_and_listed_in_words(admin_client):
     runs = [run_in_foreground(r.pk) for r in comparison(name="Words")]
     name = runs[0].comparison

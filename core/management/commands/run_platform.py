@@ -4,17 +4,31 @@ import sys
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+
+
+def server_address(host: str, port: str | int) -> str:
+    """``host:port`` as ``runserver`` takes it (an IPv6 address in brackets); a bad host or
+    port raises :class:`CommandError` naming it."""
+    host = str(host).strip().strip("[]")
+    text = str(port).strip()
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise CommandError(f"port must be a number from 1 to 65535, got {str(port)!r}")
+    if not host or any(c.isspace() or c in "/@?#" for c in host):
+        raise CommandError(f"host must be a host name or an IP address, got {host!r}")
+    return f"[{host}]:{int(text)}" if ":" in host else f"{host}:{int(text)}"
 
 
 class Command(BaseCommand):
     help = "Start the web server and a Celery worker together; Ctrl-C stops both."
 
     def add_arguments(self, parser):
-        parser.add_argument("--addr", default="127.0.0.1:8000")
+        parser.add_argument("--host", default="127.0.0.1", help="Address to serve on.")
+        parser.add_argument("--port", default="8000", help="Port to serve on.")
         parser.add_argument("--concurrency", type=int, default=2)
 
-    def handle(self, *args, addr: str, concurrency: int, **options):
+    def handle(self, *args, host: str, port: str, concurrency: int, **options):
+        addr = server_address(host, port)
         worker = subprocess.Popen(self._worker_command(concurrency))
         web = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", addr, "--noreload"],

@@ -43,13 +43,16 @@ def _wrong(value: Any) -> frozenset[int]:
 def _judgments(result: annotation_selectors.ItemResult) -> results.ConceptJudgments:
     answers = [j.answer.get("answers", {}) for j in result.counted]
     rule_meta = result.meta.get("rules", {})
+    # A question asked once for rules that read the same judges each of them (studies made
+    # before that list one rule per question).
     rules = tuple(
         results.RuleJudgments(
-            rule_id=int(meta["rule_id"]),
-            generator=str(meta["generator"]),
+            rule_id=int(rule["rule_id"]),
+            generator=str(rule["generator"]),
             votes=tuple(a.get(qid) == "yes" for a in answers if a.get(qid) is not None),
         )
         for qid, meta in rule_meta.items()
+        for rule in meta.get("rules") or [meta]
     )
     questions = ["recall", "precision", *rule_meta]
     return results.ConceptJudgments(

@@ -4,12 +4,14 @@ One questionnaire item per concept asks (a) whether a variation is missing (fami
 (b) which listed variations do not mean the concept (family ``precision``, "none of these"
 allowed) and (c) for each generated rule whether it is correct (family ``rules``; the rule id
 and generator stay in the item's ``meta``, never on the page, so generators are judged blind).
+A rule that two generators wrote alike is asked once; the answer judges both.
 Attention checks list a variation of another concept, which must be marked.
 """
 
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -120,6 +122,22 @@ def _rule_prompt(label: str, text: str) -> str:
     return prompt[: PROMPT_MAX_LENGTH - 1] + "…" if len(prompt) > PROMPT_MAX_LENGTH else prompt
 
 
+def rule_text_key(text: str) -> str:
+    """A rule's text as two generators that wrote the same rule would both have it:
+    NFKC, case-folded, whitespace collapsed, without a final full stop."""
+    folded = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    return folded.rstrip(" .。")
+
+
+def rule_questions(rules: list[Rule]) -> list[list[Rule]]:
+    """The rules to ask about, one list per question: rules of the same variation whose texts
+    read the same (:func:`rule_text_key`) are asked once, whoever wrote them, in id order."""
+    groups: dict[tuple[int, str], list[Rule]] = {}
+    for rule in sorted(rules, key=lambda r: r.pk):
+        groups.setdefault((rule.variation_id, rule_text_key(rule.text)), []).append(rule)
+    return list(groups.values())
+
+
 def _concept_item(
     concept: Concept, variations: list[Any], rules: list[Rule], rng: random.Random
 ) -> dict[str, Any]:
@@ -141,11 +159,12 @@ def _concept_item(
             "none_label": NONE_LABEL,
         },
     ]
-    shown = list(rules)
+    shown = rule_questions(rules)
     # Generators are judged blind: their rules are mixed in an order fixed by the study's seed.
     rng.shuffle(shown)
     rule_meta = {}
-    for rule in shown:
+    for same in shown:
+        rule = same[0]
         qid = f"rule-{rule.pk}"
         questions.append(
             {
@@ -155,10 +174,12 @@ def _concept_item(
                 "prompt": _rule_prompt(rule.variation.label, rule.text),
             }
         )
+        # One answer judges every rule that reads the same; each keeps its generator.
         rule_meta[qid] = {
             "rule_id": rule.pk,
             "generator": rule.generator,
             "variation_id": rule.variation_id,
+            "rules": [{"rule_id": r.pk, "generator": r.generator} for r in same],
         }
     return {
         "doc_id": f"concept-{concept.pk}",
@@ -323,7 +344,7 @@ def _items(plan: dict[str, Any]) -> tuple[list[dict], list[Concept], dict[str, l
         if len(variations) < 2:
             left_out["too_few_variations"].append(concept.pk)
             continue
-        if len(variations) > MAX_OPTIONS or len(rules) + 2 > MAX_QUESTIONS:
+        if len(variations) > MAX_OPTIONS or len(rule_questions(rules)) + 2 > MAX_QUESTIONS:
             left_out["too_many"].append(concept.pk)
             continue
         listed[concept.pk] = variations

@@ -12,7 +12,13 @@ from django.http import Http404
 
 from annotation import selectors as annotation_selectors
 from annotation.models import Campaign
-from annotation.protocols.choice import ATTESTED_KEY, HIGHLIGHT_KEY, valid_highlight
+from annotation.protocols.choice import (
+    ATTESTED_KEY,
+    HIGHLIGHT_KEY,
+    confidence_scale,
+    labels,
+    valid_highlight,
+)
 from annotation.selectors import ItemResult
 from lexical.access import may_use_lexical
 from lexical.models import ConceptExample, ExampleSelection, SelectionStudy
@@ -20,12 +26,16 @@ from lexical.studies.selection_study import results
 from lexical.studies.selection_study.services import ORIGIN
 
 __all__ = [
+    "DatasetItem",
     "HumanRow",
     "StudyResults",
+    "dataset_items",
     "human_row",
     "item_votes",
     "pool_size",
+    "recent_studies",
     "studies_for_user",
+    "study_by_pk",
     "study_for_user",
     "study_results",
 ]
@@ -140,3 +150,63 @@ def human_row(selection: ExampleSelection, example_ids: list[int]) -> HumanRow |
         if accuracy.examples:
             return HumanRow(study, accuracy)
     return None
+
+
+# --- For consumers above lexical (challenge sets): plain reads, no user; callers check access.
+
+
+def recent_studies(limit: int) -> list[SelectionStudy]:
+    studies = SelectionStudy.objects.select_related("campaign", "selection")
+    return list(studies.order_by("-created_at", "-id")[:limit])
+
+
+def study_by_pk(pk: int) -> SelectionStudy | None:
+    return SelectionStudy.objects.select_related("campaign", "selection").filter(pk=pk).first()
+
+
+@dataclass(frozen=True)
+class DatasetItem:
+    """A study item with sufficient context (it enters the DTAiLS dataset), with the QC-passing
+    annotators' votes and confidence ratings behind its majority."""
+
+    result: ItemResult
+    outcome: results.ItemOutcome
+    confidence_labels: tuple[str, ...]
+
+    @property
+    def meta(self) -> dict:
+        return self.result.meta if isinstance(self.result.meta, dict) else {}
+
+    @property
+    def confidences(self) -> dict[str, int | None]:
+        """Each counted annotator's confidence (1 = least confident), by pseudonym."""
+        counted = sorted(self.result.counted, key=lambda j: j.annotator)
+        return {j.annotator: _int_or_none(j.answer.get("confidence")) for j in counted}
+
+    @property
+    def votes(self) -> dict[str, str]:
+        """Each counted annotator's chosen variation(s), by pseudonym."""
+        counted = sorted(self.result.counted, key=lambda j: j.annotator)
+        return {
+            j.annotator: "|".join(labels(self.result, j.answer.get("selected", [])))
+            for j in counted
+        }
+
+    @property
+    def mean_confidence(self) -> float | None:
+        values = [v for v in self.confidences.values() if v is not None]
+        return round(sum(values) / len(values), 6) if values else None
+
+
+def dataset_items(study: SelectionStudy) -> list[DatasetItem]:
+    """The study's items with sufficient context, in campaign order: complete, and the majority
+    of the annotators who pass QC (under the study's tie rule) chose the attested variation —
+    the same definition as the study page and its DTAiLS export."""
+    campaign = study.campaign
+    scale = tuple(label for _, label in confidence_scale(campaign.confidence_labels or None))
+    kept = []
+    for result in annotation_selectors.item_results(campaign, origin=ORIGIN):
+        outcome = results.decide(votes_of(result), campaign.tie_rule)
+        if outcome.sufficient:
+            kept.append(DatasetItem(result, outcome, scale))
+    return kept

@@ -176,3 +176,41 @@ def test_verdicts_are_written_when_an_item_completes(django_capture_on_commit_ca
         )
     statuses = dict(Rule.objects.values_list("generator", "validation_status").distinct())
     assert statuses == {"gpt": "correct", "gemma": "correct"}  # gemma: yes, yes, no
+
+
+def test_a_rule_two_generators_wrote_alike_is_asked_once_and_judges_both():
+    job, rule_jobs = make_world()
+    gpt, gemma = (Rule.objects.get(generator=g, variation__lemma="viaje") for g in ("gpt", "gemma"))
+    # The same rule, up to case, spacing and the final full stop.
+    Rule.objects.filter(pk=gpt.pk).update(text="Use viaje for a  journey.")
+    Rule.objects.filter(pk=gemma.pk).update(text="use VIAJE for a journey")
+    study = create_study(
+        {"name": "RV dedupe", "mining_job": job.pk, "rule_jobs": [j.pk for j in rule_jobs]}
+    )
+    trip = study.campaign.items.get(origin_ref=str(gpt.concept_id))
+    asked = [q for q in trip.questions if q["family"] == "rules"]
+    assert len(asked) == 5  # 3 variations × 2 generators, one rule asked once
+    older, newer = sorted((gpt, gemma), key=lambda rule: rule.pk)
+    first = older.pk
+    question = next(q for q in asked if q["id"] == f"rule-{first}")
+    assert question["prompt"].endswith(": " + Rule.objects.get(pk=first).text)
+    assert trip.meta["rules"][f"rule-{first}"]["rules"] == [
+        {"rule_id": older.pk, "generator": older.generator},
+        {"rule_id": newer.pk, "generator": newer.generator},
+    ]
+    assert f"rule-{newer.pk}" not in trip.meta["rules"]
+
+    def no_to_viaje(item, qid):
+        return "no" if qid == f"rule-{first}" else "yes"
+
+    for name in ("a", "b", "c"):
+        work(make_annotator(name), study.campaign, answers_for(rule=no_to_viaje))
+    results = study_results(study)
+    # Each generator's rule counts in its own column: 5 rules each, one judged incorrect.
+    assert (results.rules["gpt"].majority_positive, results.rules["gpt"].majority_total) == (4, 5)
+    assert (results.rules["gemma"].majority_positive, results.rules["gemma"].majority_total) == (
+        4, 5)  # fmt: skip
+    apply_rule_verdicts(study)
+    gpt.refresh_from_db()
+    gemma.refresh_from_db()
+    assert (gpt.validation_status, gemma.validation_status) == ("incorrect", "incorrect")

@@ -1,5 +1,5 @@
 """The pure maths of the selection study: majority with tie rules, sufficient context, Table 2,
-per-concept rows and the human accuracy (lexical/selection_study/results.py)."""
+per-concept rows and the human accuracy (lexical/studies/selection_study/results.py)."""
 
 from __future__ import annotations
 
