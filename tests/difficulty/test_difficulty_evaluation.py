@@ -220,6 +220,18 @@ def test_the_text_report_has_both_tables(wmt, capsys):
     table = out.splitlines()
     rows = {line.split()[1]: line for line in table if line.startswith(("Oracle", "Heuristic"))}
     assert set(rows) >= {"oracle-src", "length"}
+    # Seed 002 Table 7's order and ranks: the oracle, then length, then random, all apart.
+    header = next(line for line in table if line.startswith("Group"))
+    assert header.split()[-2:] == ["en-cs", "Rank"]
+    dec_rows = [
+        line.split() for line in table if line.startswith(("Oracle", "Heuristic", "Random"))
+    ]
+    assert [(row[1], row[-1]) for row in dec_rows[:3]] == [
+        ("oracle-src", "1"),
+        ("length", "2"),
+        ("random", "3"),
+    ]
+    assert "Rank: clusters of significance (PERM-BOTH test of every two estimators" in out
     assert any(line.startswith("Random selection") for line in table)
     assert any(line.startswith("Full set") for line in table)
     assert DifficultyEvaluation.objects.filter(status="done").count() == 1
