@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from difficulty import dec_significance as significance
 from difficulty.dec import LanguagePairBlock
@@ -53,7 +54,12 @@ def test_pair(
     the same swaps wherever the estimators sit in the list. JSON-ready."""
     names = (zlib.crc32(first.encode()), zlib.crc32(second.encode()))
     rng = np.random.default_rng([seed, *names, 3])
-    return significance.perm_both_pair(blocks_first, blocks_second, rng=rng).as_dict()
+    # The products are a few hundred rows deep: a second BLAS thread gains little when the
+    # machine is idle and, when it is busy, spins against the other work (5× the CPU time on the
+    # 2-core development machine under load).
+    with threadpool_limits(limits=1, user_api="blas"):
+        test = significance.perm_both_pair(blocks_first, blocks_second, rng=rng)
+    return test.as_dict()
 
 
 def _number(value: float | None) -> float:
