@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Iterator
@@ -288,23 +289,31 @@ GROUP_ORDER = ("Oracle", "Heuristic", "Dataset metric", "LLM judge", "Crowd base
 
 def result_tables(results: dict[str, Any]) -> dict[str, Any]:
     """An evaluation's results arranged for display: seed 002 Table 1 rows (grouped, best DEC
-    first within a group), per-language-pair columns in order, and the subset table."""
+    first within a group) or, once the estimators are ranked, Table 7's order (by DEC, each
+    row's cluster rank, ``cluster_start`` where a new cluster begins), per-language-pair columns
+    in order (``per_lp``: the pair, its DEC and rank), and the subset table."""
     pairs = list(results["dataset"]["language_pairs"])
     details = results["details"]
+    clusters = results.get("significance") or {}
     rows = []
     for name, result in results["estimators"].items():
         detail = details[name]
         ci = detail.get("dec_ci") or [None, None]
+        dec_per_lp = [result["dec_per_lp"].get(code) for code in pairs]
         rows.append(
             {
                 "name": name,
                 "group": detail["group"],
                 "description": detail["description"],
+                "rank": result.get("rank"),
                 "dec": result["dec"],
                 "ci_low": ci[0],
                 "ci_high": ci[1],
                 "pearson": result["pearson"],
-                "dec_per_lp": [result["dec_per_lp"].get(code) for code in pairs],
+                "dec_per_lp": dec_per_lp,
+                "per_lp": list(
+                    zip(pairs, dec_per_lp, _ranks_per_lp(clusters, name, pairs), strict=True)
+                ),
                 "avg_score": result["avg_score"],
                 "pct_perfect": result["pct_perfect"],
                 "subset_per_lp": [detail["subset_per_lp"].get(code, {}) for code in pairs],
@@ -322,13 +331,30 @@ def result_tables(results: dict[str, Any]) -> dict[str, Any]:
             math.inf if r["dec"] is None else -r["dec"],
         )
     )
+    order = clusters.get("order")
+    if order:
+        rows.sort(key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
+        for before, row in itertools.pairwise(rows):
+            row["cluster_start"] = row["rank"] != before["rank"]
     return {
         "pairs": pairs,
         "rows": rows,
+        "ranked": bool(order),
+        "significance": clusters,
         "full_set": results["dataset"]["full_set"],
         "random_selection": results["random_selection"],
         "settings": results["settings"],
     }
+
+
+def _ranks_per_lp(clusters: dict[str, Any], name: str, pairs: list[str]) -> list[int | None]:
+    per_lp = clusters.get("per_lp", {})
+    ranks = []
+    for code in pairs:
+        ranking = per_lp.get(code, {})
+        order = ranking.get("order", [])
+        ranks.append(ranking["ranks"][order.index(name)] if name in order else None)
+    return ranks
 
 
 # The page lists this many of each estimator's hardest segments per language pair; the JSON

@@ -344,6 +344,12 @@ class EvaluationCreateSerializer(serializers.Serializer):
 
 
 class EstimatorResultSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(
+        allow_null=True,
+        required=False,
+        help_text="Cluster of statistical significance (1 = best; see significance); null with "
+        "one estimator, an undefined DEC, or where the clusters were left out.",
+    )
     dec = FiniteFloatField(allow_null=True, help_text="Difficulty estimation correlation.")
     dec_per_lp = serializers.DictField(child=FiniteFloatField(allow_null=True))
     pearson = FiniteFloatField(allow_null=True)
@@ -381,6 +387,56 @@ class RandomSelectionSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
 
 
+_P_VALUES_HELP = (
+    "p_values[i][j] (i < j; null elsewhere): the p-value that order[j]'s DEC is at least "
+    "order[i]'s."
+)
+
+
+class RankingSerializer(serializers.Serializer):
+    order = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Estimators by decreasing DEC (undefined left out).",
+    )
+    dec = serializers.ListField(child=serializers.FloatField())
+    ranks = serializers.ListField(child=serializers.IntegerField(), help_text="In that order.")
+    p_values = serializers.ListField(
+        child=serializers.ListField(child=FiniteFloatField(allow_null=True)),
+        help_text=_P_VALUES_HELP,
+    )
+
+
+class SignificanceSerializer(serializers.Serializer):
+    """Seed 002 Tables 7–8: clusters of significance from PERM-BOTH tests of every pair of
+    estimators (Deutsch et al., 2021), ranked as Freitag et al. (2024). When the tests were
+    left out, only ``method`` and ``skipped`` (why) are present."""
+
+    method = serializers.CharField(help_text="PERM-BOTH")
+    skipped = serializers.CharField(required=False)
+    follows = serializers.CharField(required=False)
+    n_resamples = serializers.IntegerField(required=False, help_text="At most, per pair.")
+    early_stopping = serializers.DictField(
+        required=False,
+        help_text="A test stops after a block of block_size resamples once every p-value "
+        "(overall and per language pair) is below `below` or above `above`.",
+    )
+    alpha = serializers.FloatField(required=False)
+    seed = serializers.IntegerField(required=False)
+    order = serializers.ListField(child=serializers.CharField(), required=False)
+    dec = serializers.ListField(child=serializers.FloatField(), required=False)
+    ranks = serializers.ListField(child=serializers.IntegerField(), required=False)
+    p_values = serializers.ListField(
+        child=serializers.ListField(child=FiniteFloatField(allow_null=True)),
+        required=False,
+        help_text=_P_VALUES_HELP,
+    )
+    resamples_used = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField(allow_null=True)),
+        required=False,
+    )
+    per_lp = serializers.DictField(child=RankingSerializer(), required=False)
+
+
 class EvaluationResultsSerializer(serializers.Serializer):
     """A finished evaluation's results, as the page's JSON download has them."""
 
@@ -389,6 +445,11 @@ class EvaluationResultsSerializer(serializers.Serializer):
     settings = serializers.DictField()
     random_selection = RandomSelectionSerializer()
     details = serializers.DictField(child=EstimatorDetailSerializer())
+    significance = SignificanceSerializer(
+        allow_null=True,
+        required=False,
+        help_text="Null with one estimator (or for an evaluation made before clusters existed).",
+    )
 
 
 class EvaluationStateErrorSerializer(serializers.Serializer):

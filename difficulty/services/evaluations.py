@@ -10,9 +10,11 @@
 
 An evaluation is planned when it starts as a list of units: estimates (one per local estimator;
 one per chunk of distinct sources per language pair for engine estimators), then per estimator
-its DEC/Pearson/subset metrics and its bootstrap resamples in chunks, then ``finish``, which
-writes the results. The plan and the set of finished units live on the row, so a killed worker
-loses at most the unit in flight, and a redelivered round carries on where the last one stopped.
+its DEC/Pearson/subset metrics, one significance test per pair of estimators
+(:mod:`.evaluation_significance`) and per estimator its bootstrap resamples in chunks, then
+``finish``, which writes the results. The plan and the set of finished units live on the row,
+so a killed worker loses at most the unit in flight, and a redelivered round carries on where
+the last one stopped.
 
 A little over 500 lines on purpose: planning, running and recording units share the plan's
 vocabulary (unit keys, groups, bootstrap chunks), and splitting them would scatter it.
@@ -47,6 +49,7 @@ from difficulty.models import (
     matrix_to_bytes,
 )
 from difficulty.selectors import pair_data
+from difficulty.services import evaluation_significance as clusters
 from difficulty.services.datasets import DifficultyDatasetError
 from engines.selectors import queue_for_engines
 
@@ -89,6 +92,7 @@ def _plan(
     distinct_per_pair: dict[str, int],
     n_bootstrap: int,
     bootstrap_chunk: int,
+    tests: list[list],
 ) -> list[list]:
     units: list[list] = []
     for spec in specs:
@@ -100,6 +104,7 @@ def _plan(
         else:
             units.append(["estimate", spec.name, "*", 0])
     units += [["metrics", spec.name, "", 0] for spec in specs]
+    units += tests
     n_chunks = math.ceil(n_bootstrap / bootstrap_chunk) if n_bootstrap else 0
     units += [["bootstrap", spec.name, "", k] for spec in specs for k in range(n_chunks)]
     units.append(["finish", "", "", 0])
@@ -173,19 +178,21 @@ def start_difficulty_evaluation(
                 f"{fields})"
             )
     distinct = {}
-    cells = groups = 0
+    cells = groups = test_work = 0
     for lp in language_pairs:
         evaluated = [s for s in lp.systems.all() if include_references or not s.is_reference]
         if not evaluated:
             raise DifficultyDatasetError(f"{lp.code} has no system to evaluate")
         groups += len(evaluated)
         cells += sum(s.n_scored for s in evaluated)
+        test_work += sum(s.n_scored**2 for s in evaluated)
         if any(spec.uses_engine for spec in specs):
             distinct[lp.code] = lp.segments.values("source_key").distinct().count()
     bootstrap_chunk = max(
         1, min(n_bootstrap or 1, BOOTSTRAP_WORK_PER_UNIT // (cells + 500 * groups))
     )
-    plan = _plan(specs, distinct, n_bootstrap, bootstrap_chunk)
+    tests, tests_skipped = clusters.plan_tests(names, test_work)
+    plan = _plan(specs, distinct, n_bootstrap, bootstrap_chunk, tests)
     with transaction.atomic():
         evaluation = DifficultyEvaluation.objects.create(
             dataset=dataset,
@@ -195,7 +202,12 @@ def start_difficulty_evaluation(
             n_bootstrap=n_bootstrap,
             include_references=include_references,
             progress_total=len(plan),
-            state={"plan": plan, "done": [], "bootstrap_chunk": bootstrap_chunk},
+            state={
+                "plan": plan,
+                "done": [],
+                "bootstrap_chunk": bootstrap_chunk,
+                "significance_skipped": tests_skipped,
+            },
             created_by=created_by,
         )
         if enqueue:
@@ -358,6 +370,15 @@ class _Run:
                 )
 
             return record
+        if kind == "significance":
+            test = clusters.test_pair(
+                evaluation.seed, name, code, self.blocks(name), self.blocks(code)
+            )
+
+            def record(row: DifficultyEvaluation) -> None:
+                row.state.setdefault("significance", {})[_unit_key(unit)] = _json_safe(test)
+
+            return record
         if kind == "finish":
             return self._finish()
         raise ValueError(f"unknown unit {unit!r}")
@@ -379,6 +400,8 @@ class _Run:
         def record(row: DifficultyEvaluation) -> None:
             estimators_out: dict[str, Any] = {}
             details: dict[str, Any] = {}
+            significance = clusters.estimator_clusters(row.state, row.estimators, row.seed)
+            ranks = clusters.ranks_of(significance)
             for name in row.estimators:
                 metrics = row.state["metrics"][name]
                 samples = [
@@ -388,6 +411,7 @@ class _Run:
                 ]
                 low, high = dec.percentile_interval(np.array(samples), CONFIDENCE)
                 estimators_out[name] = {
+                    "rank": ranks.get(name),
                     "dec": metrics["dec"]["dec"],
                     "dec_per_lp": metrics["dec"]["dec_per_lp"],
                     "pearson": metrics["dec"]["pearson"],
@@ -429,6 +453,7 @@ class _Run:
                     },
                     "random_selection": random_rows.as_dict(),
                     "details": details,
+                    "significance": significance,
                 }
             )
             row.status = DifficultyEvaluation.Status.DONE

@@ -414,13 +414,18 @@ def test_round_trip_import_start_run_results(api, sent_tasks, django_capture_on_
     assert list(results["estimators"]) == ["length", "oracle-src", "metric:comet"]
     for name in ("length", "oracle-src", "metric:comet"):
         row = results["estimators"][name]
-        assert set(row) == {"dec", "dec_per_lp", "pearson", "avg_score", "pct_perfect"}
+        assert set(row) == {"rank", "dec", "dec_per_lp", "pearson", "avg_score", "pct_perfect"}
         assert -1.0 <= row["dec"] <= 1.0
         low, high = results["details"][name]["dec_ci"]
         assert low <= high
         assert results["details"][name]["n_bootstrap"] == 50
     assert results["settings"]["n_bootstrap"] == 50
     assert results["dataset"]["name"] == "trip"
+    clusters = results["significance"]  # the estimators' ranks, as on the page
+    assert clusters["method"] == "PERM-BOTH"
+    assert sorted(clusters["order"]) == sorted(results["estimators"])
+    ranks = dict(zip(clusters["order"], clusters["ranks"], strict=True))
+    assert ranks == {name: row["rank"] for name, row in results["estimators"].items()}
     assert api.get(f"{DATASETS}{dataset_id}/").json()["n_evaluations"] == 1
 
 
@@ -435,3 +440,5 @@ def test_the_schema_describes_the_endpoints(api):
     results = paths[EVALUATIONS + "{id}/results/"]["get"]["responses"]
     assert set(results) == {"200", "409"}
     assert "EvaluationResults" in json.dumps(results["200"])
+    significance = schema["components"]["schemas"]["Significance"]["properties"]
+    assert {"method", "order", "ranks", "p_values", "per_lp"} <= set(significance)

@@ -16,14 +16,14 @@ from scipy import stats
 
 from difficulty import services
 from difficulty.models import DifficultyDataset, DifficultyEstimate, DifficultyEvaluation
-from difficulty.services import evaluations
+from difficulty.services import evaluation_significance, evaluations
 from engines import heuristics
 from tests.rounds.database_outage import end_this_connection, postgres_only, reconnect
 
 pytestmark = pytest.mark.django_db
 
 WMT_FILE = "wmt24_esa_en-cs.jsonl"
-ESTIMATOR_KEYS = {"dec", "dec_per_lp", "pearson", "avg_score", "pct_perfect"}
+ESTIMATOR_KEYS = {"rank", "dec", "dec_per_lp", "pearson", "avg_score", "pct_perfect"}
 
 
 @pytest.fixture
@@ -154,6 +154,27 @@ def test_length_is_positive_and_the_oracle_beats_every_heuristic(wmt):
         assert oracle_avg < results["estimators"][heuristic]["avg_score"]
     # Selecting by length gives a harder subset than random selection.
     assert results["estimators"]["length"]["avg_score"] < results["random_selection"]["avg_score"]
+    # Seed 002 Table 7's ranks: clusters of significance by PERM-BOTH, stored with the results.
+    clusters = results["significance"]
+    assert (clusters["method"], clusters["n_resamples"], clusters["alpha"]) == (
+        "PERM-BOTH",
+        1000,
+        0.05,
+    )
+    assert clusters["order"] == ["oracle-src-lang", "oracle-src", "length", "chars", "rarity"]
+    assert clusters["dec"] == [dec[name] for name in clusters["order"]]
+    # The two oracles differ only on the source that occurs twice: no significant difference.
+    assert clusters["ranks"] == [1, 1, 2, 3, 4]
+    assert clusters["p_values"][0][1] > 0.05
+    assert clusters["p_values"][0][2:] == [0.0, 0.0, 0.0]
+    assert [row[: i + 1] for i, row in enumerate(clusters["p_values"])] == [
+        [None] * (i + 1) for i in range(5)
+    ]
+    assert clusters["resamples_used"][0][1] == 1000  # undecided: every resample was drawn
+    assert clusters["resamples_used"][2][3] == 200  # decided after the first block
+    assert clusters["per_lp"]["en-cs"]["ranks"] == clusters["ranks"]
+    ranks = {name: r["rank"] for name, r in results["estimators"].items()}
+    assert ranks == dict(zip(clusters["order"], clusters["ranks"], strict=True))
 
 
 def test_random_averages_zero_over_many_seeds(wmt):
@@ -178,6 +199,8 @@ def test_human_references_can_be_included(wmt, wmt_rows):
     ]
     assert results["estimators"]["length"]["dec"] == pytest.approx(np.mean(taus), abs=1e-12)
     assert len(results["dataset"]["language_pairs"]["en-cs"]["systems"]) == 16
+    assert results["significance"] is None  # one estimator: nothing to compare
+    assert results["estimators"]["length"]["rank"] is None
 
 
 def test_the_text_report_has_both_tables(wmt, capsys):
@@ -197,6 +220,18 @@ def test_the_text_report_has_both_tables(wmt, capsys):
     table = out.splitlines()
     rows = {line.split()[1]: line for line in table if line.startswith(("Oracle", "Heuristic"))}
     assert set(rows) >= {"oracle-src", "length"}
+    # Seed 002 Table 7's order and ranks: the oracle, then length, then random, all apart.
+    header = next(line for line in table if line.startswith("Group"))
+    assert header.split()[-2:] == ["en-cs", "Rank"]
+    dec_rows = [
+        line.split() for line in table if line.startswith(("Oracle", "Heuristic", "Random"))
+    ]
+    assert [(row[1], row[-1]) for row in dec_rows[:3]] == [
+        ("oracle-src", "1"),
+        ("length", "2"),
+        ("random", "3"),
+    ]
+    assert "Rank: clusters of significance (PERM-BOTH test of every two estimators" in out
     assert any(line.startswith("Random selection") for line in table)
     assert any(line.startswith("Full set") for line in table)
     assert DifficultyEvaluation.objects.filter(status="done").count() == 1
@@ -297,6 +332,31 @@ def test_a_non_numeric_metric_value_fails_the_evaluation_with_its_line(small):
 
     assert evaluation.status == DifficultyEvaluation.Status.FAILED
     assert evaluation.error == "metric:note: line 1 has 'text' in 'note'; a number is needed"
+
+
+def test_clusters_do_not_depend_on_the_order_of_the_estimators(small):
+    names = ["length", "metric:-hardness", "random"]
+
+    first = evaluate(small, names)["significance"]
+    again = evaluate(small, names[::-1])["significance"]
+
+    assert first == again
+    assert first["order"][0] == "metric:-hardness"
+
+
+def test_clusters_are_left_out_where_the_tests_would_take_too_long(small, monkeypatch):
+    monkeypatch.setattr(evaluation_significance, "SIGNIFICANCE_MAX_WORK", 30 * 30 * 3 - 1)
+
+    evaluation = services.start_difficulty_evaluation(small, ["length", "random"], enqueue=False)
+    results = services.run_difficulty_evaluation(evaluation.pk).results
+
+    assert all(unit[0] != "significance" for unit in evaluation.state["plan"])
+    assert results["significance"] == {
+        "method": "PERM-BOTH",
+        "skipped": "significance clusters left out: 1 permutation test on this dataset would "
+        "take too long (2,700 cell pairs per resample; at most 2,699)",
+    }
+    assert results["estimators"]["length"]["rank"] is None
 
 
 # --- Rounds, leases, cancellation ----------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -229,6 +230,40 @@ def test_results_page_json_and_chart(admin_client, finished):
     assert download.json()["estimators"] == finished.results["estimators"]
     assert chart["Content-Type"] == "image/svg+xml"
     assert b"Difficulty estimation correlation" in chart.content
+    assert download.json()["significance"] == finished.results["significance"]
+
+
+def ranked_table(html: str) -> tuple[list[str], list[str], int]:
+    """The DEC table's estimators and ranks in page order, and its rules between clusters."""
+    table = html[html.index('<table class="ranked">') : html.index("</table>")]
+    names = re.findall(r'<code title="[^"]*">([^<]+)</code>', table)
+    ranks = re.findall(r'<tr(?: class="cluster-start")?>\s*<td class="num">([^<]+)</td>', table)
+    return names, ranks, table.count('<tr class="cluster-start">')
+
+
+def test_the_page_ranks_estimators_in_significance_clusters(admin_client, finished):
+    url = f"/difficulty/evaluations/{finished.pk}/"
+    clusters = finished.results["significance"]
+
+    names, ranks, rules = ranked_table(admin_client.get(url).content.decode())
+
+    # 12 segments × 2 systems separate nothing: one cluster, no rule.
+    assert names == clusters["order"] == ["oracle-src", "length", "random"]
+    assert ranks == ["1", "1", "1"]
+    assert rules == 0
+
+    # The page draws what the results hold: three estimators in two clusters, one rule.
+    results = finished.results
+    results["significance"]["ranks"] = [1, 2, 2]
+    results["significance"]["per_lp"]["en-cs"]["ranks"] = [1, 1, 2]
+    for name, rank in zip(clusters["order"], [1, 2, 2], strict=True):
+        results["estimators"][name]["rank"] = rank
+    DifficultyEvaluation.objects.filter(pk=finished.pk).update(results=results)
+    html = admin_client.get(url).content.decode()
+
+    assert ranked_table(html) == (clusters["order"], ["1", "2", "2"], 1)
+    assert '<small class="muted" title="rank in en-cs">(2)</small>' in html
+    assert "PERM-BOTH permutation test" in html
 
 
 def test_cancel_from_the_page(admin_client, dataset):

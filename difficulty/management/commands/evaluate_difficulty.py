@@ -50,6 +50,10 @@ def format_results(results: dict) -> str:
         + ("" if dataset["references_included"] else " (human references left out)"),
         "",
     ]
+    clusters = results.get("significance") or {}
+    ranked = clusters.get("order", [])
+    if ranked:  # seed 002 Table 7: by DEC, with each estimator's cluster
+        order = [*ranked, *(name for name in order if name not in ranked)]
     header = ["Group", "Estimator", "DEC", f"{round(settings['confidence'] * 100)}% CI", "Pearson"]
     rows = []
     for name in order:
@@ -59,8 +63,17 @@ def format_results(results: dict) -> str:
         rows.append(
             [details[name]["group"], name, _num(result["dec"]), ci_text, _num(result["pearson"])]
             + [_num(result["dec_per_lp"].get(p)) for p in pairs]
+            + ([str(result.get("rank") or "–")] if ranked else [])
         )
-    out += _table(header + pairs, rows)
+    out += _table(header + pairs + (["Rank"] if ranked else []), rows)
+    if ranked:
+        out.append(
+            f"Rank: clusters of significance ({clusters['method']} test of every two estimators, "
+            f"up to {clusters['n_resamples']} resamples, alpha {clusters['alpha']}; seed 002 "
+            "Table 7)."
+        )
+    elif clusters.get("skipped"):
+        out.append(f"Note: {clusters['skipped']}.")
     fraction = settings["subset_fraction"]
     random_rows = results["random_selection"]
     full = dataset["full_set"]
