@@ -93,33 +93,40 @@ def qe_engines() -> QuerySet[Engine]:
 
 
 def source_options(input_kind: str, source: Any) -> dict[str, list[tuple[str, str]]]:
-    """The language pairs and scores the form offers for one chosen source."""
-    if source is None:
-        return {"language_pairs": [], "scores": []}
-    if input_kind == SystemRanking.InputKind.DATASET:
-        codes = list(source.language_pairs.order_by("code").values_list("code", flat=True))
-        named = inputs.human_score_name(source)
+    """The language pairs and scores the form offers for one chosen source (before a source is
+    chosen: the scores every source of that kind has)."""
+    kinds = SystemRanking.InputKind
+    if input_kind == kinds.DATASET:
+        return _dataset_options(source)
+    codes = [] if source is None else _pairs_of(input_kind, source)
+    if input_kind == kinds.CAMPAIGN:
         scores = [
-            (field, f"human score ({named})" if field == inputs.HUMAN and named else field)
-            for field in inputs.dataset_score_fields(source)
+            (inputs.HUMAN, "mean score (0–100)"),
+            (inputs.Z_SCORE, "per-annotator z-scores (WMT)"),
         ]
-        return {"language_pairs": [(c, c) for c in codes], "scores": scores}
-    if input_kind == SystemRanking.InputKind.CAMPAIGN:
-        code = f"{source.src_lang}-{source.tgt_lang}" if source.src_lang else ""
-        return {
-            "language_pairs": [(code, code)] if code else [],
-            "scores": [
-                (inputs.HUMAN, "mean score (0–100)"),
-                (inputs.Z_SCORE, "per-annotator z-scores (WMT)"),
-            ],
-        }
-    codes = inputs.version_language_pairs(source)
-    scores = (
-        [(e.name, e.name) for e in qe_engines()]
-        if input_kind == SystemRanking.InputKind.VERSION_QE
-        else [(inputs.HUMAN, "human scores from validation")]
-    )
+    elif input_kind == kinds.VERSION_QE:
+        scores = [(e.name, e.name) for e in qe_engines()]
+    else:
+        scores = [(inputs.HUMAN, "human scores from validation")]
     return {"language_pairs": [(c, c) for c in codes], "scores": scores}
+
+
+def _dataset_options(dataset: DifficultyDataset | None) -> dict[str, list[tuple[str, str]]]:
+    if dataset is None:
+        return {"language_pairs": [], "scores": [(inputs.HUMAN, "human score")]}
+    codes = list(dataset.language_pairs.order_by("code").values_list("code", flat=True))
+    named = inputs.human_score_name(dataset)
+    scores = [
+        (field, f"human score ({named})" if field == inputs.HUMAN and named else field)
+        for field in inputs.dataset_score_fields(dataset)
+    ]
+    return {"language_pairs": [(c, c) for c in codes], "scores": scores}
+
+
+def _pairs_of(input_kind: str, source: Any) -> list[str]:
+    if input_kind == SystemRanking.InputKind.CAMPAIGN:
+        return [f"{source.src_lang}-{source.tgt_lang}"] if source.src_lang else []
+    return inputs.version_language_pairs(source)
 
 
 # --- the ranking page --------------------------------------------------------------------------

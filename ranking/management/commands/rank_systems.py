@@ -21,7 +21,7 @@ from ranking.services import (
 # The service names fields as the API does; the command's options are spelt differently.
 OPTION_OF = {
     "language_pair": "--lp", "n_resamples": "--resamples", "include_references":
-    "--include-references", "input_kind": "input", "version": "--version",
+    "--include-references", "input_kind": "input", "version": "--set-version",
     "score": "--score" , "dataset": "--dataset", "campaign": "--campaign",
 }  # fmt: skip
 
@@ -36,8 +36,9 @@ class Command(BaseCommand):
         source = parser.add_mutually_exclusive_group(required=True)
         source.add_argument("--dataset", help="Difficulty dataset name.")
         source.add_argument("--campaign", help="Annotation campaign name (ESA or MQM).")
-        source.add_argument("--challenge-set", help="Challenge set name (with --version).")
-        parser.add_argument("--version", type=int, help="Frozen version number of the set.")
+        source.add_argument("--challenge-set", help="Challenge set name (with --set-version).")
+        # Not --version: Django's commands print their own version with it.
+        parser.add_argument("--set-version", type=int, help="Frozen version number of the set.")
         parser.add_argument(
             "--qe", default="", help="Score the version's translations with this QE engine."
         )
@@ -76,15 +77,14 @@ class Command(BaseCommand):
             if campaign is None:
                 raise CommandError(f"there is no campaign named {options['campaign']!r}")
             return {"input_kind": SystemRanking.InputKind.CAMPAIGN, "campaign": campaign}
-        if options["version"] is None:
-            raise CommandError("--challenge-set needs --version N")
+        if options["set_version"] is None:
+            raise CommandError("--challenge-set needs --set-version N")
         version = FrozenVersion.objects.filter(
-            challenge_set__name=options["challenge_set"], number=options["version"]
+            challenge_set__name=options["challenge_set"], number=options["set_version"]
         ).first()
         if version is None:
-            raise CommandError(
-                f"challenge set {options['challenge_set']!r} has no version {options['version']}"
-            )
+            name, number = options["challenge_set"], options["set_version"]
+            raise CommandError(f"challenge set {name!r} has no version {number}")
         kind = (
             SystemRanking.InputKind.VERSION_QE if options["qe"] else SystemRanking.InputKind.VERSION
         )
