@@ -117,7 +117,12 @@ def _dataset_options(dataset: DifficultyDataset | None) -> dict[str, list[tuple[
     codes = list(dataset.language_pairs.order_by("code").values_list("code", flat=True))
     named = inputs.human_score_name(dataset)
     scores = [
-        (field, f"human score ({named})" if field == inputs.HUMAN and named else field)
+        (
+            field,
+            (f"human score ({named})" if named else "human score")
+            if field == inputs.HUMAN
+            else field,
+        )
         for field in inputs.dataset_score_fields(dataset)
     ]
     return {"language_pairs": [(c, c) for c in codes], "scores": scores}
@@ -142,10 +147,20 @@ def ranking_page(ranking: SystemRanking) -> dict[str, Any]:
         "rows": rows,
         "n_clusters": len({row.cluster for row in rows}),
         "p_table": [
-            (row, [p_values[k][j] for j in range(len(rows))]) for k, row in enumerate(rows)
+            (row, [_p_cell(p_values[k][j], ranking.alpha) for j in range(len(rows))])
+            for k, row in enumerate(rows)
         ],
         "notes": result["input"].get("notes", []),
         "description": result["input"]["description"],
         "n_segments": result["input"]["n_segments"],
         "confidence": round(100 * result.get("confidence", 0.95)),
     }
+
+
+def _p_cell(value: float | None, alpha: float) -> tuple[str, bool]:
+    """A p-value as the table prints it (small ones in scientific notation), and whether it is
+    significant."""
+    if value is None:
+        return "–", False
+    text = f"{value:.1e}" if value < 0.001 else f"{value:.4f}"
+    return text, value < alpha
