@@ -27,7 +27,7 @@ import rounds
 from annotation import protocols
 from engines.interfaces import EngineError
 from engines.models import Engine
-from engines.registry import quality_estimator_for
+from engines.registry import refusal, resolve
 from engines.selectors import queue_for_engines
 from ranking import inputs, stats
 from ranking.inputs import InputError, ScoredInput
@@ -153,13 +153,10 @@ def _check_campaign(values: dict[str, Any]) -> None:
 
 
 def _check_qe(values: dict[str, Any], errors: dict[str, str]) -> None:
-    engine = Engine.objects.filter(name=values["score"]).first()
-    if engine is None:
-        errors["score"] = f"there is no engine named {values['score']!r}"
-    elif not engine.enabled:
-        errors["score"] = f"engine {engine.name} is disabled"
-    elif not engine.has_capability("quality"):
-        errors["score"] = f"engine {engine.name} is not a QE engine (no 'quality' capability)"
+    name = values["score"]
+    problem = refusal(Engine.objects.filter(name=name).first(), name, "quality")
+    if problem:
+        errors["score"] = problem
     inputs.qe_cells(values["version"], values["language_pair"])
 
 
@@ -342,7 +339,7 @@ def _qe_round(ranking: SystemRanking, round_index: int, worker: str) -> rounds.O
         matrix = np.full((len(systems), len(keys)), np.nan)
     chunk = cells[ranking.cells_done : ranking.cells_done + QE_CHUNK]
     if chunk:
-        estimator = quality_estimator_for(ranking.score, scope=ranking.scope)
+        estimator = resolve(ranking.score, "quality", scope=ranking.scope)
         values = estimator.score([(c.source, c.translation) for c in chunk], src, tgt)
         if len(values) != len(chunk):
             raise EngineError(

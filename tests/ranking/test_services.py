@@ -296,5 +296,5 @@ def test_a_qe_input_needs_a_quality_engine():
     with pytest.raises(RankingError) as refused:
         start_ranking(input_kind="version_qe", version=version, score="mt-only")
     assert refused.value.errors == {
-        "score": "engine mt-only is not a QE engine (no 'quality' capability)"
+        "score": "engine mt-only is not configured as a quality estimator"
     }
