@@ -34,11 +34,14 @@ from ranking.stats import zscore_by_annotator
 
 __all__ = [
     "HUMAN",
+    "JUDGMENT_SCORES",
+    "RAW",
     "Z_SCORE",
     "InputError",
     "QeCell",
     "ScoredInput",
     "campaign_input",
+    "check_campaign",
     "dataset_input",
     "dataset_language_pair",
     "dataset_score_fields",
@@ -52,7 +55,11 @@ __all__ = [
 ]
 
 HUMAN = "human"
+# Scores read from the individual judgments: rank-sum tests them one by one (WMT21–23), the
+# paired tests their per-segment means.
+RAW = "raw"
 Z_SCORE = "z"
+JUDGMENT_SCORES = (RAW, Z_SCORE)
 _MAX_NOTED = 5
 
 
@@ -255,15 +262,27 @@ def _judgment_scores(result: ItemResult, z: dict[tuple[int, int], float] | None)
     ]
 
 
-def campaign_input(campaign: Campaign, code: str, score: str) -> ScoredInput:
-    """A scored campaign's items as (segment, system) cells: the mean of the counted judgments
-    (raw 0–100, or per-annotator z-scores), and every counted judgment for rank-sum."""
+CAMPAIGN_SCORES = {
+    HUMAN: "mean score of QC-passed annotators",
+    RAW: "QC-passed judgments",
+    Z_SCORE: "QC-passed judgments, z-scored per annotator",
+}
+
+
+def check_campaign(campaign: Campaign, score: str) -> None:
     if campaign.protocol not in protocols.scored():
         raise InputError(
             "campaign", f"campaign {campaign.name} uses {campaign.protocol}, which has no scores"
         )
-    if score not in (HUMAN, Z_SCORE):
-        raise InputError("score", f"a campaign's score is {HUMAN!r} or {Z_SCORE!r}, not {score!r}")
+    if score not in CAMPAIGN_SCORES:
+        raise InputError("score", f"a campaign's score is one of {', '.join(CAMPAIGN_SCORES)}")
+
+
+def campaign_input(campaign: Campaign, code: str, score: str) -> ScoredInput:
+    """A scored campaign's items as (segment, system) cells: the mean of the counted judgments
+    (raw 0–100, or z-scored per annotator); with ``raw`` or ``z``, every counted judgment too,
+    for rank-sum."""
+    check_campaign(campaign, score)
     results = _campaign_results(campaign, code)
     z = _z_scores(results) if score == Z_SCORE else None
     segments: dict[tuple[str, str, str], int] = {}
@@ -293,14 +312,11 @@ def campaign_input(campaign: Campaign, code: str, score: str) -> ScoredInput:
         matrix[row_of[system], column] = float(np.mean(values))
         judgments[system].extend(values)
     keys = [f"{doc}#{seg}" for doc, seg, _ in segments]
-    label = "per-annotator z" if score == Z_SCORE else "mean score of QC-passed annotators"
     scored = ScoredInput(
-        systems,
-        matrix,
-        keys,
-        f"campaign {campaign.name} ({label})",
-        judgments=[np.array(judgments[s], dtype=np.float64) for s in systems],
+        systems, matrix, keys, f"campaign {campaign.name} ({CAMPAIGN_SCORES[score]})"
     )
+    if score in JUDGMENT_SCORES:
+        scored.judgments = [np.array(judgments[s], dtype=np.float64) for s in systems]
     if unnamed:
         scored.notes.append(f"{unnamed} item(s) without a system name left out")
     return drop_unscored(scored)

@@ -101,8 +101,9 @@ def source_options(input_kind: str, source: Any) -> dict[str, list[tuple[str, st
     codes = [] if source is None else _pairs_of(input_kind, source)
     if input_kind == kinds.CAMPAIGN:
         scores = [
-            (inputs.HUMAN, "mean score (0–100)"),
-            (inputs.Z_SCORE, "per-annotator z-scores (WMT)"),
+            (inputs.HUMAN, "mean score per segment (0–100)"),
+            (inputs.RAW, "individual judgments (0–100)"),
+            (inputs.Z_SCORE, "individual judgments, z per annotator (WMT)"),
         ]
     elif input_kind == kinds.VERSION_QE:
         scores = [(e.name, e.name) for e in qe_engines()]

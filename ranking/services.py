@@ -24,7 +24,6 @@ from django.db import transaction
 from django.utils import timezone
 
 import rounds
-from annotation import protocols
 from engines.interfaces import EngineError
 from engines.models import Engine
 from engines.registry import refusal, resolve
@@ -139,17 +138,7 @@ def _check_source(values: dict[str, Any], errors: dict[str, str]) -> None:
 
 
 def _check_campaign(values: dict[str, Any]) -> None:
-    campaign = values["campaign"]
-    if campaign.protocol not in protocols.scored():
-        raise InputError(
-            "campaign", f"campaign {campaign.name} uses {campaign.protocol}, which has no scores"
-        )
-    if values["score"] not in (inputs.HUMAN, inputs.Z_SCORE):
-        raise InputError(
-            "score",
-            f"a campaign's score is {inputs.HUMAN!r} or {inputs.Z_SCORE!r} (per-annotator "
-            "z-scores)",
-        )
+    inputs.check_campaign(values["campaign"], values["score"])
 
 
 def _check_qe(values: dict[str, Any], errors: dict[str, str]) -> None:

@@ -9,6 +9,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 from django.utils import timezone
+from scipy import stats as scipy_stats
 
 from annotation import services as annotation_services
 from annotation.models import Item
@@ -241,6 +242,10 @@ def test_a_campaign_in_z_scores_standardises_each_annotator_first():
     raw = np.array(wanted["good"] + wanted["poor"], dtype=float)
     z = (raw - raw.mean()) / raw.std(ddof=1)  # both annotators' z-scores are the same here
     assert ranking.result["ranking"]["means"] == pytest.approx([z[:4].mean(), z[4:].mean()])
+    # Rank-sum compares every judgment (two per item here), not the per-segment means.
+    good, poor = np.tile(z[:4], 2), np.tile(z[4:], 2)
+    expected = scipy_stats.mannwhitneyu(good, poor, alternative="greater").pvalue
+    assert ranking.result["ranking"]["p_values"][0][1] == pytest.approx(expected)
 
 
 def test_a_choice_campaign_is_refused_by_field():
