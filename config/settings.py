@@ -345,6 +345,14 @@ UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_MB", 50, minimum=1) * 2**20
 # An upload above this size is imported by a worker as an ImportJob (imports/, ADR 0022); the
 # request only stores the file and answers with the job's page (or a 202 in the API).
 IMPORT_INLINE_MAX_BYTES = env_int("IMPORT_INLINE_MAX_MB", 2, minimum=0) * 2**20
+# Releases read from an archive or a folder (formats/archives.py): the most bytes of files an
+# import reads into memory, the most an archive may unpack to in all (a bomb is refused before
+# it is unpacked: a tar's members are skipped by size, a zip's sizes are bounded as read), and
+# the most members. mt-metrics-eval's whole release unpacks to several GB, most of it metric
+# scores that are never read; name the test set to read only its files.
+RELEASE_READ_MAX_BYTES = env_int("RELEASE_READ_MAX_MB", 1024, minimum=1) * 2**20
+RELEASE_UNPACKED_MAX_BYTES = env_int("RELEASE_UNPACKED_MAX_MB", 16384, minimum=1) * 2**20
+RELEASE_MAX_MEMBERS = env_int("RELEASE_MAX_MEMBERS", 200_000, minimum=1)
 
 # --- REST API -------------------------------------------------------------------------------
 # Basic auth sends the account password with every request; scripts should use personal API

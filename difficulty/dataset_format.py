@@ -42,6 +42,7 @@ __all__ = [
     "segment_object",
     "source_key",
     "split_language_pair",
+    "textless_source_key",
 ]
 
 KNOWN_FIELDS = frozenset({"langs", "src", "tgt", "scores", "line_id", "doc_id", "domain", "ref"})
@@ -108,6 +109,12 @@ def split_language_pair(code: str) -> tuple[str, str]:
 def source_key(src_lang: str, text: str) -> str:
     """Identity of a source text across language pairs (sha256 of language and text)."""
     return hashlib.sha256(f"{src_lang}\x00{text}".encode()).hexdigest()
+
+
+def textless_source_key(lp: str, segment_key: str) -> str:
+    """Identity of a segment whose source text is not known (a WMT DA release has none): its
+    language pair and id, kept apart from every :func:`source_key`."""
+    return hashlib.sha256(f"\x01{lp}\x00{segment_key}".encode()).hexdigest()
 
 
 def _short_id(value: Any, name: str, limit: int) -> str:

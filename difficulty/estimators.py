@@ -124,6 +124,11 @@ class EstimatorSpec:
     def is_reference(self) -> bool:
         return self.kind.startswith("oracle")
 
+    @property
+    def reads_source(self) -> bool:
+        """Whether it estimates from the source text (which a WMT DA release does not hold)."""
+        return self.uses_engine or self.kind in ("length", "chars", "rarity", "syntax")
+
 
 def parse_estimator(name: str) -> EstimatorSpec:
     """Parse an estimator name; :class:`EstimatorError` lists the valid forms otherwise."""
@@ -196,9 +201,17 @@ def estimator_rng(seed: int, name: str, *stream: int) -> np.random.Generator:
 # --- Availability ----------------------------------------------------------------------------
 
 
-def check_estimator(spec: EstimatorSpec, pairs: Sequence[tuple[str, str]]) -> None:
-    """Raise :class:`EstimatorError` if ``spec`` cannot run on these (src, tgt) language pairs."""
+def check_estimator(
+    spec: EstimatorSpec, pairs: Sequence[tuple[str, str]], *, textless: bool = False
+) -> None:
+    """Raise :class:`EstimatorError` if ``spec`` cannot run on these (src, tgt) language pairs,
+    or on a dataset some of whose segments have no source text (``textless``)."""
     src_langs = sorted({src for src, _ in pairs})
+    if textless and spec.reads_source:
+        raise EstimatorError(
+            f"estimator {spec.name!r} reads the source text, and this dataset has segments "
+            "without one (a WMT DA release holds no texts)"
+        )
     if spec.kind == "syntax":
         missing = [lang for lang in src_langs if not heuristics.syntax_available(lang)]
         if missing:

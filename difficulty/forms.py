@@ -15,7 +15,7 @@ from difficulty.dataset_format import (
     split_language_pair,
 )
 from difficulty.selectors import EstimatorOption
-from difficulty.services import DATASET_FORMATS
+from difficulty.services import DA_SCORE_KINDS, DATASET_FORMATS
 
 if TYPE_CHECKING:
     from annotation.models import Campaign
@@ -49,8 +49,10 @@ class DatasetUploadForm(_ReferenceFields):
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     file = forms.FileField(
         validators=[validate_upload_size],
-        help_text="WMT-style JSONL (langs, src, tgt{system}, scores{system}; other fields kept) "
-        "or a Google MQM TSV (one row per error per rater).",
+        help_text="WMT-style JSONL (langs, src, tgt{system}, scores{system}; other fields kept), "
+        "a Google MQM TSV (one row per error per rater) or Google's .tar.gz of one, an "
+        "mt-metrics-eval test set as a .tar.gz or .zip, or a WMT DA release (its means file, or "
+        "a .zip / .tar.gz with its judgments).",
     )
     file_format = forms.ChoiceField(
         label="File format",
@@ -64,19 +66,55 @@ class DatasetUploadForm(_ReferenceFields):
         max_length=40,
         required=False,
         help_text="Of a Google MQM TSV, e.g. en-de; read from a name like mqm_ted_ende.tsv "
-        "when empty. JSONL lines name their own.",
+        "when empty. JSONL lines name their own. In an mt-metrics-eval or WMT DA release: "
+        "import only this pair (empty: all).",
+    )
+    human_score = forms.CharField(
+        label="Human score (mt-metrics-eval)",
+        max_length=100,
+        required=False,
+        widget=forms.TextInput(attrs={"list": "human-score-names"}),
+        help_text="Which human-scores/{lp}.NAME.seg.score to import: mqm, wmt, wmt-z, "
+        "wmt-appraise, ... Empty: the only one; if there are several, the refusal lists them.",
+    )
+    test_set = forms.CharField(
+        label="Test set (mt-metrics-eval)",
+        max_length=100,
+        required=False,
+        help_text="Of an archive holding several (wmt22, wmt23, ...).",
+    )
+    score_kind = forms.ChoiceField(
+        label="DA score (WMT DA)",
+        choices=list(DA_SCORE_KINDS.items()),
+        initial="z",
+        required=False,
+        help_text="Which per-segment means of a WMT DA release become the scores.",
     )
     perfect_score = forms.FloatField(
         initial=100.0, help_text="Human score of a flawless translation (ESA: 100)."
     )
 
     field_order = [
-        "name", "description", "file", "file_format", "langs", "reference_systems",
-        "reference_prefixes",
+        "name", "description", "file", "file_format", "langs", "human_score", "test_set",
+        "score_kind", "reference_systems", "reference_prefixes",
     ]  # fmt: skip
 
     def clean_file_format(self) -> str:
         return self.cleaned_data["file_format"] or "auto"
+
+    def clean_score_kind(self) -> str:
+        return self.cleaned_data["score_kind"] or "z"
+
+    def release_choices(self) -> dict[str, str]:
+        """What the import service takes besides the file, as the form says it."""
+        data = self.cleaned_data
+        return {
+            "file_format": data["file_format"],
+            "language_pair": data["langs"],
+            "human_score": data["human_score"].strip(),
+            "test_set": data["test_set"].strip(),
+            "score_kind": data["score_kind"],
+        }
 
     def clean_langs(self) -> str:
         langs = self.cleaned_data["langs"].strip()

@@ -22,12 +22,16 @@ DATASET_KIND = "difficulty-dataset"
 def dataset_options(
     *, name: str, description: str, reference_rule: ReferenceRule, perfect_score: float,
     source_file_name: str, file_format: str = "auto", language_pair: str = "",
+    human_score: str = "", test_set: str = "", score_kind: str = "z",
 ) -> dict[str, Any]:  # fmt: skip
     """What the upload form or API call said, as the job stores it (JSON)."""
     return {
         "name": name,
         "file_format": file_format,
         "language_pair": language_pair,
+        "human_score": human_score,
+        "test_set": test_set,
+        "score_kind": score_kind,
         "description": description,
         "reference_rule": reference_rule.as_dict(),
         "perfect_score": perfect_score,
@@ -51,6 +55,10 @@ def _run(lines: Iterable[bytes], options: Mapping[str, Any], created_by, on_writ
             # Jobs queued before the page offered formats were JSONL.
             file_format=options.get("file_format", "wmt-jsonl"),
             language_pair=options.get("language_pair", ""),
+            # Jobs queued before releases were read carry none of these.
+            human_score=options.get("human_score", ""),
+            test_set=options.get("test_set", ""),
+            score_kind=options.get("score_kind", "z"),
             description=options["description"],
             reference_rule=ReferenceRule(
                 names=tuple(rule["names"]), prefixes=tuple(rule["prefixes"])
@@ -79,7 +87,7 @@ def register() -> None:
     imports.register(
         imports.ImportKind(
             name=DATASET_KIND,
-            label="Difficulty dataset (WMT-style JSONL or Google MQM TSV)",
+            label="Difficulty dataset (WMT-style JSONL, Google MQM, mt-metrics-eval, WMT DA)",
             run=_run,
             result_url=lambda pk: reverse("difficulty:dataset_detail", args=[pk]),
             check=_check,

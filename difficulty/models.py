@@ -15,6 +15,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from difficulty.import_report import report_lines
+from difficulty.releases import judgments
+
 
 def _validate_string_list(value: Any) -> None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -66,9 +69,10 @@ class DifficultyDataset(models.Model):
     # "prefixes": [...]} (case-insensitive prefixes).
     reference_rule = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
     extra_fields = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
-    # What the importer read from elsewhere or let through rather than refuse a released file,
-    # e.g. {"language_pair_from_file_name": "en-de", "unbalanced_mark_rows": 1,
-    # "unbalanced_mark_lines": [5312]} for a Google MQM TSV.
+    # What the importer read from elsewhere, chose, or let through rather than refuse a released
+    # file, e.g. {"language_pair_from_file_name": "en-de", "unbalanced_mark_rows": 1,
+    # "unbalanced_mark_lines": [5312]} for a Google MQM TSV; difficulty/import_report.py says it
+    # in words for every release.
     import_report = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
     # The human score of a flawless translation, for %Perfect (seed 002 Eq. 4): 100 on ESA's
     # 0–100 scale; 0 for raw MQM penalties.
@@ -96,22 +100,7 @@ class DifficultyDataset(models.Model):
 
     def import_report_lines(self) -> list[str]:
         """The import report in words, as the command, the page and the job summary say it."""
-        lines = []
-        pair = self.import_report.get("language_pair_from_file_name")
-        if pair:
-            lines.append(f"languages {pair} read from the file name {self.source_file_name}")
-        rows = self.import_report.get("unbalanced_mark_rows", 0)
-        if not rows:
-            return lines
-        numbers = [str(n) for n in self.import_report.get("unbalanced_mark_lines", [])]
-        where = ("line " if len(numbers) == 1 else "lines ") + ", ".join(numbers)
-        if rows > len(numbers):
-            where += ", ..."
-        return [
-            *lines,
-            f"{rows} row{'s' if rows != 1 else ''} with unbalanced <v>…</v> marks ({where}) "
-            "imported with the error unlocated: category and severity kept, no span",
-        ]
+        return report_lines(self.import_report, self.source_file_name)
 
 
 class DifficultyLanguagePair(models.Model):
@@ -130,6 +119,15 @@ class DifficultyLanguagePair(models.Model):
     tgt_lang = models.CharField(max_length=16)
     n_segments = models.PositiveIntegerField(default=0)
     scores = models.BinaryField()
+    # The individual judgments behind the matrix's means, where the release has them (WMT
+    # crowd DA, Google's MQM raters): a ``.npy`` table (difficulty.releases.judgments: row,
+    # column, annotator, raw, z, repeat), empty when there are none. Read through
+    # ``selectors.judgments_by_system``; WMT21–23 ranked systems on these, not on the means.
+    judgments = models.BinaryField(default=b"", blank=True)
+    judgment_annotators = models.JSONField(
+        default=list, blank=True, validators=[_validate_string_list]
+    )
+    n_judgments = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -149,6 +147,10 @@ class DifficultyLanguagePair(models.Model):
 
     def score_matrix(self) -> np.ndarray:
         return matrix_from_bytes(self.scores)
+
+    def judgment_table(self) -> np.ndarray:
+        """The individual judgments (``difficulty.releases.judgments.JUDGMENT_DTYPE``)."""
+        return judgments.table_from_bytes(self.judgments)
 
 
 class DifficultySystem(models.Model):

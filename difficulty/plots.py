@@ -55,8 +55,15 @@ def score_distribution_svg(
         if everything.size == 0:
             axes.text(0.5, 0.5, "no scores", ha="center", va="center", transform=axes.transAxes)
         else:
-            low = min(float(everything.min()), 0.0 if perfect == 100.0 else everything.min())
-            high = max(float(everything.max()), perfect)
+            low, high = float(everything.min()), float(everything.max())
+            span = max(high - low, 1e-9)
+            # Stretch to the 0–100 scale, or to the perfect score, only where the scores are
+            # on that scale: a z-scored release (WMT DA) spans a few units around 0.
+            if perfect == 100.0 and low > -span and high < 100.0 + span:
+                low = min(low, 0.0)
+            if low - span <= perfect <= high + span:
+                low, high = min(low, perfect), max(high, perfect)
+            bin_width = min(bin_width, (high - low) / 20) or bin_width
             edges = np.arange(np.floor(low / bin_width) * bin_width, high + bin_width, bin_width)
             if edges.size < 2:
                 edges = np.array([low, low + bin_width])

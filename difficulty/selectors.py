@@ -25,6 +25,7 @@ from difficulty.models import (
     DifficultyLanguagePair,
     DifficultySegment,
 )
+from difficulty.releases import judgments as judgment_tables
 from engines.models import Engine
 from engines.selectors import cost_by_scope
 
@@ -42,6 +43,7 @@ __all__ = [
     "evaluation_tables",
     "evaluations_for_user",
     "human_scores",
+    "judgments_by_system",
     "pair_data",
     "result_tables",
     "segments_page",
@@ -98,12 +100,28 @@ def human_scores(
     return matrix[:, columns], tuple(s.name for s in systems)
 
 
+def judgments_by_system(
+    language_pair: DifficultyLanguagePair, kind: str = "z", include_repeats: bool = False
+) -> dict[str, np.ndarray]:
+    """Each system's individual judgments of the pair, by system name in column order: ``kind``
+    ``"z"`` (standardised per annotator) or ``"raw"`` (the release's scale; a WMT DA judgments
+    file has none), judgments missing that kind left out, repeated items (WMT DA ``REPEAT``)
+    left out unless ``include_repeats``. Every system is a key, references included (see
+    ``DifficultySystem.is_reference``); a pair imported without judgments maps each to an empty
+    array. One query."""
+    names = list(language_pair.systems.order_by("column").values_list("name", flat=True))
+    return judgment_tables.by_system(
+        language_pair.judgment_table(), names, kind=kind, include_repeats=include_repeats
+    )
+
+
 def pair_data(
     dataset: DifficultyDataset, *, include_references: bool = False, with_extra: bool = False
 ) -> list[PairData]:
     """Everything estimators and DEC read, one :class:`PairData` per language pair."""
     pairs = []
-    for language_pair in dataset.language_pairs.prefetch_related("systems").order_by("code"):
+    language_pairs = dataset.language_pairs.defer("judgments").prefetch_related("systems")
+    for language_pair in language_pairs.order_by("code"):
         human, systems = human_scores(language_pair, include_references)
         fields = ["row", "source", "source_key"]
         if with_extra:
@@ -161,7 +179,8 @@ def dataset_file_name(dataset: DifficultyDataset) -> str:
 def dataset_overview(dataset: DifficultyDataset) -> list[dict[str, Any]]:
     """Per language pair: size, systems (references marked) and the evaluated cells' scores."""
     overview = []
-    for language_pair in dataset.language_pairs.prefetch_related("systems").order_by("code"):
+    language_pairs = dataset.language_pairs.defer("judgments").prefetch_related("systems")
+    for language_pair in language_pairs.order_by("code"):
         human, systems = human_scores(language_pair, include_references=False)
         block = dec.LanguagePairBlock(language_pair.code, human, np.zeros(human.shape[0]), systems)
         summary = dec.full_set_scores([block], perfect=dataset.perfect_score).per_lp[
@@ -231,10 +250,11 @@ def estimator_options(dataset: DifficultyDataset) -> list[EstimatorOption]:
     API's ``estimator_options``), unavailable ones with the reason."""
 
     pairs = list(dataset.language_pairs.values_list("src_lang", "tgt_lang"))
+    textless = dataset.segments.filter(source="").exists()
     options = []
     for name, description in est.LOCAL_ESTIMATORS.items():
         try:
-            est.check_estimator(est.parse_estimator(name), pairs)
+            est.check_estimator(est.parse_estimator(name), pairs, textless=textless)
         except est.EstimatorError as exc:
             options.append(EstimatorOption(name, description, False, str(exc)))
         else:
@@ -243,7 +263,10 @@ def estimator_options(dataset: DifficultyDataset) -> list[EstimatorOption]:
     for engine in Engine.objects.filter(kind__in=list(kinds), enabled=True).order_by("name"):
         if engine.has_capability("difficulty"):
             spec = est.parse_estimator(f"{kinds[engine.kind]}:{engine.name}")
-            options.append(EstimatorOption(spec.name, est.describe(spec), True))
+            reason = ""
+            if textless:
+                reason = "the dataset has segments without source text (WMT DA holds none)"
+            options.append(EstimatorOption(spec.name, est.describe(spec), not reason, reason))
     # Offer the extra fields that hold numbers; the first segments tell which do.
     sample = DifficultySegment.objects.filter(dataset=dataset).values_list("extra", flat=True)[:50]
     numeric = sorted(

@@ -32,6 +32,10 @@ from imports import services as import_services
 
 # --- Difficulty datasets and DEC evaluations (seed 002) --------------------------------------
 
+# mt-metrics-eval's usual human-score names, suggested as the upload form's human score is typed
+# (a release's own names are listed when the one given is not among them).
+HUMAN_SCORE_NAMES = ("mqm", "wmt", "wmt-z", "wmt-raw", "wmt-appraise", "wmt-appraise-z", "esa")
+
 
 @staff_member_required
 @require_GET
@@ -57,8 +61,7 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
             dataset = import_difficulty_file(
                 upload,
                 name=form.cleaned_data["name"],
-                file_format=form.cleaned_data["file_format"],
-                language_pair=form.cleaned_data["langs"],
+                **form.release_choices(),
                 description=form.cleaned_data["description"],
                 reference_rule=form.reference_rule(),
                 source_file_name=upload.name,
@@ -79,7 +82,7 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "difficulty/dataset_upload.html",
-        {"form": form, "errors": errors},
+        {"form": form, "errors": errors, "human_score_names": HUMAN_SCORE_NAMES},
         status=status,
     )
 
@@ -93,13 +96,12 @@ def _import_in_background(request: HttpRequest, form: DatasetUploadForm) -> Http
         reference_rule=form.reference_rule(),
         perfect_score=form.cleaned_data["perfect_score"],
         source_file_name=upload.name,
-        file_format=form.cleaned_data["file_format"],
-        language_pair=form.cleaned_data["langs"],
+        **form.release_choices(),
     )
     try:
         job = import_services.start_import(DATASET_KIND, upload, options, created_by=request.user)
     except ImportRefused as exc:
-        context = {"form": form, "errors": exc.errors}
+        context = {"form": form, "errors": exc.errors, "human_score_names": HUMAN_SCORE_NAMES}
         return render(request, "difficulty/dataset_upload.html", context, status=400)
     messages.info(request, f"{upload.name} is being imported by a worker.")
     return redirect("imports:job_detail", pk=job.pk)
@@ -192,7 +194,9 @@ def dataset_scores_plot(request: HttpRequest, pk: int) -> HttpResponse:
     dataset = difficulty.dataset_for_user(request.user, pk)
     matrices = [
         (lp.code, difficulty.human_scores(lp, include_references=False)[0])
-        for lp in dataset.language_pairs.prefetch_related("systems").order_by("code")
+        for lp in dataset.language_pairs.defer("judgments")
+        .prefetch_related("systems")
+        .order_by("code")
     ]
     svg = difficulty_plots.score_distribution_svg(matrices, perfect=dataset.perfect_score)
     return HttpResponse(svg, content_type="image/svg+xml")

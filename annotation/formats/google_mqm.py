@@ -2,11 +2,24 @@
 
 One row per error (or ``No-error``) per rater: ``system doc doc_id seg_id rater source target
 category severity [comment]``, tab-separated with a header. ``doc_id`` is the segment's 1-based
-position within its document. The erroneous span is marked with ``<v>…</v>`` in the target, or
-in the source for source-side errors (omissions, source errors); the marks are removed here and
-kept as offsets into the clean text (code points, end exclusive). The releases are read as they
-ship: a row whose marks do not pair up (one in about 8,500 of the TED files) keeps its error
-with no span (``unbalanced``), and :func:`unbalanced_lines` lists such rows for the import report.
+position within its document. Google's 2023 files (``generalMT2023``, the side-by-side
+``sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv``) name those two columns ``docSegId
+globalSegId``, end with a ``metadata`` column (JSON timings, not kept) and carry a stray header
+cell (``# Documentation: ...``) that no row fills; both headers are read.
+
+The erroneous span is marked with ``<v>…</v>`` in the target, or in the source for source-side
+errors (omissions, source errors); the marks are removed here and kept as offsets into the clean
+text (code points, end exclusive). The releases are read as they ship: a row whose marks do not
+pair up (one in about 8,500 of the TED files) keeps its error with no span (``unbalanced``), and
+:func:`unbalanced_lines` lists such rows for the import report.
+The 2023 releases put a mark's space inside or outside the mark from one rater to the next
+(``said. </v>`` against ``said</v>.``): a segment's rows must agree on their text up to runs of
+white space, and the first row's text is kept.
+
+Rows whose severity is ``HOTW-test`` are Anthea's "hands on the wheel" checks (an error the tool
+planted to see whether the rater finds it: category ``Found`` or ``Missed``), not errors of the
+translation: they are kept as checks (:func:`check_lines`), never scored, and do not make their
+rater one of the segment's raters.
 
 :func:`read_tsv` groups the rows into one :class:`MqmSegment` per (system, document, segment)
 with every rater's errors; :func:`rater_penalties` scores them with the campaign MQM weights
@@ -26,7 +39,12 @@ from annotation import languages, scoring
 from annotation.formats.errors import FormatError
 
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
+# The same columns as Google's 2023 files name them.
+COLUMNS_2023 = (
+    "system", "doc", "docSegId", "globalSegId", "rater", "source", "target", "category", "severity",
+)  # fmt: skip
 NO_ERROR = "no-error"
+CHECK_SEVERITY = "hotw-test"
 FIELDS = (
     ("system, doc, seg_id", "system, doc_id, seg_id: one item per system × segment"),
     ("doc_id", "the segment's place in its document (kept in meta)"),
@@ -34,7 +52,8 @@ FIELDS = (
     ("rater, category, severity, comment", "the raters' errors (kept in meta for items; "
      "scored for difficulty datasets)"),
 )  # fmt: skip
-_FREE = {"no-error", "source error"}  # categories that cost the translation nothing
+# Categories that cost the translation nothing; "Source issue" is the 2023 name of Source error.
+_FREE = {"no-error", "source error", "source issue"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +78,7 @@ class MqmSegment:
     target: str
     line_number: int  # the segment's first row
     errors: dict[str, list[MqmError]] = field(default_factory=dict)  # rater -> errors
+    checks: list[int] = field(default_factory=list)  # line numbers of its HOTW-test rows
 
 
 # Google names its files after the pair, two-letter codes run together as the last word before
@@ -88,9 +108,13 @@ def language_pair_in_name(file_name: str) -> str | None:
     return None
 
 
+def _known_header(header: list[str]) -> bool:
+    return tuple(header[: len(COLUMNS)]) in (COLUMNS, COLUMNS_2023)
+
+
 def looks_like(data: bytes) -> bool:
     header = data.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace").strip().split("\t")
-    return tuple(header[: len(COLUMNS)]) == COLUMNS
+    return _known_header(header)
 
 
 _MARK = re.compile(r"(</?v>)")
@@ -129,16 +153,32 @@ def _strip(text: str) -> str:
     return _MARK.sub("", text)
 
 
+def same_text(a: str, b: str) -> bool:
+    """Equal up to runs of white space (where raters' marks moved a space)."""
+    return a == b or a.split() == b.split()
+
+
 def _rows(data: bytes) -> list[tuple[int, dict[str, str]]]:
     try:
         text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise FormatError("", "the file is not UTF-8 text") from None
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError(f"line {line}", "not valid UTF-8") from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        # No database column takes a NUL; no release holds one.
+        raise FormatError(f"line {text.count(chr(10), 0, nul) + 1}", "holds a NUL character")
     reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
     header = next(reader, None)
-    if header is None or tuple(header[: len(COLUMNS)]) != COLUMNS:
-        raise FormatError("line 1", f"the header must start with {' '.join(COLUMNS)}")
-    names = [*COLUMNS, "comment"]
+    if header is None or not _known_header(header):
+        raise FormatError(
+            "line 1",
+            f"the header must start with {' '.join(COLUMNS)} (or, as in Google's 2023 files, "
+            f"{' '.join(COLUMNS_2023)})",
+        )
+    # A tenth column is a rater's comment, or the 2023 files' metadata (timings: not kept).
+    tenth = "comment" if len(header) < 10 or header[9].strip() == "comment" else "metadata"
+    names = [*COLUMNS, tenth]
     rows = []
     for number, row in enumerate(reader, start=2):
         if not any(cell.strip() for cell in row):
@@ -184,7 +224,6 @@ def read_tsv(data: bytes) -> list[MqmSegment]:
         if not row["doc_id"].strip().isdigit():
             raise FormatError(where, f"doc_id must be a whole number, got {row['doc_id']!r}")
         source, target = _strip(row["source"]), _strip(row["target"])
-        error = _error(row, number)
         position = int(row["doc_id"])
         key = (row["system"], row["doc"], row["seg_id"])
         segment = segments.get(key)
@@ -192,16 +231,25 @@ def read_tsv(data: bytes) -> list[MqmSegment]:
             segment = segments[key] = MqmSegment(
                 row["system"], row["doc"], position, row["seg_id"], source, target, number
             )
-        elif (segment.source, segment.target) != (source, target):
+        elif not (same_text(segment.source, source) and same_text(segment.target, target)):
             raise FormatError(
                 where,
                 f"segment {row['seg_id']} of {row['doc']} by {row['system']} has another source "
                 f"or target than on line {segment.line_number}",
             )
+        if row["severity"].strip().lower() == CHECK_SEVERITY:
+            segment.checks.append(number)
+            continue
+        error = _error(row, number)
         errors = segment.errors.setdefault(row["rater"], [])
         if error is not None:
             errors.append(error)
     return list(segments.values())
+
+
+def check_lines(segments: list[MqmSegment]) -> list[int]:
+    """The line numbers of the HOTW-test rows (checks, not errors)."""
+    return sorted(number for segment in segments for number in segment.checks)
 
 
 def unbalanced_lines(segments: list[MqmSegment]) -> list[int]:

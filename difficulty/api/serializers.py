@@ -22,7 +22,7 @@ from difficulty.dataset_format import (
     split_language_pair,
 )
 from difficulty.models import DifficultyDataset, DifficultyEvaluation, DifficultySegment
-from difficulty.services.datasets import DATASET_FORMATS
+from difficulty.services.dataset_files import DA_SCORE_KINDS, DATASET_FORMATS
 from difficulty.services.evaluations import MAX_BOOTSTRAP
 
 
@@ -96,6 +96,10 @@ class DifficultyLanguagePairSerializer(serializers.Serializer):
     n_evaluated = serializers.IntegerField(help_text="Systems evaluated (references left out).")
     n_references = serializers.IntegerField()
     n_cells = serializers.IntegerField(help_text="Scored cells of the evaluated systems.")
+    n_judgments = serializers.IntegerField(
+        source="language_pair.n_judgments",
+        help_text="Individual judgments kept beside the means (WMT DA, Google MQM raters).",
+    )
     avg_score = FiniteFloatField(allow_null=True)
     pct_perfect = FiniteFloatField(allow_null=True)
     systems = DifficultySystemSerializer(many=True)
@@ -175,20 +179,22 @@ class _ReferenceFields(serializers.Serializer):
 
 
 class DatasetImportSerializer(_ReferenceFields):
-    """A WMT-style JSONL or Google MQM TSV upload, as the upload page takes it."""
+    """An upload in any of the dataset formats, as the upload page takes it."""
 
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True, default="")
     file = serializers.FileField(
         validators=[validate_upload_size],
-        help_text="WMT-style JSONL (langs, src, tgt{system}, scores{system}; other fields kept) "
-        "or a Google MQM TSV (one row per error per rater).",
+        help_text="WMT-style JSONL (langs, src, tgt{system}, scores{system}; other fields kept), "
+        "a Google MQM TSV (one row per error per rater) or Google's .tar.gz of one, an "
+        "mt-metrics-eval test set as a .tar.gz or .zip, or a WMT DA release (its means file, "
+        "or a .zip / .tar.gz with its judgments).",
     )
     format = serializers.ChoiceField(
         choices=list(DATASET_FORMATS),
         default="auto",
-        help_text="auto recognises the file from line 1 (else its name); a file that looks like "
-        "another format than the one given is refused naming it.",
+        help_text="auto recognises the file from line 1, an archive from its files (else the "
+        "name); a file that looks like another format than the one given is refused naming it.",
     )
     langs = serializers.CharField(
         required=False,
@@ -196,8 +202,39 @@ class DatasetImportSerializer(_ReferenceFields):
         default="",
         max_length=40,
         help_text="Language pair of a Google MQM TSV, e.g. en-de (default: read from a name "
-        "like mqm_ted_ende.tsv); JSONL lines name their own.",
+        "like mqm_ted_ende.tsv); JSONL lines name their own; in an mt-metrics-eval or WMT DA "
+        "release, import only this pair (default: all).",
     )
+    human_score = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=100,
+        help_text="mt-metrics-eval: the human score to import (mqm, wmt, wmt-z, ...; default: "
+        "the only one; a 400 lists those found).",
+    )
+    test_set = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=100,
+        help_text="mt-metrics-eval: the test set of an archive holding several.",
+    )
+    da_score = serializers.ChoiceField(
+        choices=list(DA_SCORE_KINDS),
+        default="z",
+        help_text="WMT DA: the per-segment means to import as scores.",
+    )
+
+    def release_choices(self) -> dict[str, str]:
+        data = self.validated_data
+        return {
+            "file_format": data["format"],
+            "language_pair": data["langs"],
+            "human_score": data["human_score"].strip(),
+            "test_set": data["test_set"].strip(),
+            "score_kind": data["da_score"],
+        }
 
     def validate_langs(self, value: str) -> str:
         value = value.strip()

@@ -108,10 +108,12 @@ class DifficultyDatasetViewSet(
     )
     @action(detail=False, methods=["post"], url_path="import", url_name="import")
     def import_file(self, request: Request) -> Response:
-        """Import a WMT-style JSONL file or a Google MQM TSV (multipart ``file``, ``format``
-        ``auto`` by default, ``langs`` for a TSV); all or nothing: a refused file is a 400 whose
-        ``detail`` and ``errors`` name each bad line, or in one message the format the file
-        looks like when it is not the one given. A file above
+        """Import a file in any dataset format (multipart ``file``, ``format`` ``auto`` by
+        default: WMT-style JSONL, a Google MQM TSV or its ``.tar.gz``, an mt-metrics-eval test
+        set archive with ``human_score``, a WMT DA release with ``da_score``; ``langs`` for a
+        TSV); all or nothing: a refused file is a 400 whose ``detail`` and ``errors`` name each
+        bad line and file, or in one message the format the file looks like when it is not the
+        one given, or the human scores on offer. A file above
         ``IMPORT_INLINE_MAX_MB`` is imported by a worker: 202 with the import job (poll its
         ``url``; ``Location`` names it too)."""
         body = DatasetImportSerializer(data=request.data)
@@ -123,8 +125,7 @@ class DifficultyDatasetViewSet(
             dataset = import_difficulty_file(
                 upload,
                 name=body.validated_data["name"],
-                file_format=body.validated_data["format"],
-                language_pair=body.validated_data["langs"],
+                **body.release_choices(),
                 description=body.validated_data["description"],
                 reference_rule=body.reference_rule(),
                 source_file_name=upload.name,
@@ -143,8 +144,7 @@ class DifficultyDatasetViewSet(
             reference_rule=body.reference_rule(),
             perfect_score=body.validated_data["perfect_score"],
             source_file_name=upload.name,
-            file_format=body.validated_data["format"],
-            language_pair=body.validated_data["langs"],
+            **body.release_choices(),
         )
         try:
             job = import_services.start_import(

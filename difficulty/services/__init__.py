@@ -1,15 +1,23 @@
-"""Write use-cases of the difficulty app: datasets (:mod:`.datasets`) and DEC evaluations
-(:mod:`.evaluations`), re-exported here as the app's one service surface."""
+"""Write use-cases of the difficulty app: datasets (:mod:`.datasets`, dispatched by format in
+:mod:`.dataset_files`) and DEC evaluations (:mod:`.evaluations`), re-exported here as the app's
+one service surface."""
 
 from difficulty.dataset_format import DatasetFormatError
-from difficulty.services.datasets import (
+from difficulty.services.dataset_files import (
+    DA_SCORE_KINDS,
     DATASET_FORMATS,
+    import_difficulty_file,
+    import_difficulty_path,
+    import_release_files,
+)
+from difficulty.services.datasets import (
     DifficultyDatasetError,
     build_difficulty_dataset_from_campaign,
     check_dataset_name,
     import_difficulty_dataset,
-    import_difficulty_file,
     import_mqm_tsv_dataset,
+    import_mtme_dataset,
+    import_wmt_da_dataset,
 )
 from difficulty.services.evaluations import (
     ADVANCE_TASK,
@@ -25,6 +33,7 @@ from difficulty.services.evaluations import (
 __all__ = [
     "ADVANCE_TASK",
     "DATASET_FORMATS",
+    "DA_SCORE_KINDS",
     "DatasetFormatError",
     "DifficultyDatasetError",
     "advance_difficulty_evaluation",
@@ -35,7 +44,11 @@ __all__ = [
     "evaluation_queue",
     "import_difficulty_dataset",
     "import_difficulty_file",
+    "import_difficulty_path",
     "import_mqm_tsv_dataset",
+    "import_mtme_dataset",
+    "import_release_files",
+    "import_wmt_da_dataset",
     "recover_evaluations",
     "run_difficulty_evaluation",
     "start_difficulty_evaluation",

@@ -1,20 +1,20 @@
 """Write use-cases for difficulty datasets (seed 002).
 
-* :func:`import_difficulty_file`: a file in one of :data:`DATASET_FORMATS` (chosen or
-  recognised) → a dataset, all or nothing; a file of another format is refused in one message.
 * :func:`import_difficulty_dataset`: a WMT-style JSONL file → a dataset, all or nothing.
 * :func:`import_mqm_tsv_dataset`: a Google MQM TSV → a dataset, all or nothing.
 * :func:`build_difficulty_dataset_from_campaign`: an annotation campaign's human results → a
   dataset.
+
+Files in any format, and the field's multi-file releases, are dispatched by
+:mod:`difficulty.services.dataset_files`.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
+import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
-from pathlib import PurePath
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 from django.db import IntegrityError, transaction
@@ -30,6 +30,7 @@ from difficulty.dataset_format import (
     parse_jsonl,
     source_key,
     split_language_pair,
+    textless_source_key,
 )
 from difficulty.models import (
     DifficultyDataset,
@@ -38,7 +39,9 @@ from difficulty.models import (
     DifficultySystem,
     matrix_to_bytes,
 )
-from formats import strict_json
+from difficulty.releases import mtme, wmt_da
+from difficulty.releases.judgments import JudgmentRows, standardise, table_to_bytes
+from formats.archives import ReleaseFiles
 
 logger = logging.getLogger(__name__)
 
@@ -53,15 +56,6 @@ class DifficultyDatasetError(Exception):
 
 # --- Datasets --------------------------------------------------------------------------------
 
-DATASET_FORMATS = {
-    "auto": "Recognise it (from line 1, else the file name)",
-    "wmt-jsonl": "WMT-style JSONL",
-    "google-mqm": "Google MQM TSV",
-}
-"""The file formats a difficulty dataset imports from (the command, the page and the API)."""
-_SUFFIXES = {".jsonl": "wmt-jsonl", ".json": "wmt-jsonl", ".tsv": "google-mqm"}
-_MQM_HEADER = " ".join(google_mqm.COLUMNS)
-
 
 def check_dataset_name(name: str) -> str:
     """The stripped name, or :class:`DifficultyDatasetError` when it is empty, long or taken."""
@@ -73,108 +67,6 @@ def check_dataset_name(name: str) -> str:
     if DifficultyDataset.objects.filter(name=name).exists():
         raise DifficultyDatasetError(f"a difficulty dataset named {name!r} exists already")
     return name
-
-
-def _peek(source: Iterable[bytes | str]) -> tuple[bytes, Iterator[bytes | str]]:
-    """The first non-blank line of ``source`` and all of its lines (that one included)."""
-    lines = iter(source)
-    read: list[bytes | str] = []
-    head = b""
-    for line in lines:
-        read.append(line)
-        head = line.encode() if isinstance(line, str) else bytes(line)
-        if head.strip():
-            break
-    return head.removeprefix(b"\xef\xbb\xbf"), itertools.chain(read, lines)
-
-
-def _looks_like(head: bytes) -> str | None:
-    if google_mqm.looks_like(head):
-        return "google-mqm"
-    try:
-        return "wmt-jsonl" if isinstance(strict_json.loads(head), dict) else None
-    except strict_json.JSONInputError:
-        return None
-
-
-def choose_dataset_format(head: bytes, file_format: str, file_name: str = "") -> str:
-    """The format to read a file whose first non-blank line is ``head`` with: ``file_format``,
-    or for ``auto`` what line 1 (else the file name) looks like. A file that looks like another
-    format than the chosen one is refused in one message naming the right choice, rather than
-    with a "not valid JSON" for every line of a TSV."""
-    if file_format not in DATASET_FORMATS:
-        choices = ", ".join(DATASET_FORMATS)
-        raise DifficultyDatasetError(f"unknown format {file_format!r} (choose one of {choices})")
-    looks_like = _looks_like(head)
-    if file_format == "auto":
-        chosen = looks_like or _SUFFIXES.get(PurePath(file_name).suffix.lower())
-        if chosen is None:
-            raise DifficultyDatasetError(
-                "line 1 is neither a JSON object (WMT-style JSONL) nor the header of a Google "
-                f"MQM TSV ({_MQM_HEADER}): this file is in neither format"
-            )
-        return chosen
-    if file_format == "wmt-jsonl" and looks_like != "wmt-jsonl":
-        if looks_like == "google-mqm":
-            raise DifficultyDatasetError(
-                "line 1 is not valid JSON: this looks like a Google MQM TSV; choose the format "
-                f"{DATASET_FORMATS['google-mqm']} (google-mqm)"
-            )
-        if b"\t" in head:
-            raise DifficultyDatasetError(
-                "line 1 is not valid JSON: this looks like a TSV, but not a Google MQM TSV "
-                f"(whose header starts with {_MQM_HEADER})"
-            )
-    if file_format == "google-mqm" and looks_like == "wmt-jsonl":
-        raise DifficultyDatasetError(
-            "line 1 is not a Google MQM TSV header: this looks like WMT-style JSONL; choose the "
-            f"format {DATASET_FORMATS['wmt-jsonl']} (wmt-jsonl)"
-        )
-    return file_format
-
-
-def import_difficulty_file(
-    source: Iterable[bytes | str],
-    *,
-    name: str,
-    file_format: str = "auto",
-    language_pair: str = "",
-    description: str = "",
-    reference_rule: ReferenceRule | None = None,
-    source_file_name: str = "",
-    perfect_score: float = 100.0,
-    created_by=None,
-    on_written: Callable[[DifficultyDataset], None] | None = None,
-) -> DifficultyDataset:
-    """Import a file (an upload, an open file or its lines) in ``file_format`` (one of
-    :data:`DATASET_FORMATS`); ``language_pair`` is for a Google MQM TSV, whose rows name no
-    languages. Raises as :func:`import_difficulty_dataset`; nothing is written then."""
-    name = check_dataset_name(name)
-    head, lines = _peek(source)
-    chosen = choose_dataset_format(head, file_format, source_file_name)
-    if chosen == "google-mqm":
-        data = b"".join(line.encode() if isinstance(line, str) else line for line in lines)
-        return import_mqm_tsv_dataset(
-            data,
-            name=name,
-            language_pair=language_pair,
-            description=description,
-            reference_rule=reference_rule,
-            source_file_name=source_file_name,
-            perfect_score=perfect_score,
-            created_by=created_by,
-            on_written=on_written,
-        )
-    return import_difficulty_dataset(
-        lines,
-        name=name,
-        description=description,
-        reference_rule=reference_rule,
-        source_file_name=source_file_name,
-        perfect_score=perfect_score,
-        created_by=created_by,
-        on_written=on_written,
-    )
 
 
 def import_difficulty_dataset(
@@ -217,6 +109,7 @@ def import_mqm_tsv_dataset(
     description: str = "",
     reference_rule: ReferenceRule | None = None,
     source_file_name: str = "",
+    member_name: str = "",
     perfect_score: float = 100.0,
     created_by=None,
     on_written: Callable[[DifficultyDataset], None] | None = None,
@@ -225,53 +118,56 @@ def import_mqm_tsv_dataset(
 
     Each rater's MQM penalty of a (segment, system) is mapped to 0–100 with the platform's map
     (``100 − 4·min(25, penalty)``, ADR 0004), and the segment's score for that system is the mean
-    over its raters; the raw mean penalty and the number of raters are kept as extra fields.
-    The rows name no languages: ``language_pair`` (e.g. ``en-de``) says them, or else the file
-    name as Google writes it (``mqm_ted_ende.tsv``). Rows whose ``<v>…</v>`` marks do not pair
-    up are scored all the same and counted in the dataset's ``import_report``.
+    over its raters; the raw mean penalty and the number of raters are kept as extra fields, and
+    each rater's score as an individual judgment (raw: the 0–100 score; z: standardised per
+    rater over the file). The rows name no languages: ``language_pair`` (e.g. ``en-de``) says
+    them, or else the file name as Google writes it (``mqm_ted_ende.tsv``; ``member_name`` is
+    the TSV's name inside an archive, tried first). Rows whose ``<v>…</v>`` marks do not pair up
+    are scored all the same, and ``HOTW-test`` rows are checks, never scored: both are counted
+    in the dataset's ``import_report``, as are (system, segment) cells rated only by checks.
     """
     name = check_dataset_name(name)
     report: dict = {}
     if not language_pair:
-        language_pair = google_mqm.language_pair_in_name(source_file_name) or ""
+        language_pair = (
+            google_mqm.language_pair_in_name(member_name)
+            or google_mqm.language_pair_in_name(source_file_name)
+            or ""
+        )
         report["language_pair_from_file_name"] = language_pair
     if not language_pair:
         raise DifficultyDatasetError(
-            f"a Google MQM TSV names no languages, nor does its file name {source_file_name!r} "
-            "(as mqm_ted_ende.tsv does): give the language pair, e.g. en-de"
+            f"a Google MQM TSV names no languages, nor does its file name "
+            f"{member_name or source_file_name!r} (as mqm_ted_ende.tsv does): give the language "
+            "pair, e.g. en-de"
         )
     try:
         src_lang, tgt_lang = split_language_pair(language_pair)
         mqm_segments = google_mqm.read_tsv(data)
     except (ValueError, FormatError) as exc:
-        raise DifficultyDatasetError(str(exc)) from None
+        where = f"{member_name}: " if member_name else ""
+        raise DifficultyDatasetError(f"{where}{exc}") from None
+    segments, judgments, unrated = _mqm_segments(mqm_segments, language_pair, src_lang, tgt_lang)
+    if not segments:
+        raise DifficultyDatasetError("the file has no rated segment (only checks)")
     unbalanced = google_mqm.unbalanced_lines(mqm_segments)
-    grouped: dict[tuple[str, str], ParsedSegment] = {}
-    for mqm in mqm_segments:
-        penalties = list(google_mqm.rater_penalties(mqm).values())
-        segment = grouped.setdefault(
-            (mqm.doc, mqm.seg_id),
-            ParsedSegment(
-                line_number=mqm.line_number, lp=language_pair, src_lang=src_lang,
-                tgt_lang=tgt_lang, source=mqm.source, scores={}, segment_key=mqm.seg_id,
-                doc_id=mqm.doc, extra={"mqm_penalty": {}, "n_raters": {}},
-            ),
-        )  # fmt: skip
-        if segment.source != mqm.source:
-            raise DifficultyDatasetError(
-                f"line {mqm.line_number}: segment {mqm.seg_id} of {mqm.doc} has another source "
-                f"than on line {segment.line_number}"
-            )
-        segment.scores[mqm.system] = float(np.mean([mqm_to_100(p) for p in penalties]))
-        segment.translations[mqm.system] = mqm.target
-        segment.extra["mqm_penalty"][mqm.system] = float(np.mean(penalties))
-        segment.extra["n_raters"][mqm.system] = len(penalties)
+    checks = google_mqm.check_lines(mqm_segments)
+    if member_name:
+        report["member"] = member_name  # line numbers below count in this file of the archive
+    report |= {
+        "unbalanced_mark_rows": len(unbalanced),
+        "unbalanced_mark_lines": unbalanced[:REPORTED_LINES],
+    }
+    if checks:
+        report |= {"checks": {"HOTW-test": len(checks)}, "check_lines": checks[:REPORTED_LINES]}
+    if unrated:
+        report["unrated_cells"] = unrated
     scale = (
         "Scores: each rater's MQM penalty mapped to 0–100 by 100 − 4·min(25, penalty) "
         "(ADR 0004), averaged over the segment's raters; mqm_penalty holds the raw mean penalty."
     )
     return _write_dataset(
-        list(grouped.values()),
+        segments,
         name=name,
         description=(description.strip() + "\n\n" + scale).strip(),
         origin=DifficultyDataset.Origin.IMPORT,
@@ -279,13 +175,131 @@ def import_mqm_tsv_dataset(
         source_file_name=source_file_name,
         perfect_score=perfect_score,
         created_by=created_by,
-        import_report=report
-        | {
-            "unbalanced_mark_rows": len(unbalanced),
-            "unbalanced_mark_lines": unbalanced[:REPORTED_LINES],
-        },
+        import_report=report,
+        judgments={language_pair: judgments},
         on_written=on_written,
     )
+
+
+def import_mtme_dataset(
+    files: ReleaseFiles,
+    *,
+    name: str,
+    human_score: str = "",
+    test_set: str = "",
+    language_pairs: Sequence[str] = (),
+    description: str = "",
+    reference_rule: ReferenceRule | None = None,
+    source_file_name: str = "",
+    perfect_score: float = 100.0,
+    created_by=None,
+    on_written: Callable[[DifficultyDataset], None] | None = None,
+) -> DifficultyDataset:
+    """A dataset from an mt-metrics-eval test set (``difficulty.releases.mtme``): each language
+    pair with the chosen segment-level human score, outputs as translations, the first
+    reference as the reference; systems named by ``references/`` are references whatever
+    ``reference_rule`` says. All or nothing; a missing or unknown choice is refused with the
+    names on offer."""
+    name = check_dataset_name(name)
+    release = mtme.read_mtme(
+        files, human_score=human_score, test_set=test_set, language_pairs=language_pairs
+    )
+    rule = reference_rule or ReferenceRule()
+    extra = tuple(sorted(release.reference_systems - set(rule.names)))
+    rule = ReferenceRule(names=(*rule.names, *extra), prefixes=rule.prefixes)
+    note = (
+        f"Scores: mt-metrics-eval human score {release.report['human_score']!r} "
+        f"(segment level) of test set {release.report['test_set']}."
+    )
+    return _write_dataset(
+        release.segments,
+        name=name,
+        description=(description.strip() + "\n\n" + note).strip(),
+        origin=DifficultyDataset.Origin.IMPORT,
+        reference_rule=rule,
+        source_file_name=source_file_name,
+        perfect_score=perfect_score,
+        created_by=created_by,
+        import_report=release.report,
+        on_written=on_written,
+    )
+
+
+def import_wmt_da_dataset(
+    files: ReleaseFiles,
+    *,
+    name: str,
+    score_kind: str = "z",
+    language_pairs: Sequence[str] = (),
+    description: str = "",
+    reference_rule: ReferenceRule | None = None,
+    source_file_name: str = "",
+    perfect_score: float = 100.0,
+    created_by=None,
+    on_written: Callable[[DifficultyDataset], None] | None = None,
+) -> DifficultyDataset:
+    """A dataset from a WMT crowd-DA release (``difficulty.releases.wmt_da``): per-segment means
+    (``score_kind`` ``z`` or ``raw``) as scores, the individual judgments beside them. All or
+    nothing."""
+    name = check_dataset_name(name)
+    release = wmt_da.read_wmt_da(files, score_kind=score_kind, language_pairs=language_pairs)
+    note = (
+        f"Scores: WMT crowd DA, the mean {'z-score' if score_kind == 'z' else 'raw score'} of "
+        "each system's segment (ad-seg-scores); the release holds no texts."
+    )
+    return _write_dataset(
+        release.segments,
+        name=name,
+        description=(description.strip() + "\n\n" + note).strip(),
+        origin=DifficultyDataset.Origin.IMPORT,
+        reference_rule=reference_rule or ReferenceRule(),
+        source_file_name=source_file_name,
+        perfect_score=perfect_score,
+        created_by=created_by,
+        import_report=release.report,
+        judgments=release.judgments,
+        on_written=on_written,
+    )
+
+
+def _mqm_segments(
+    mqm_segments: list[google_mqm.MqmSegment], lp: str, src_lang: str, tgt_lang: str
+) -> tuple[list[ParsedSegment], JudgmentRows, int]:
+    """One segment per (document, segment id) with each system's mean over its raters, every
+    rater's score as a judgment, and how many (system, segment) cells only checks rated."""
+    grouped: dict[tuple[str, str], int] = {}
+    segments: list[ParsedSegment] = []
+    judgments = JudgmentRows()
+    unrated = 0
+    for mqm in mqm_segments:
+        penalties = google_mqm.rater_penalties(mqm)
+        if not penalties:
+            unrated += 1
+            continue
+        index = grouped.setdefault((mqm.doc, mqm.seg_id), len(segments))
+        if index == len(segments):
+            segments.append(
+                ParsedSegment(
+                    line_number=mqm.line_number, lp=lp, src_lang=src_lang, tgt_lang=tgt_lang,
+                    source=mqm.source, scores={}, segment_key=mqm.seg_id, doc_id=mqm.doc,
+                    extra={"mqm_penalty": {}, "n_raters": {}},
+                )
+            )  # fmt: skip
+        segment = segments[index]
+        if not google_mqm.same_text(segment.source, mqm.source):
+            raise DifficultyDatasetError(
+                f"line {mqm.line_number}: segment {mqm.seg_id} of {mqm.doc} has another source "
+                f"than on line {segment.line_number}"
+            )
+        scores = {rater: mqm_to_100(p) for rater, p in penalties.items()}
+        segment.scores[mqm.system] = float(np.mean(list(scores.values())))
+        segment.translations[mqm.system] = mqm.target
+        segment.extra["mqm_penalty"][mqm.system] = float(np.mean(list(penalties.values())))
+        segment.extra["n_raters"][mqm.system] = len(penalties)
+        for rater, score in sorted(scores.items()):
+            judgments.add(index, mqm.system, rater, score, math.nan, repeat=False)
+    judgments.z = list(standardise(np.array(judgments.raw), np.array(judgments.annotator)))
+    return segments, judgments, unrated
 
 
 def _write_dataset(
@@ -301,8 +315,11 @@ def _write_dataset(
     campaign_id: int | None = None,
     campaign_name: str = "",
     import_report: dict | None = None,
+    judgments: Mapping[str, JudgmentRows] | None = None,
     on_written: Callable[[DifficultyDataset], None] | None = None,
 ) -> DifficultyDataset:
+    """Write a dataset in one transaction; ``judgments[lp].segment`` indexes that pair's
+    segments in the order given."""
     by_pair: dict[str, list[ParsedSegment]] = defaultdict(list)
     for segment in segments:
         by_pair[segment.lp].append(segment)
@@ -326,7 +343,9 @@ def _write_dataset(
                 created_by=created_by,
             )
             for code in sorted(by_pair):
-                all_systems |= _write_pair(dataset, code, by_pair[code], reference_rule)
+                all_systems |= _write_pair(
+                    dataset, code, by_pair[code], reference_rule, (judgments or {}).get(code)
+                )
             dataset.n_systems = len(all_systems)
             dataset.save(update_fields=["n_systems", "updated_at"])
             if on_written is not None:
@@ -346,6 +365,7 @@ def _write_pair(
     code: str,
     segments: list[ParsedSegment],
     reference_rule: ReferenceRule,
+    judgment_rows: JudgmentRows | None = None,
 ) -> set[str]:
     systems = sorted({system for segment in segments for system in segment.scores})
     column = {system: j for j, system in enumerate(systems)}
@@ -354,6 +374,7 @@ def _write_pair(
         for system, score in segment.scores.items():
             if score is not None:
                 matrix[row, column[system]] = score
+    table, annotators = (judgment_rows or JudgmentRows()).table(column)
     language_pair = DifficultyLanguagePair.objects.create(
         dataset=dataset,
         code=code,
@@ -361,6 +382,9 @@ def _write_pair(
         tgt_lang=segments[0].tgt_lang,
         n_segments=len(segments),
         scores=matrix_to_bytes(matrix),
+        judgments=table_to_bytes(table) if len(table) else b"",
+        judgment_annotators=annotators,
+        n_judgments=len(table),
     )
     scored = ~np.isnan(matrix)
     DifficultySystem.objects.bulk_create(
@@ -385,7 +409,7 @@ def _write_pair(
                 doc_id=segment.doc_id,
                 domain=segment.domain,
                 source=segment.source,
-                source_key=source_key(segment.src_lang, segment.source),
+                source_key=_source_key(segment, code),
                 reference=segment.reference,
                 translations=segment.translations,
                 scores=segment.scores,
@@ -396,6 +420,14 @@ def _write_pair(
         batch_size=500,
     )
     return set(systems)
+
+
+def _source_key(segment: ParsedSegment, code: str) -> str:
+    if segment.source.strip():
+        return source_key(segment.src_lang, segment.source)
+    # A release without texts (WMT DA) or an empty source line: the segment's id stands for its
+    # source, so that textless segments do not all count as one source.
+    return textless_source_key(code, segment.segment_key or str(segment.line_number))
 
 
 def build_difficulty_dataset_from_campaign(

@@ -149,12 +149,15 @@ def start_difficulty_evaluation(
         raise DifficultyDatasetError("the subset fraction must be above 0 and at most 1")
     if not 0 <= n_bootstrap <= MAX_BOOTSTRAP:
         raise DifficultyDatasetError(f"bootstrap resamples must be between 0 and {MAX_BOOTSTRAP}")
-    language_pairs = list(dataset.language_pairs.prefetch_related("systems").order_by("code"))
+    language_pairs = list(
+        dataset.language_pairs.defer("judgments").prefetch_related("systems").order_by("code")
+    )
     pairs = [(lp.src_lang, lp.tgt_lang) for lp in language_pairs]
+    textless = dataset.segments.filter(source="").exists()
     try:
         specs = [est.parse_estimator(name) for name in names]
         for spec in specs:
-            est.check_estimator(spec, pairs)
+            est.check_estimator(spec, pairs, textless=textless)
     except est.EstimatorError as exc:
         raise DifficultyDatasetError(str(exc)) from exc
     for spec in specs:

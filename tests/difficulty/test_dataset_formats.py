@@ -124,9 +124,10 @@ def test_the_api_imports_a_tsv_with_its_language_pair_and_reports_the_unbalanced
             b"a,b,c\n1,2,3\n" * 50,
             "scores.csv",
             "auto",
-            "line 1 is neither a JSON object (WMT-style JSONL) nor the header of a Google MQM "
-            "TSV (system doc doc_id seg_id rater source target category severity): this file is "
-            "in neither format",
+            "line 1 is neither a JSON object (WMT-style JSONL), the header of a Google MQM TSV "
+            "(system doc doc_id seg_id rater source target category severity) nor that of a WMT "
+            "DA file (SYS SID RAW.SCR Z.SCR N, or HITId WorkerId ... type sid score), and the "
+            "file is no archive: this file is in none of the formats",
         ),
         (
             b"id\tsrc\tscore\n" + b"1\tx\t3\n" * 50,

@@ -10,7 +10,12 @@ from difficulty.dataset_format import (
     DatasetFormatError,
     ReferenceRule,
 )
-from difficulty.services import DATASET_FORMATS, DifficultyDatasetError, import_difficulty_file
+from difficulty.services import (
+    DA_SCORE_KINDS,
+    DATASET_FORMATS,
+    DifficultyDatasetError,
+    import_difficulty_path,
+)
 
 
 def comma_list(value: str) -> tuple[str, ...]:
@@ -19,14 +24,16 @@ def comma_list(value: str) -> tuple[str, ...]:
 
 class Command(BaseCommand):
     help = (
-        "Import a difficulty dataset: WMT-style JSONL (langs, src, tgt{system}, scores{system}, "
-        "extra fields kept) or Google's MQM TSV (languages from --langs en-de or a name like "
-        "mqm_ted_ende.tsv), recognised from line 1 unless --format says. All or nothing: a bad "
-        "line is reported and nothing is written."
+        "Import a difficulty dataset from a file, a folder or an archive (.tar.gz, .tgz, .zip) "
+        "as the field releases it: WMT-style JSONL; a Google MQM TSV or Google's .tar.gz of one "
+        "(languages from --langs or a name like mqm_ted_ende.tsv); an mt-metrics-eval test set "
+        "(--score picks the human score); a WMT crowd-DA release (ad-seg-scores-XX-YY.csv with "
+        "its ad-XXYY-good-stnd.csv judgments). Recognised unless --format says. All or nothing: "
+        "a bad line is reported with its file and nothing is written."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("file", type=Path)
+        parser.add_argument("file", type=Path, help="A file, an archive or a release's folder.")
         parser.add_argument("--name", required=True)
         parser.add_argument("--description", default="")
         parser.add_argument(
@@ -34,14 +41,34 @@ class Command(BaseCommand):
             dest="file_format",
             choices=list(DATASET_FORMATS),
             default="auto",
-            help="auto (default: recognise it), wmt-jsonl or google-mqm (one row per error per "
-            "rater).",
+            help="auto (default: recognise it), wmt-jsonl, google-mqm (one row per error per "
+            "rater), mt-metrics-eval or wmt-da.",
         )
         parser.add_argument(
             "--langs",
             default="",
             help="Language pair of a google-mqm file (default: read from a name like "
-            "mqm_ted_ende.tsv).",
+            "mqm_ted_ende.tsv) or of a WMT DA means file named otherwise; for an mt-metrics-eval "
+            "or WMT DA release, import only this pair (default: every pair).",
+        )
+        parser.add_argument(
+            "--score",
+            dest="human_score",
+            default="",
+            help="mt-metrics-eval: the human score to import (mqm, wmt, wmt-z, wmt-appraise, "
+            "...; default: the only one; the refusal lists those found).",
+        )
+        parser.add_argument(
+            "--test-set",
+            default="",
+            help="mt-metrics-eval: the test set (wmt22, ...) of a release that holds several.",
+        )
+        parser.add_argument(
+            "--da-score",
+            dest="score_kind",
+            choices=list(DA_SCORE_KINDS),
+            default="z",
+            help="WMT DA: the per-segment means to import as scores (default: z, as WMT ranks).",
         )
         parser.add_argument(
             "--reference-systems",
@@ -59,37 +86,39 @@ class Command(BaseCommand):
             "--perfect-score",
             type=float,
             default=100.0,
-            help="Score of a flawless translation, for %%Perfect (default 100, ESA).",
+            help="Score of a flawless translation, for %%Perfect (default 100, ESA; 0 for "
+            "mt-metrics-eval's mqm, which is minus the MQM penalty).",
         )
 
     def handle(self, *args, file: Path, **options):
-        if not file.is_file():
-            raise CommandError(f"{file} is not a file")
-        rule = ReferenceRule(
-            names=comma_list(options["reference_systems"]),
-            prefixes=comma_list(options["reference_prefixes"]),
-        )
-        file_format = options["file_format"]
+        if not file.exists():
+            raise CommandError(f"{file} does not exist")
         if (
-            file_format == "google-mqm"
+            options["file_format"] == "google-mqm"
+            and file.is_file()
             and not options["langs"]
             and not google_mqm.language_pair_in_name(file.name)
         ):
             raise CommandError(
                 "a google-mqm file names no languages, nor does its file name: give --langs en-de"
             )
+        rule = ReferenceRule(
+            names=comma_list(options["reference_systems"]),
+            prefixes=comma_list(options["reference_prefixes"]),
+        )
         try:
-            with file.open("rb") as lines:
-                dataset = import_difficulty_file(
-                    lines,
-                    name=options["name"],
-                    file_format=file_format,
-                    language_pair=options["langs"],
-                    description=options["description"],
-                    reference_rule=rule,
-                    source_file_name=file.name,
-                    perfect_score=options["perfect_score"],
-                )
+            dataset = import_difficulty_path(
+                file,
+                name=options["name"],
+                file_format=options["file_format"],
+                language_pair=options["langs"],
+                human_score=options["human_score"],
+                test_set=options["test_set"],
+                score_kind=options["score_kind"],
+                description=options["description"],
+                reference_rule=rule,
+                perfect_score=options["perfect_score"],
+            )
         except DatasetFormatError as exc:
             more = " (more not shown)" if exc.truncated else ""
             raise problems_error(
@@ -97,18 +126,22 @@ class Command(BaseCommand):
             ) from None
         except DifficultyDatasetError as exc:
             raise CommandError(f"{file} was not imported: {exc}") from exc
+        except OSError as exc:
+            raise CommandError(f"cannot read {file}: {exc.strerror or exc}") from None
+        self._describe(dataset)
+
+    def _describe(self, dataset) -> None:
+        pairs = list(dataset.language_pairs.defer("judgments").prefetch_related("systems"))
         references = sorted(
-            {
-                system.name
-                for pair in dataset.language_pairs.all()
-                for system in pair.systems.filter(is_reference=True)
-            }
+            {s.name for pair in pairs for s in pair.systems.all() if s.is_reference}
         )
+        judgments = sum(pair.n_judgments for pair in pairs)
+        kept = f"; {judgments:,} individual judgments kept" if judgments else ""
         self.stdout.write(
             self.style.SUCCESS(
                 f"Imported {dataset.name!r} (id {dataset.pk}): {dataset.n_segments} segments, "
                 f"{dataset.n_language_pairs} language pair(s), {dataset.n_systems} systems; "
-                f"references left out of evaluation: {', '.join(references) or 'none'}."
+                f"references left out of evaluation: {', '.join(references) or 'none'}{kept}."
             )
         )
         for line in dataset.import_report_lines():
