@@ -30,6 +30,7 @@ from annotation.models import Campaign
 from annotation.selectors import ItemResult, item_results
 from challenge_sets.models import FrozenVersion
 from difficulty.models import DifficultyDataset, DifficultyLanguagePair, DifficultySegment
+from difficulty.selectors import judgments_by_system
 from ranking.stats import zscore_by_annotator
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "dataset_score_fields",
     "drop_unscored",
     "human_score_name",
+    "judgment_kinds",
     "qe_cells",
     "resolve_dataset_score",
     "version_input",
@@ -131,9 +133,23 @@ def dataset_language_pair(dataset: DifficultyDataset, code: str) -> DifficultyLa
     return pairs[0]
 
 
+def judgment_kinds(pair: DifficultyLanguagePair) -> list[str]:
+    """``raw`` and/or ``z`` where the pair's import kept individual judgments of that kind (a
+    WMT DA judgments file has z only)."""
+    if not pair.n_judgments:
+        return []
+    table = pair.judgment_table()
+    return [kind for kind in JUDGMENT_SCORES if np.isfinite(table[kind]).any()]
+
+
 def dataset_score_fields(dataset: DifficultyDataset) -> list[str]:
-    """Scores a ranking of the dataset can use: the human score, then its extra fields."""
-    return [HUMAN, *(f for f in dataset.extra_fields if dataset.is_metric_field(f))]
+    """Scores a ranking of the dataset can use: the human score, the individual judgments (raw,
+    z) where some pair kept them, then its extra fields."""
+    kinds: set[str] = set()
+    for pair in dataset.language_pairs.filter(n_judgments__gt=0):
+        kinds.update(judgment_kinds(pair))
+    extra = [f for f in dataset.extra_fields if dataset.is_metric_field(f) and f not in kinds]
+    return [HUMAN, *(k for k in JUDGMENT_SCORES if k in kinds), *extra]
 
 
 def human_score_name(dataset: DifficultyDataset) -> str:
@@ -142,20 +158,42 @@ def human_score_name(dataset: DifficultyDataset) -> str:
     return name if isinstance(name, str) else ""
 
 
-def resolve_dataset_score(dataset: DifficultyDataset, score: str) -> str:
-    """``human`` for the dataset's human score (also under its release name), else the extra
-    field; refuses a score the dataset does not have."""
+def resolve_dataset_score(
+    dataset: DifficultyDataset, pair: DifficultyLanguagePair, score: str
+) -> str:
+    """``human`` for the dataset's human score (also under its release name), ``raw``/``z`` for
+    the pair's individual judgments, else the extra field; refuses a score it does not have."""
     score = score or HUMAN
     if score == HUMAN or (score == human_score_name(dataset) and score not in dataset.extra_fields):
         return HUMAN
-    if score in dataset_score_fields(dataset):
+    kinds = judgment_kinds(pair)
+    if score in kinds:
         return score
-    offered = dataset_score_fields(dataset)
-    if human_score_name(dataset):
-        offered[0] += f" ({human_score_name(dataset)})"
+    extra = [f for f in dataset.extra_fields if dataset.is_metric_field(f)]
+    if score in extra:
+        return score
+    offered = [HUMAN + (f" ({human_score_name(dataset)})" if human_score_name(dataset) else "")]
+    offered += [*kinds, *extra]
     raise InputError(
-        "score", f"{dataset.name} has no score {score!r} (scores: {', '.join(offered)})"
+        "score", f"{dataset.name} {pair.code} has no score {score!r} (scores: {', '.join(offered)})"
     )
+
+
+def _judgment_matrix(pair: DifficultyLanguagePair, kind: str, columns: list[int]) -> np.ndarray:
+    """Per (system, segment): the mean of its individual judgments of ``kind`` (repeated items,
+    WMT DA's consistency checks, left out as ``judgments_by_system`` leaves them out)."""
+    table = pair.judgment_table()
+    table = table[np.isfinite(table[kind]) & ~table["repeat"]]
+    lookup = np.full(max(int(table["column"].max(initial=0)), *columns, 0) + 1, -1)
+    lookup[columns] = np.arange(len(columns))  # matrix column -> row of ours; -1: not ranked
+    system = lookup[table["column"]]
+    table, system = table[system >= 0], system[system >= 0]
+    sums = np.zeros((len(columns), pair.n_segments))
+    counts = np.zeros((len(columns), pair.n_segments))
+    np.add.at(sums, (system, table["row"]), table[kind])
+    np.add.at(counts, (system, table["row"]), 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1.0), np.nan)
 
 
 def _extra_matrix(pair: DifficultyLanguagePair, field_name: str, systems: list[str]) -> np.ndarray:
@@ -187,22 +225,31 @@ def _extra_matrix(pair: DifficultyLanguagePair, field_name: str, systems: list[s
 def dataset_input(
     dataset: DifficultyDataset, code: str, score: str, *, include_references: bool = False
 ) -> ScoredInput:
-    """A dataset pair's scores (human, or a per-system extra field) for every system (human
-    references only when asked)."""
+    """A dataset pair's scores for every system (human references only when asked): its human
+    score, the per-segment means of its individual judgments (``raw``/``z``, which rank-sum
+    then tests one by one, read through ``difficulty.selectors.judgments_by_system``), or a
+    per-system extra field."""
     pair = dataset_language_pair(dataset, code)
-    score = resolve_dataset_score(dataset, score)
+    score = resolve_dataset_score(dataset, pair, score)
     systems = [
         s for s in pair.systems.order_by("column") if include_references or not s.is_reference
     ]
     names = [s.name for s in systems]
+    judgments = None
     if score == HUMAN:
         matrix = pair.score_matrix()[:, [s.column for s in systems]].T.copy()
+        label = human_score_name(dataset)
+    elif score in JUDGMENT_SCORES:
+        matrix = _judgment_matrix(pair, score, [s.column for s in systems])
+        by_system = judgments_by_system(pair, kind=score)
+        judgments = [by_system[name] for name in names]
+        label = f"individual judgments, {score}"
     else:
         matrix = _extra_matrix(pair, score, names)
-    label = human_score_name(dataset) if score == HUMAN else score
+        label = score
     description = f"{dataset.name} {pair.code}" + (f" ({label})" if label else "")
     segment_keys = [str(k) for k in range(pair.n_segments)]
-    scored = ScoredInput(names, matrix, segment_keys, description)
+    scored = ScoredInput(names, matrix, segment_keys, description, judgments=judgments)
     if not include_references and len(systems) < pair.systems.count():
         references = [s.name for s in pair.systems.filter(is_reference=True)]
         scored.notes.append(f"human references left out: {_listed(references)}")

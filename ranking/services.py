@@ -123,8 +123,8 @@ def _check_source(values: dict[str, Any], errors: dict[str, str]) -> None:
         return
     try:
         if kind == InputKind.DATASET:
-            inputs.dataset_language_pair(values["dataset"], values["language_pair"])
-            values["score"] = inputs.resolve_dataset_score(values["dataset"], values["score"])
+            pair = inputs.dataset_language_pair(values["dataset"], values["language_pair"])
+            values["score"] = inputs.resolve_dataset_score(values["dataset"], pair, values["score"])
         elif kind == InputKind.CAMPAIGN:
             _check_campaign(values)
         elif kind == InputKind.VERSION:

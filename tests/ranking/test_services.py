@@ -13,8 +13,9 @@ from scipy import stats as scipy_stats
 
 from annotation import services as annotation_services
 from annotation.models import Item
+from difficulty.releases.judgments import JUDGMENT_DTYPE, table_to_bytes
 from engines.services import register_replay
-from ranking import services, stats
+from ranking import inputs, services, stats
 from ranking.models import SystemRanking
 from ranking.services import RankingError, start_ranking
 from tests.annotation.factories import enrolled
@@ -124,7 +125,7 @@ def test_a_dataset_score_is_also_found_by_its_release_name():
         ({"alpha": math.nan}, "alpha", "must be a number"),
         ({"seed": -1}, "seed", "must be an integer from 0 to 4611686018427387904"),
         ({"language_pair": "xx-yy"}, "language_pair", "tiers has no language pair 'xx-yy' (en-de)"),
-        ({"score": "comet"}, "score", "tiers has no score 'comet' (scores: human)"),
+        ({"score": "comet"}, "score", "tiers en-de has no score 'comet' (scores: human)"),
         ({"dataset": None}, "dataset", "choose the dataset to rank"),
         ({"input_kind": "spreadsheet"}, "input_kind",
          "must be one of dataset, campaign, version, version_qe"),
@@ -303,3 +304,30 @@ def test_a_qe_input_needs_a_quality_engine():
     assert refused.value.errors == {
         "score": "engine mt-only is not configured as a quality estimator"
     }
+
+
+def test_a_datasets_individual_judgments_feed_rank_sum_one_by_one():
+    dataset = make_dataset("judged", dataset_rows({"a": [80, 70, 60], "b": [20, 30, 40]}))
+    pair = dataset.language_pairs.get()
+    columns = {s.name: s.column for s in pair.systems.all()}
+    # (row, system, annotator, z, repeat): a's repeat of row 0 must not count.
+    rows = [(0, "a", 0, 1.0, False), (0, "a", 1, 0.5, False), (1, "a", 0, 0.8, False),
+            (2, "a", 1, 0.1, False), (0, "a", 0, -9.0, True), (0, "b", 1, -0.5, False),
+            (1, "b", 0, -1.0, False), (2, "b", 1, 0.2, False)]  # fmt: skip
+    table = np.array(
+        [(r, columns[s], a, np.nan, z, rep) for r, s, a, z, rep in rows], dtype=JUDGMENT_DTYPE
+    )
+    pair.judgments, pair.n_judgments = table_to_bytes(table), len(rows)
+    pair.save()
+    assert inputs.dataset_score_fields(dataset) == ["human", "z"]
+    ranking = ranked(input_kind="dataset", dataset=dataset, score="z", test="ranksum")
+    result = ranking.result["ranking"]
+    assert result["systems"] == ["a", "b"]
+    assert result["means"] == pytest.approx([np.mean([0.75, 0.8, 0.1]), np.mean([-0.5, -1, 0.2])])
+    expected = scipy_stats.mannwhitneyu([1.0, 0.5, 0.8, 0.1], [-0.5, -1.0, 0.2],
+                                        alternative="greater").pvalue  # fmt: skip
+    assert result["p_values"][0][1] == pytest.approx(expected)
+    assert ranking.result["input"]["description"] == "judged en-de (individual judgments, z)"
+    with pytest.raises(RankingError) as refused:
+        start_ranking(input_kind="dataset", dataset=dataset, score="raw")
+    assert refused.value.errors == {"score": "judged en-de has no score 'raw' (scores: human, z)"}
