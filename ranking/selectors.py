@@ -117,15 +117,13 @@ def _dataset_options(dataset: DifficultyDataset | None) -> dict[str, list[tuple[
         return {"language_pairs": [], "scores": [(inputs.HUMAN, "human score")]}
     codes = list(dataset.language_pairs.order_by("code").values_list("code", flat=True))
     named = inputs.human_score_name(dataset)
-    scores = [
-        (
-            field,
-            (f"human score ({named})" if named else "human score")
-            if field == inputs.HUMAN
-            else field,
-        )
-        for field in inputs.dataset_score_fields(dataset)
-    ]
+    labels = {inputs.HUMAN: f"human score ({named})" if named else "human score"}
+    if dataset.language_pairs.filter(n_judgments__gt=0).exists():  # else "raw" is a field's name
+        labels |= {
+            inputs.RAW: "individual judgments (raw)",
+            inputs.Z_SCORE: "individual judgments, z per annotator",
+        }
+    scores = [(field, labels.get(field, field)) for field in inputs.dataset_score_fields(dataset)]
     return {"language_pairs": [(c, c) for c in codes], "scores": scores}
 
 

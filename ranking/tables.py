@@ -122,9 +122,8 @@ def as_latex(result: dict[str, Any]) -> str:
     ]
     for row in rows:
         rank = row.rank_range.replace("–", "--")
-        lines.append(
-            f"{rank} & {latex_escape(row.system)} & {_number(row.mean, decimals)} & {row.n} \\\\"
-        )
+        mean = _number(row.mean, decimals).replace("-", "$-$", 1)  # a minus, not a hyphen
+        lines.append(f"{rank} & {latex_escape(row.system)} & {mean} & {row.n} \\\\")
         if row.ends_cluster:
             lines.append("\\midrule")
     lines += ["\\bottomrule", "\\end{tabular}", ""]
@@ -146,8 +145,9 @@ def as_typst(result: dict[str, Any]) -> str:
         "  table.hline(stroke: 0.5pt),",
     ]
     for row in rows:
-        cells = [typst_string(row.rank_range), typst_string(row.system),
-                 typst_string(_number(row.mean, decimals)), typst_string(str(row.n))]  # fmt: skip
+        mean = _number(row.mean, decimals).replace("-", "\u2212", 1)  # a minus, not a hyphen
+        cells = [typst_string(row.rank_range), typst_string(row.system), typst_string(mean),
+                 typst_string(str(row.n))]  # fmt: skip
         lines.append("  " + ", ".join(f"[#{cell}]" for cell in cells) + ",")
         if row.ends_cluster:
             lines.append("  table.hline(stroke: 0.5pt),")

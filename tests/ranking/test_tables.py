@@ -102,3 +102,10 @@ def test_mean_intervals_are_students_t():
     expected = scipy_stats.t.interval(0.95, 3, loc=2.5, scale=scipy_stats.sem([1, 2, 3, 4]))
     assert (low, high) == pytest.approx(expected)
     assert np.isnan(mean_intervals(scores)[1]).all()
+
+
+def test_negative_means_print_a_minus_sign():
+    negative = result(systems=["a", "b", "c", "d"], means=(-0.125, -0.5, -1.25, -2.0))
+    assert r"1--2 & a & $-$0.125 & 3 \\" in tables.as_latex(negative)
+    assert '[#"\u22120.125"]' in tables.as_typst(negative)
+    assert next(csv.reader(io.StringIO(list(tables.as_csv(negative))[1])))[6] == "-0.125"
