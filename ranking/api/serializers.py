@@ -50,11 +50,13 @@ class RankingCreateSerializer(serializers.Serializer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        user = self.context["request"].user
+        request = self.context.get("request")
+        if request is None:  # the schema generator's instance
+            return
         fields: Any = self.fields
-        fields["dataset"].queryset = selectors.datasets_for_ranking(user)
-        fields["campaign"].queryset = selectors.campaigns_for_ranking(user)
-        fields["version"].queryset = selectors.versions_for_ranking(user)
+        fields["dataset"].queryset = selectors.datasets_for_ranking(request.user)
+        fields["campaign"].queryset = selectors.campaigns_for_ranking(request.user)
+        fields["version"].queryset = selectors.versions_for_ranking(request.user)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # A misspelt field ("test_name", "alpah") would silently take its default otherwise.
