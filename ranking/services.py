@@ -59,6 +59,9 @@ QE_CHUNK = 64
 # Resampled pair statistics one ranking may compute (pairs × segments × resamples): about a
 # minute of matrix products on one core, under the task's time limit.
 MAX_RESAMPLED_CELLS = 20_000_000_000
+# Wilcoxon and rank-sum call scipy once per pair and direction: 200 systems are 39,800 calls, well
+# inside one round's time limit (a round cut short by it would only start again).
+MAX_SYSTEMS = 200
 
 
 class RankingError(ValueError):
@@ -245,9 +248,11 @@ def _settings(ranking: SystemRanking) -> dict[str, Any]:
 
 
 def _check_work(ranking: SystemRanking, scores: np.ndarray) -> None:
+    n = scores.shape[0]
+    if n > MAX_SYSTEMS:
+        raise InputError("input", f"{n} systems to rank; a ranking takes at most {MAX_SYSTEMS}")
     if ranking.test not in ("permutation", "bootstrap"):
         return
-    n = scores.shape[0]
     pairs = n * (n - 1) // 2 if ranking.pairs == "all" else n - 1
     work = pairs * scores.shape[1] * ranking.n_resamples
     if work > MAX_RESAMPLED_CELLS:

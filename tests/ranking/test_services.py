@@ -331,3 +331,17 @@ def test_a_datasets_individual_judgments_feed_rank_sum_one_by_one():
     with pytest.raises(RankingError) as refused:
         start_ranking(input_kind="dataset", dataset=dataset, score="raw")
     assert refused.value.errors == {"score": "judged en-de has no score 'raw' (scores: human, z)"}
+
+
+def test_too_much_work_fails_the_ranking_with_the_reason(monkeypatch):
+    monkeypatch.setattr(services, "MAX_RESAMPLED_CELLS", 10_000)
+    dataset = tiered_dataset()
+    ranking = ranked(input_kind="dataset", dataset=dataset, test="bootstrap", n_resamples=20)
+    assert (ranking.status, ranking.error) == (
+        "failed",
+        "15 pairs × 60 segments × 20 resamples is more than one ranking computes (10,000 "
+        "cells); lower n_resamples or test adjacent pairs only",
+    )
+    monkeypatch.setattr(services, "MAX_SYSTEMS", 5)
+    ranking = ranked(input_kind="dataset", dataset=dataset)
+    assert ranking.error == "6 systems to rank; a ranking takes at most 5"
