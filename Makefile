@@ -63,9 +63,10 @@ services:
 browser:
 	@scripts/ensure_chromium.sh
 
-# mypy's cache lives outside the checkout, so that a fresh clone's `make test` reuses it (mypy
-# checks each file's hash, so a cache from other code is only slower, never wrong).
-export MYPY_CACHE_DIR ?= $(HOME)/.cache/hardset/mypy
+# mypy's cache lives outside the checkout, so that `make clean` or a re-clone at the same path
+# keeps it; one cache per checkout path, because two checkouts (git worktrees) linting at once
+# into one cache left it inconsistent ("cannot find module" for a module of the other tree).
+export MYPY_CACHE_DIR ?= $(HOME)/.cache/hardset/mypy/$(subst /,_,$(CURDIR))
 
 # The suite runs in two processes (pytest-xdist; `worksteal`, because the slow tests come last
 # in collection order and `load` left one process idle at the end). Each process gets its own

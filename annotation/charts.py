@@ -1,50 +1,30 @@
-"""Server-side charts of the campaign dashboard, drawn with matplotlib to SVG (no Django).
+"""Server-side charts of the campaign dashboard, drawn with matplotlib to SVG (``core.charts``).
 
-Every function takes plain numbers and returns an SVG document as text. The object-oriented
-``Figure`` API is used instead of ``pyplot`` because pyplot keeps global state that is not safe
-across the threads of a web server (and it needs no GUI backend). ``svg.hashsalt`` is fixed so
-that the same data gives the same bytes (cacheable, testable).
+Every function takes plain numbers and returns an SVG document as text. ``svg.hashsalt`` is
+fixed so that the same data gives the same bytes (cacheable, testable).
 """
 
 from __future__ import annotations
 
-import io
 import itertools
-import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from core import charts
+
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
-_RC: dict[RcKeyType, Any] = {
-    "svg.hashsalt": "hardset-dashboard",
-    "svg.fonttype": "none",
-    "font.size": 9,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
+_DASHBOARD: dict[RcKeyType, Any] = {"svg.hashsalt": "hardset-dashboard", "font.size": 9}
 _BLUE = "#1f6feb"
 _GREEN = "#2da44e"
 _GREY = "#d0d7de"
 _ORANGE = "#d97706"
 
 
-def _svg(fig: Figure) -> str:
-    buffer = io.StringIO()
-    with warnings.catch_warnings():
-        # Text stays text in the SVG (svg.fonttype "none"): the browser draws CJK, Arabic, ...
-        # with its own fonts, so matplotlib's missing-glyph warnings (it measures with DejaVu
-        # Sans) do not matter.
-        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-    return buffer.getvalue()
-
-
 def _empty(ax, message: str) -> None:
-    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="#57606a")
+    charts.no_data(ax, message, color="#57606a")
     ax.set_xticks([])
     ax.set_yticks([])
 
@@ -56,11 +36,7 @@ def score_histogram(
 
     Takes counts rather than scores so that the database does the binning for any campaign size.
     """
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        fig = Figure(figsize=(5.2, 2.6))
+    with charts.figure(5.2, 2.6, _DASHBOARD) as fig:
         ax = fig.subplots()
         if any(bin_counts):
             edges = list(range(0, 100, 10))
@@ -71,16 +47,12 @@ def score_histogram(
         else:
             _empty(ax, "no submitted scores yet")
         ax.set_title(title)
-        return _svg(fig)
+        return charts.svg(fig).decode()
 
 
 def option_bars(counts: Mapping[str, int], *, title: str = "Answers per option") -> str:
     """Horizontal bars: how often each option of a choice campaign was selected."""
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        fig = Figure(figsize=(5.2, max(1.8, 0.3 * len(counts) + 1.0)))
+    with charts.figure(5.2, max(1.8, 0.3 * len(counts) + 1.0), _DASHBOARD) as fig:
         ax = fig.subplots()
         if counts:
             labels = list(counts)
@@ -90,18 +62,14 @@ def option_bars(counts: Mapping[str, int], *, title: str = "Answers per option")
         else:
             _empty(ax, "no submitted answers yet")
         ax.set_title(title)
-        return _svg(fig)
+        return charts.svg(fig).decode()
 
 
 def annotator_progress(
     rows: Sequence[tuple[str, int, int]], *, title: str = "Progress per annotator"
 ) -> str:
     """Stacked horizontal bars per annotator: done (green) out of total (grey)."""
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        fig = Figure(figsize=(5.2, max(1.8, 0.28 * len(rows) + 1.0)))
+    with charts.figure(5.2, max(1.8, 0.28 * len(rows) + 1.0), _DASHBOARD) as fig:
         ax = fig.subplots()
         if rows:
             names = [r[0] for r in rows]
@@ -117,18 +85,14 @@ def annotator_progress(
         else:
             _empty(ax, "no annotators enrolled yet")
         ax.set_title(title, pad=24 if rows else 6)  # room for the legend above the axes
-        return _svg(fig)
+        return charts.svg(fig).decode()
 
 
 def progress_over_time(
     buckets: Sequence[tuple[datetime, int]], target: int, *, title: str = "Submitted annotations"
 ) -> str:
     """Cumulative submitted annotations over time (``buckets``: time, count) against the target."""
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        fig = Figure(figsize=(5.2, 2.6))
+    with charts.figure(5.2, 2.6, _DASHBOARD) as fig:
         ax = fig.subplots()
         if buckets:
             ordered = sorted(buckets)
@@ -145,7 +109,7 @@ def progress_over_time(
         else:
             _empty(ax, "nothing submitted yet")
         ax.set_title(title)
-        return _svg(fig)
+        return charts.svg(fig).decode()
 
 
 def annotator_scores(
@@ -156,11 +120,7 @@ def annotator_scores(
     A harsh or lenient annotator stands out against the dashed campaign mean. Means and
     deviations come from database aggregates, so this scales to any number of annotations.
     """
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        fig = Figure(figsize=(5.2, max(1.8, 0.3 * len(rows) + 1.0)))
+    with charts.figure(5.2, max(1.8, 0.3 * len(rows) + 1.0), _DASHBOARD) as fig:
         ax = fig.subplots()
         if rows:
             names = [f"{r[0]} (n={r[3]})" for r in rows]
@@ -179,4 +139,4 @@ def annotator_scores(
         else:
             _empty(ax, "no submitted scores yet")
         ax.set_title(title, pad=24 if rows else 6)  # room for the legend above the axes
-        return _svg(fig)
+        return charts.svg(fig).decode()

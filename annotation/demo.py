@@ -5,9 +5,9 @@ Idempotent: a campaign that already exists (by name) is left as it is.
 
 from __future__ import annotations
 
-from annotation import services
 from annotation.models import Campaign
 from annotation.selectors import describe_item_counts
+from annotation.services.campaigns import create_campaign
 
 ESA_NAME = "Demo ESA en→de"
 MQM_NAME = "Demo MQM en→ar"
@@ -105,5 +105,5 @@ def load_demo(stdout) -> None:
         if Campaign.objects.filter(name=name).exists():
             stdout.write(f"annotation: {name!r} already there")
             continue
-        campaign = services.create_campaign(name, protocol, items(), **settings)
+        campaign = create_campaign(name, protocol, items(), **settings)
         stdout.write(f"annotation: created {name!r} with {describe_item_counts(campaign)}")

@@ -4,8 +4,8 @@ statements get good generic plans (ADR 0039).
 
 Every annotator runs these on every request: compiled by the ORM, each costs more Django CPU
 than the database spends on it (bench/README.md, "Annotation load"). The rules they implement,
-and the locks they take, are described where they are used (``annotation/services.py``,
-``next_item_for`` and ``submit_annotation``).
+and the locks they take, are described where they are used (``annotation/services/``:
+``claims.next_item_for`` and ``submissions.submit_annotation``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 import imports
-from annotation import services
+from annotation.refusals import CampaignImportError
+from annotation.services.campaigns import check_new_campaign, import_campaign
 
 CAMPAIGN_KIND = "annotation-campaign"
 
@@ -32,7 +33,7 @@ def campaign_options(
 
 def refusals(exc: Exception) -> list[str]:
     """An import's refusal as 'line N: reason' strings (or Django's messages)."""
-    if isinstance(exc, services.CampaignImportError):
+    if isinstance(exc, CampaignImportError):
         return [f"{exc.unit} {number}: {reason}" for number, reason in exc.errors]
     if isinstance(exc, ValidationError):
         return exc.messages
@@ -41,14 +42,14 @@ def refusals(exc: Exception) -> list[str]:
 
 def _check(options: Mapping[str, Any]) -> None:
     try:
-        services.check_new_campaign(options["name"], options["protocol"])
+        check_new_campaign(options["name"], options["protocol"])
     except ValidationError as exc:
         raise imports.ImportRefused(refusals(exc)) from None
 
 
 def _run(lines: Iterable[bytes], options: Mapping[str, Any], created_by, on_written):
     try:
-        return services.import_campaign(
+        return import_campaign(
             lines,
             name=options["name"],
             protocol=options["protocol"],

@@ -1,7 +1,7 @@
 """Per-annotator item order: a seeded permutation the database can sort by (pure Python).
 
 Seed 004 §2.3 shuffles the order in which items are shown to each annotator. The claim query
-(``services._claim_open_item``) must stay one locking statement, so the permutation is not a
+(``services.claims._claim_open_item``) must stay one locking statement, so the permutation is not a
 stored list but a rank computed in SQL from the item id and the annotator's seed, with only
 ``%``, ``*`` and XOR, which SQLite (Django's ``BITXOR``) and PostgreSQL (``#``) both have:
 

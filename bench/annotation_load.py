@@ -308,12 +308,12 @@ def enroll_load_annotators(campaign, prefix: str, count: int, password_hash: str
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 
-    from annotation import services
+    from annotation.services.enrollment import enroll
 
     store_class = import_module(settings.SESSION_ENGINE).SessionStore
     sessions = []
     for annotator in make_annotators(prefix, count, password_hash):
-        services.enroll(annotator, campaign)
+        enroll(annotator, campaign)
         store = store_class()
         store[SESSION_KEY] = str(annotator.user.pk)
         store[BACKEND_SESSION_KEY] = os.environ["BENCH_LOGIN_BACKEND"]

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 from django.db import transaction
 
-from annotation import services as annotation_services
 from annotation.models import Campaign, Item
 from annotation.selectors import ItemResult, item_results
+from annotation.services.campaigns import add_items, create_campaign, generate_attention_checks
 from challenge_sets.models import ORIGIN, ChallengeItem, ChallengeSet
 from challenge_sets.policy import ValidationPolicy, propose
 from challenge_sets.services import ChallengeSetError, log
@@ -87,7 +87,7 @@ def send_for_validation(challenge_set: ChallengeSet, *, user=None) -> tuple[int,
             locked.campaign = _create_campaign(locked, policy, rows)
             locked.save(update_fields=["campaign", "updated_at"])
         else:
-            annotation_services.add_items(locked.campaign, rows)
+            add_items(locked.campaign, rows)
         ChallengeItem.objects.filter(pk__in=[i.pk for i in ready]).update(
             validation=ChallengeItem.Validation.SENT
         )
@@ -100,7 +100,7 @@ def send_for_validation(challenge_set: ChallengeSet, *, user=None) -> tuple[int,
 def _create_campaign(challenge_set: ChallengeSet, policy: ValidationPolicy, rows) -> Campaign:
     pairs = challenge_set.language_pairs
     src, tgt = pairs[0].split("-") if len(pairs) == 1 else ("", "")
-    campaign = annotation_services.create_campaign(
+    campaign = create_campaign(
         f"Challenge set: {challenge_set.name}"[:200],
         policy.protocol,
         rows,
@@ -113,7 +113,7 @@ def _create_campaign(challenge_set: ChallengeSet, policy: ValidationPolicy, rows
     )
     if policy.attention_checks and campaign.get_protocol().generated_checks:
         rng = np.random.default_rng(challenge_set.pk)
-        annotation_services.generate_attention_checks(campaign, policy.attention_checks, rng)
+        generate_attention_checks(campaign, policy.attention_checks, rng)
     return campaign
 
 

@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from challenge_sets import access, exports, plots, selectors, services, sources, validation
+from challenge_sets import access, charts, exports, selectors, services, sources, validation
 from challenge_sets.forms import ChallengeSetForm, DecideForm, source_form
 from challenge_sets.import_kinds import JSONL_KIND, in_background, jsonl_options
 from challenge_sets.models import ChallengeItem
@@ -111,7 +111,7 @@ def difficulty_chart(request: HttpRequest, pk: int) -> HttpResponse:
     challenge_set = access.challenge_set_for(request.user, pk)
     stats = selectors.statistics(challenge_set)
     response = HttpResponse(
-        plots.difficulty_svg(stats["automatic"], stats["human"]), content_type="image/svg+xml"
+        charts.difficulty_svg(stats["automatic"], stats["human"]), content_type="image/svg+xml"
     )
     response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
     return response

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
-from difficulty import plots as difficulty_plots
+from difficulty import charts as difficulty_charts
 from difficulty import selectors as difficulty
 from difficulty.forms import CampaignDatasetForm, DatasetUploadForm, EvaluateForm
 from difficulty.import_kinds import DATASET_KIND, dataset_options
@@ -198,7 +198,7 @@ def dataset_scores_plot(request: HttpRequest, pk: int) -> HttpResponse:
         .prefetch_related("systems")
         .order_by("code")
     ]
-    svg = difficulty_plots.score_distribution_svg(matrices, perfect=dataset.perfect_score)
+    svg = difficulty_charts.score_distribution_svg(matrices, perfect=dataset.perfect_score)
     return HttpResponse(svg, content_type="image/svg+xml")
 
 
@@ -258,7 +258,7 @@ def evaluation_plot(request: HttpRequest, pk: int) -> HttpResponse:
     if not evaluation.results:
         return HttpResponse("This evaluation has no results yet.", status=404)
     return HttpResponse(
-        difficulty_plots.evaluation_chart_svg(evaluation.results), content_type="image/svg+xml"
+        difficulty_charts.evaluation_chart_svg(evaluation.results), content_type="image/svg+xml"
     )
 
 

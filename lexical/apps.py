@@ -21,11 +21,12 @@ class LexicalConfig(AppConfig):
         from annotation.signals import item_completed
         from lexical.evaluation import services as evaluation_services
         from lexical.mining import services as mining_services
-        from lexical.rule_validation import services as rule_validation_services
         from lexical.rules import services as rule_services
+        from lexical.studies.rule_validation import services as rule_validation_services
 
         item_completed.connect(
-            rule_validation_services.on_item_completed, dispatch_uid="lexical.rule_validation"
+            rule_validation_services.on_item_completed,
+            dispatch_uid="lexical.studies.rule_validation",
         )
         mining_services.register_recovery()
         rule_services.register_recovery()

@@ -2,7 +2,7 @@
 whole seed 004 flow on SIMULATED engines: a synthetic corpus with mined concepts, an example
 selection, rules from two ``lexical_world`` generators, and an evaluation of three engines
 without rules, with their own rules and with the strong generator's rules; then both human
-studies of the selection, answered by SIMULATED annotators (``lexical.studies_demo``)."""
+studies of the selection, answered by SIMULATED annotators (``lexical.studies.demo``)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Any
 
 from engines.models import Engine
 from engines.services import save_engine
-from lexical import studies_demo
 from lexical.concepts.demo import create_selection_for_demo
 from lexical.evaluation import demo as evaluation_demo
 from lexical.mining import demo as mining_demo
 from lexical.rules.demo import WORLD_ENGINES, load_rules_demo
+from lexical.studies import demo as studies_demo
 
 # A third simulated engine that writes no rules: evaluated without rules and with others'.
 GUESSER: dict[str, Any] = {

@@ -14,7 +14,7 @@ urlpatterns: list = [
     path("selections/", include(selection_patterns)),
     path("rules/", include("lexical.rules.urls")),
     path("evaluation/", include("lexical.evaluation.urls")),
-    path("rule-validation/", include("lexical.rule_validation.urls")),
-    path("selection-studies/", include("lexical.selection_study.urls")),
+    path("rule-validation/", include("lexical.studies.rule_validation.urls")),
+    path("selection-studies/", include("lexical.studies.selection_study.urls")),
     path("dtails/", include("lexical.dtails.urls")),
 ]

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest, download
-from ranking import plots, selectors, tables
+from ranking import charts, selectors, tables
 from ranking.forms import RankingForm
 from ranking.models import SystemRanking
 from ranking.services import RankingError, RankingStateError, cancel_ranking, start_ranking
@@ -101,7 +101,7 @@ def ranking_chart(request: HttpRequest, pk: int, chart: str) -> HttpResponse:
     ranking = _finished(request, pk)
     if isinstance(ranking, HttpResponse):
         return ranking
-    draw = plots.heatmap_svg if chart == "heatmap" else plots.means_svg
+    draw = charts.heatmap_svg if chart == "heatmap" else charts.means_svg
     return HttpResponse(draw(ranking.result), content_type="image/svg+xml")
 
 

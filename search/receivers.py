@@ -7,7 +7,7 @@ from annotation.signals import item_completed
 from search.breaker import humans as breaker_humans
 from search.breaker.data_quality import recover_statistics
 from search.breaker.services import recover_runs as recover_breaker_runs
-from search.breaker.transfer_services import recover_transfers
+from search.breaker.transfer.services import recover_transfers
 from search.runs.human_loop import on_item_completed
 from search.runs.services import recover_runs
 from search.topics import import_kinds as topic_import_kinds

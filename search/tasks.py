@@ -10,8 +10,9 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 import rounds
-from search.breaker import data_quality, transfer_services
+from search.breaker import data_quality
 from search.breaker import services as breaker_services
+from search.breaker.transfer import services as transfer_services
 from search.runs import human_loop
 from search.runs import services as run_services
 from search.topics import generation as topic_generation

@@ -1,7 +1,7 @@
 from django.urls import path
 
-from search.breaker import transfer_views
 from search.breaker import views as breaker_views
+from search.breaker.transfer import views as transfer_views
 from search.runs import views as run_views
 from search.topics import views as topic_views
 

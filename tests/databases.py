@@ -29,7 +29,7 @@ POSTGRESQL_MODULES: dict[str, str] = {
     "tests/engines/test_limiter.py": "the engine limiter's advisory locks",
     "tests/imports/test_import_jobs.py": "imports that wait out a lost database",
     "tests/core/test_health.py": "the health check's query",
-    "tests/core/test_postgresql_backend.py": "the PostgreSQL backend of config/postgresql",
+    "tests/core/test_postgresql_backend.py": "the PostgreSQL backend of core/postgresql",
     "tests/core/test_production.py": "gunicorn with the production settings",
     "tests/rounds/test_kernel.py": "claims by conditional UPDATE",
     "tests/rounds/test_leases.py": "lease takeover",

@@ -12,9 +12,10 @@ from typing import Any
 
 from rest_framework import serializers
 
-from annotation import exports, formats, protocols, services
+from annotation import exports, formats, protocols
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
+from annotation.services.campaigns import campaign_settings
 from core.uploads import validate_upload_size
 
 
@@ -222,7 +223,7 @@ class ImportCampaignSerializer(serializers.Serializer):
     )
 
     def validate_settings(self, value: dict) -> dict:
-        known = services.campaign_settings()
+        known = campaign_settings()
         unknown = sorted(set(value) - known)
         if unknown:
             raise serializers.ValidationError(

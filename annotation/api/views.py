@@ -2,7 +2,8 @@
 
 Same rules as the pages (``annotation/access.py``): every ``get_queryset`` is scoped to what the
 user may see, so another annotator's item or annotation is a 404 exactly like a missing one;
-writes go through ``annotation/services.py``.
+writes go through ``annotation/services/``; a refused write answers the status the pages
+answer (``annotation.refusals``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 
-from annotation import access, exports, progress, services
+from annotation import access, exports, progress, refusals
 from annotation.api.serializers import (
     AnnotationSerializer,
     AnnotatorItemSerializer,
@@ -39,6 +40,7 @@ from annotation.api.serializers import (
 )
 from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Campaign
+from annotation.services import campaigns, claims, submissions
 from imports import ImportRefused
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
@@ -66,6 +68,14 @@ class ExportNegotiation(DefaultContentNegotiation):
 
 def _is_staff(request: Request) -> bool:
     return bool(request.user and request.user.is_staff)
+
+
+def _refused(refusal: refusals.NotAllowed | refusals.AnswerInvalid) -> Response:
+    """A refused claim or submission, with the status the pages answer too."""
+    body: dict[str, object] = {"detail": str(refusal)}
+    if isinstance(refusal, refusals.AnswerInvalid):
+        body["errors"], body["missing"] = refusals.reasons(refusal)
+    return Response(body, status=refusals.http_status(refusal))
 
 
 class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
@@ -101,14 +111,15 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         if key is None:
             raise Http404("No such campaign")
         try:
-            claim = services.next_claim(*key)
-        except services.NotEnrolled:
+            claim = claims.next_claim(*key)
+        except refusals.NotEnrolled:
+            # The table's 404, with the body of a missing campaign: existence must not leak.
             raise Http404("No such campaign") from None
-        except services.NotAllowed as exc:
-            raise PermissionDenied(str(exc)) from exc
+        except refusals.NotAllowed as exc:
+            return _refused(exc)
         if claim is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(next_item_body(claim.item, services.claimed_annotation(claim)))
+        return Response(next_item_body(claim.item, claims.claimed_annotation(claim)))
 
     @extend_schema(request=None, responses=CampaignProgressSerializer)
     @action(detail=True, methods=["get"])
@@ -164,7 +175,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
             return self._import_in_background(request, data)
         try:
             if data.get("jsonl") or data.get("file"):
-                campaign = services.import_campaign(
+                campaign = campaigns.import_campaign(
                     data.get("jsonl") or data["file"],
                     name=data["name"],
                     protocol=data["protocol"],
@@ -173,14 +184,14 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
                     **settings,
                 )
             else:
-                campaign = services.create_campaign(
+                campaign = campaigns.create_campaign(
                     data["name"],
                     data["protocol"],
                     data["items"],
                     offset_unit=data["offset_unit"],
                     **settings,
                 )
-        except services.CampaignImportError as exc:
+        except refusals.CampaignImportError as exc:
             errors = [{exc.unit: number, "reason": reason} for number, reason in exc.errors]
             return Response({"detail": str(exc), "errors": errors}, status=400)
         except DjangoValidationError as exc:  # a bad setting or a name taken: keyed by field
@@ -245,7 +256,7 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Annotations: all for staff (``?campaign=<id>``), your own for annotators.
 
     ``POST`` submits (or revises) your answer for an item you claimed, through
-    ``services.submit_annotation``; it is idempotent by ``Idempotency-Key`` / ``client_id``.
+    ``submissions.submit_annotation``; it is idempotent by ``Idempotency-Key`` / ``client_id``.
     """
 
     serializer_class = AnnotationSerializer
@@ -265,7 +276,8 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         responses={
             201: AnnotationSerializer,
             200: OpenApiResponse(AnnotationSerializer, "a replay or a revision"),
-            400: OpenApiResponse(description="answer invalid or incomplete: errors, missing"),
+            400: OpenApiResponse(description="a body that is not a submission (field errors)"),
+            422: OpenApiResponse(description="answer invalid or incomplete: errors, missing"),
             403: OpenApiResponse(description="not allowed now (campaign closed, paused)"),
             409: OpenApiResponse(description="the item already has all its judgments"),
             404: OpenApiResponse(description="no such item among the items you claimed"),
@@ -280,16 +292,11 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             raise ValidationError({"idempotency_key": "at most 64 characters"})
         item, assignment = access.item_for_annotator(request.user, data["item"])
         try:
-            result = services.submit_annotation(
+            result = submissions.submit_annotation(
                 assignment.annotator, item, data["answer"], idempotency_key=key
             )
-        except services.AnswerInvalid as exc:
-            refusal = {"detail": str(exc), "errors": exc.errors, "missing": exc.missing}
-            return Response(refusal, status=400)
-        except services.ItemFull as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        except services.NotAllowed as exc:
-            raise PermissionDenied(str(exc)) from exc
+        except (refusals.AnswerInvalid, refusals.NotAllowed) as exc:
+            return _refused(exc)
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
         response = Response(submitted_body(result.annotation), status=code)
         if result.replayed:

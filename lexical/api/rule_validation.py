@@ -15,8 +15,16 @@ from rest_framework.response import Response
 from annotation.api.serializers import FamilyAgreementSerializer
 from core.api_errors import field_errors
 from lexical.models import RuleValidationStudy
-from lexical.rule_validation.selectors import studies_for_user, study_for_user, study_results
-from lexical.rule_validation.services import StudyConfigError, apply_rule_verdicts, create_study
+from lexical.studies.rule_validation.selectors import (
+    studies_for_user,
+    study_for_user,
+    study_results,
+)
+from lexical.studies.rule_validation.services import (
+    StudyConfigError,
+    apply_rule_verdicts,
+    create_study,
+)
 
 
 class RuleValidationStudySerializer(serializers.ModelSerializer):

@@ -16,9 +16,9 @@ from core.api_errors import field_errors
 from core.api_parsers import StrictJSONParser
 from lexical.concepts.selectors import selections_for_user
 from lexical.models import SelectionStudy
-from lexical.selection_study import selectors
-from lexical.selection_study.results import ItemOutcome
-from lexical.selection_study.services import (
+from lexical.studies.selection_study import selectors
+from lexical.studies.selection_study.results import ItemOutcome
+from lexical.studies.selection_study.services import (
     DEFAULT_CONFIDENCE_LABELS,
     DEFAULT_OVERLAP,
     MAX_ATTENTION_CHECKS,

@@ -22,8 +22,8 @@ from annotation.selectors import ItemResult, item_results
 from formats.spreadsheet import csv_text
 from lexical.dtails.format import DtailsRow, write_csv
 from lexical.models import ExampleSelection, SelectedExample
-from lexical.selection_study import results
-from lexical.selection_study.selectors import votes_of
+from lexical.studies.selection_study import results
+from lexical.studies.selection_study.selectors import votes_of
 
 STUDY_ORIGIN = "lexical_selection"
 
@@ -89,8 +89,9 @@ def study_results(campaign: Campaign) -> Iterator[ItemResult]:
 
 
 def sufficient_context(result: ItemResult, tie_rule: str) -> bool:
-    """The study page's definition (``lexical.selection_study.results``): the item is complete
-    and the QC-passing majority, under the campaign's tie rule, chose the attested variation."""
+    """The study page's definition (``lexical.studies.selection_study.results``): the item is
+    complete and the QC-passing majority, under the campaign's tie rule, chose the attested
+    variation."""
     return results.decide(votes_of(result), tie_rule).sufficient is True
 
 

@@ -1,4 +1,4 @@
-"""Server-side charts of an evaluation (matplotlib, Agg, SVG), like the other apps' plots.
+"""Server-side charts of an evaluation (matplotlib to SVG, ``core.charts``).
 
 * :func:`accuracy_chart_svg`: the layout of seed 004 Fig. 2: one panel per language, grouped
   bars (models on the x axis, one bar per setting: no rules, self-generated rules, rules from
@@ -11,23 +11,13 @@ Only numbers and names go into the figures.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-    from matplotlib.typing import RcKeyType
+from core import charts
 
 __all__ = ["Bar", "Panel", "accuracy_chart_svg", "position_bias_svg"]
 
-_RC: dict[RcKeyType, Any] = {
-    "svg.fonttype": "none",
-    "font.size": 10,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
 # One colour per setting, in the paper's order; "other" settings share a colour per generator.
 SETTING_COLOURS = {"none": "#8faadc", "self": "#3465a4", "other": "#f57900", "translate": "#4e9a06"}
 EXTRA_COLOURS = ("#cc0000", "#75507b", "#c4a000", "#06989a", "#555753")
@@ -49,15 +39,6 @@ class Panel:
     baseline: float | None = None
 
 
-def _svg(figure: Figure) -> bytes:
-    from matplotlib import rc_context
-
-    buffer = io.BytesIO()
-    with rc_context(_RC):
-        figure.savefig(buffer, format="svg", bbox_inches="tight")
-    return buffer.getvalue()
-
-
 def _colours(labels: Sequence[tuple[str, str]]) -> dict[str, str]:
     colours: dict[str, str] = {}
     extra = iter(EXTRA_COLOURS * 4)
@@ -71,14 +52,10 @@ def _colours(labels: Sequence[tuple[str, str]]) -> dict[str, str]:
 
 
 def accuracy_chart_svg(panels: Sequence[Panel]) -> bytes:
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        count = max(1, len(panels))
-        columns = min(3, count)
-        rows = (count + columns - 1) // columns
-        figure = Figure(figsize=(4.2 * columns, 3.3 * rows + 0.6))
+    count = max(1, len(panels))
+    columns = min(3, count)
+    rows = (count + columns - 1) // columns
+    with charts.figure(4.2 * columns, 3.3 * rows + 0.6) as figure:
         axes_list = figure.subplots(rows, columns, squeeze=False).ravel()
         labels = list(dict.fromkeys((b.setting, b.label) for p in panels for b in p.bars))
         colours = _colours(labels)
@@ -109,8 +86,7 @@ def accuracy_chart_svg(panels: Sequence[Panel]) -> bytes:
             axes.set_visible(False)
         if not panels:
             axes_list[0].set_visible(True)
-            axes_list[0].text(0.5, 0.5, "no answers yet", ha="center", va="center",
-                              transform=axes_list[0].transAxes)  # fmt: skip
+            charts.no_data(axes_list[0], "no answers yet")
         handles, names = [], []
         for axes in axes_list:
             for handle, name in zip(*axes.get_legend_handles_labels(), strict=True):
@@ -129,16 +105,12 @@ def accuracy_chart_svg(panels: Sequence[Panel]) -> bytes:
                 ncol=min(5, len(names)),
                 fontsize=9,
             )
-        return _svg(figure)
+        return charts.svg(figure)
 
 
 def position_bias_svg(size: int, series: Sequence[tuple[str, Sequence[int]]]) -> bytes:
     """``series``: (entry, answers per position) for concepts shown with ``size`` options."""
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
-
-    with rc_context(_RC):
-        figure = Figure(figsize=(6.0, 2.8))
+    with charts.figure(6.0, 2.8) as figure:
         axes = figure.add_subplot()
         width = 0.8 / max(1, len(series))
         for i, (name, counts) in enumerate(series):
@@ -152,6 +124,6 @@ def position_bias_svg(size: int, series: Sequence[tuple[str, Sequence[int]]]) ->
         axes.set_ylabel("answers (%)")
         axes.set_title(f"Concepts with {size} variations", loc="left")
         if not series:
-            axes.text(0.5, 0.5, "no answers", ha="center", va="center", transform=axes.transAxes)
+            charts.no_data(axes, "no answers")
         axes.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        return _svg(figure)
+        return charts.svg(figure)

@@ -17,7 +17,7 @@ from formats.spreadsheet import csv_lines, csv_text
 from lexical.evaluation import charts, metrics
 from lexical.evaluation.entries import TRANSLATE, Entry
 from lexical.models import LexicalAnswer, LexicalEvaluation
-from lexical.selection_study.selectors import HumanRow, human_row
+from lexical.studies.selection_study.selectors import HumanRow, human_row
 
 __all__ = [
     "ANSWER_HEADER",

@@ -4,7 +4,7 @@ speakers choose the variation that fits each selected sentence; the majority dec
 The study *is* an ``annotation.Campaign`` with the choice protocol; this row only links it to the
 selection it was built from and records how it was built. Everything derived (majorities, Table 2)
 is computed from the campaign's judgments when read, never stored (see
-``lexical.selection_study``)."""
+``lexical.studies.selection_study``)."""
 
 from __future__ import annotations
 

@@ -19,8 +19,8 @@ from core.api_parsers import StrictJSONParser
 from search.api.breaker import ConfigErrorSerializer, ControlErrorSerializer
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
-from search.breaker.transfer_config import create_transfer
-from search.breaker.transfer_selectors import (
+from search.breaker.transfer.config import create_transfer
+from search.breaker.transfer.selectors import (
     csv_response,
     jsonl_response,
     matrix,
@@ -29,7 +29,7 @@ from search.breaker.transfer_selectors import (
     transfer_for_user,
     transfers_for_user,
 )
-from search.breaker.transfer_services import cancel_transfer
+from search.breaker.transfer.services import cancel_transfer
 from search.models import BreakerTransfer
 
 
@@ -95,7 +95,7 @@ def _row(row) -> dict:
 
 class TransferConfigSerializer(serializers.Serializer):
     """A transfer's configuration (documented here; validated by
-    ``search.breaker.transfer_config``)."""
+    ``search.breaker.transfer.config``)."""
 
     name = serializers.CharField()
     runs = serializers.ListField(child=serializers.IntegerField(), required=False)

@@ -29,8 +29,9 @@ from django.db import transaction
 from annotation.models import Campaign, Item
 from annotation.protocols import get as get_protocol
 from annotation.protocols.segments import mqm_label
+from annotation.refusals import CampaignImportError
 from annotation.selectors import ItemResult, item_results
-from annotation.services import CampaignImportError, create_campaign
+from annotation.services.campaigns import create_campaign
 from search.models import BreakerCampaign, BreakerChain, BreakerRun, BreakerStep
 
 __all__ = [

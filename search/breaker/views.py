@@ -21,7 +21,7 @@ from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 from annotation.models import Campaign
 from core.http import HtmxHttpRequest
-from search.breaker import plots
+from search.breaker import charts
 from search.breaker.config import BreakerConfigError, create_comparison
 from search.breaker.data_quality import StatisticsConfigError, start_statistics
 from search.breaker.forms import SEED_SOURCES, BreakerForm, StatisticsForm
@@ -163,7 +163,7 @@ def run_results(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def run_chart(request: HttpRequest, pk: int) -> HttpResponse:
     run = run_for_user(request.user, pk)
-    svg = plots.curves_chart_svg([(spec(run.method).label, run.curves)])
+    svg = charts.curves_chart_svg([(spec(run.method).label, run.curves)])
     return HttpResponse(svg, content_type="image/svg+xml")
 
 
@@ -377,7 +377,7 @@ def comparison_calibration(request: HttpRequest) -> HttpResponse:
 @require_GET
 def comparison_chart(request: HttpRequest) -> HttpResponse:
     _, runs = _comparison(request)
-    svg = plots.curves_chart_svg([(spec(r.method).label, r.curves) for r in runs])
+    svg = charts.curves_chart_svg([(spec(r.method).label, r.curves) for r in runs])
     return HttpResponse(svg, content_type="image/svg+xml")
 
 
@@ -392,5 +392,5 @@ def comparison_tradeoff_chart(request: HttpRequest) -> HttpResponse:
         if values.get("quality") is not None:
             points.append((spec(run.method).label, values["diversity_embd"],
                            values["diversity_chrf"], values["quality"]))  # fmt: skip
-    svg = plots.diversity_difficulty_svg(points)
+    svg = charts.diversity_difficulty_svg(points)
     return HttpResponse(svg, content_type="image/svg+xml")

@@ -26,7 +26,7 @@ from django.db import transaction
 import rounds
 from annotation.models import Campaign, Item
 from annotation.selectors import ItemResult, item_results
-from annotation.services import add_items, create_campaign
+from annotation.services.campaigns import add_items, create_campaign
 from difficulty.calibration import (
     Calibration,
     agreement,

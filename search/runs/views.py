@@ -17,12 +17,12 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from annotation.services import CampaignImportError
+from annotation.refusals import CampaignImportError
 from core.http import HtmxHttpRequest
 from engines.models import Engine
 from search.models import Pull, SearchRun
+from search.runs import charts as run_charts
 from search.runs import human_loop
-from search.runs import plots as run_plots
 from search.runs.config import RunConfigError, create_run
 from search.runs.forms import RunForm
 from search.runs.records import pull_view, pulls_jsonl_response, top_k_json_response
@@ -183,7 +183,7 @@ def run_topic_texts(request: HtmxHttpRequest, pk: int, arm: int) -> HttpResponse
 def run_chart(request: HttpRequest, pk: int) -> HttpResponse:
     run = run_for_user(request.user, pk, without=("policy_state", "calibration"))
     oracle = (run.result or {}).get("oracle_top_k_mean")
-    svg = run_plots.progress_chart_svg(run.history, k=run.k, oracle=oracle)
+    svg = run_charts.progress_chart_svg(run.history, k=run.k, oracle=oracle)
     return HttpResponse(svg, content_type="image/svg+xml")
 
 
@@ -192,7 +192,7 @@ def run_chart(request: HttpRequest, pk: int) -> HttpResponse:
 def run_calibration_chart(request: HttpRequest, pk: int) -> HttpResponse:
     run = run_for_user(request.user, pk, without=("policy_state", "history"))
     calibration = run.calibration or {}
-    svg = run_plots.calibration_chart_svg(calibration.get("x", []), calibration.get("y", []))
+    svg = run_charts.calibration_chart_svg(calibration.get("x", []), calibration.get("y", []))
     return HttpResponse(svg, content_type="image/svg+xml")
 
 

@@ -782,8 +782,11 @@
     saveStatus.textContent = "Saving…";
     try {
       const response = await post(data.draftUrl, { draft: answer() });
-      if (response.status === 401 || response.status === 403) { expired(); return; }
-      const body = await response.json();
+      // A refusal (paused, closed: 403) is JSON naming why; a 403 that is not JSON is Django's
+      // CSRF page, whose token went with the session.
+      const body = await response.json().catch(() => null);
+      if (response.status === 401 || (response.status === 403 && !body)) { expired(); return; }
+      if (!body) throw new Error("the answer is not JSON");  // kept here, sent again below
       if (!response.ok) { saveStatus.textContent = "Not saved: " + (body.errors || []).join("; "); return; }
       sessionExpired = false;
       saveStatus.textContent = "Draft saved " + new Date().toLocaleTimeString();

@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from annotation import services
 from annotation.models import Annotator, Campaign, Item
+from annotation.services.campaigns import create_campaign
+from annotation.services.claims import next_item_for
+from annotation.services.enrollment import enroll
+from annotation.services.submissions import start_viewing, submit_annotation
 from tests.factories import UserFactory
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -46,19 +49,19 @@ def work(
     ``answer_for`` returning ``None`` leaves that item as an unsubmitted draft and stops.
     Returns the number of submissions.
     """
-    services.enroll(annotator, campaign)
+    enroll(annotator, campaign)
     now = start
     done = 0
     while True:
-        item = services.next_item_for(annotator, campaign, now=now)
+        item = next_item_for(annotator, campaign, now=now)
         if item is None:
             return done
-        services.start_viewing(annotator, item, now=now)
+        start_viewing(annotator, item, now=now)
         answer = answer_for(item)
         if answer is None:
             return done
         now += timedelta(seconds=seconds)
-        services.submit_annotation(annotator, item, answer, now=now)
+        submit_annotation(annotator, item, answer, now=now)
         done += 1
         now += timedelta(seconds=1)
 
@@ -73,9 +76,7 @@ def esa_campaign(name: str = "ESA demo", overlap: int = 2) -> Campaign:
         {"doc_id": "doc-b", "seg_id": "1", "source": "Hello, world!", "target": "Ahoj, světe!",
          "system": "sysB", "origin": "", "origin_ref": "", "meta": {"note": "émoji 🙂"}},
     ]  # fmt: skip
-    return services.create_campaign(
-        name, "esa", items, src_lang="en", tgt_lang="cs", overlap=overlap
-    )
+    return create_campaign(name, "esa", items, src_lang="en", tgt_lang="cs", overlap=overlap)
 
 
 def mqm_campaign(name: str = "MQM demo", overlap: int = 1) -> Campaign:
@@ -88,9 +89,7 @@ def mqm_campaign(name: str = "MQM demo", overlap: int = 1) -> Campaign:
         {"doc_id": "doc-b", "seg_id": "8", "source": "I like tea very much.",
          "target": "Ich mag Tee.", "system": "sysB"},
     ]  # fmt: skip
-    return services.create_campaign(
-        name, "mqm", items, src_lang="en", tgt_lang="de", overlap=overlap
-    )
+    return create_campaign(name, "mqm", items, src_lang="en", tgt_lang="de", overlap=overlap)
 
 
 def choice_campaign(name: str = "Choice demo", overlap: int = 3, multi: bool = False) -> Campaign:
@@ -99,7 +98,7 @@ def choice_campaign(name: str = "Choice demo", overlap: int = 3, multi: bool = F
          "choices": ["yes", "no", "maybe"], "origin": "lexical", "origin_ref": f"concept-{n}"}
         for n in range(1, 5)
     ]  # fmt: skip
-    return services.create_campaign(
+    return create_campaign(
         name, "choice", items, src_lang="en", tgt_lang="ja", overlap=overlap, multi_select=multi
     )
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import factory
 
-from annotation import services
 from annotation.models import Annotator, Campaign
+from annotation.services.campaigns import create_campaign
+from annotation.services.enrollment import enroll
 from tests.factories import UserFactory
 
 
@@ -56,14 +57,12 @@ def choice_item(n: int, **extra) -> dict:
 
 def esa_campaign(n_items: int = 3, **settings) -> Campaign:
     name = settings.pop("name", f"ESA {Campaign.objects.count() + 1}")
-    return services.create_campaign(
-        name, "esa", [esa_item(i) for i in range(1, n_items + 1)], **settings
-    )
+    return create_campaign(name, "esa", [esa_item(i) for i in range(1, n_items + 1)], **settings)
 
 
 def enrolled(campaign: Campaign, name: str, **user_fields) -> Annotator:
     annotator = AnnotatorFactory(user=UserFactory(username=name, **user_fields))
-    services.enroll(annotator, campaign)
+    enroll(annotator, campaign)
     return annotator
 
 

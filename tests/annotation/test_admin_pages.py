@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import services
 from annotation.models import Enrollment, Item
+from annotation.refusals import NotAllowed
+from annotation.services.campaigns import create_campaign
+from annotation.services.claims import next_item_for
 from tests.annotation.factories import enrolled, esa_campaign
 
 pytestmark = pytest.mark.django_db
@@ -34,8 +36,8 @@ def test_pause_and_resume_from_the_annotators_page(admin_client):
     )
     assert response["Location"] == "/annotation/annotators/"
     assert Enrollment.objects.get().status == "paused"
-    with pytest.raises(services.NotAllowed):
-        services.next_item_for(annotator, campaign)
+    with pytest.raises(NotAllowed):
+        next_item_for(annotator, campaign)
     admin_client.post(f"/annotation/enrollments/{enrollment.pk}/resume/")
     assert Enrollment.objects.get().status == "approved"
     assert admin_client.post(f"/annotation/enrollments/{enrollment.pk}/explode/").status_code == 404
@@ -46,7 +48,7 @@ def test_generate_checks_from_the_campaign_page(admin_client):
         {"doc_id": "d", "seg_id": i, "source": "s", "target": f"Ein Satz mit Wörtern Nummer {i}."}
         for i in range(4)
     ]
-    campaign = services.create_campaign("Checks page", "esa", items)
+    campaign = create_campaign("Checks page", "esa", items)
     response = admin_client.post(
         f"/annotation/campaigns/{campaign.pk}/checks/generate/", {"count": 2, "seed": 11}
     )

@@ -13,9 +13,13 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.routers import DefaultRouter
 from rest_framework.test import APIClient
 
-from annotation import hot_sql, services
+from annotation import hot_sql
 from annotation.api import routes
 from annotation.models import Annotation, Assignment, Campaign, Item
+from annotation.services.campaigns import create_campaign
+from annotation.services.claims import _release_lapsed
+from annotation.services.enrollment import enroll
+from annotation.services.submissions import save_draft, submit_annotation
 from tests.annotation.campaign_builders import esa_answer, esa_campaign, make_annotator
 
 
@@ -35,7 +39,7 @@ def world(db):
     campaign = esa_campaign("API campaign", overlap=1)
     alice, bob = make_annotator("alice"), make_annotator("bob")
     for annotator in (alice, bob):
-        services.enroll(annotator, campaign)
+        enroll(annotator, campaign)
     a_client, b_client = APIClient(), APIClient()
     login(a_client, alice)
     login(b_client, bob)
@@ -75,9 +79,9 @@ def test_next_item_answers_with_the_annotation_row_new_or_kept(world):
     first = world["a"].get(url.format(campaign.pk)).json()
     assert (first["annotation"], first["draft"]) == (mine.pk, mine.draft)
 
-    services.save_draft(alice, mine.item, {"score": 42})
+    save_draft(alice, mine.item, {"score": 42})
     later = timezone.now() + timedelta(seconds=campaign.claim_ttl_seconds + 1)
-    assert services._release_lapsed([world["a_item"]], later) == 1
+    assert _release_lapsed([world["a_item"]], later) == 1
 
     again = world["a"].get(url.format(campaign.pk)).json()
     assert again["item"]["id"] == world["a_item"]
@@ -85,7 +89,7 @@ def test_next_item_answers_with_the_annotation_row_new_or_kept(world):
     assert Annotation.objects.filter(item_id=world["a_item"], annotator=alice).count() == 1
 
     # A new claim: the id and draft the response gives are the stored row's.
-    services.submit_annotation(alice, mine.item, esa_answer(70))
+    submit_annotation(alice, mine.item, esa_answer(70))
     fresh = world["a"].get(url.format(campaign.pk)).json()
     stored = Annotation.objects.get(item_id=fresh["item"]["id"], annotator=alice)
     assert fresh["item"]["id"] not in (world["a_item"], world["b_item"])
@@ -118,13 +122,19 @@ def test_submit_is_idempotent_by_client_id(world):
     assert Annotation.objects.get(pk=first.json()["id"]).revision == 1
 
 
-def test_incomplete_answer_is_400_and_changes_nothing(world):
+def test_incomplete_answer_is_422_as_on_the_page_and_changes_nothing(world, client):
     before = snapshot()
     response = world["a"].post(
         "/api/annotations/", {"item": world["a_item"], "answer": {"spans": []}}, format="json"
     )
-    assert response.status_code == 400
-    assert response.json()["missing"] == ["give a 0–100 score"]
+    client.force_login(world["alice"].user)
+    page = client.post(
+        f"/annotation/items/{world['a_item']}/submit/",
+        {"answer": json.dumps({"spans": []})},
+        HTTP_ACCEPT="application/json",
+    )
+    assert (response.status_code, page.status_code) == (422, 422)
+    assert response.json()["missing"] == page.json()["missing"] == ["give a 0–100 score"]
     assert snapshot() == before
 
 
@@ -146,14 +156,20 @@ def test_next_item_is_204_when_done(world):
     assert Annotation.objects.filter(annotator=world["alice"], status="submitted").count() == 2
 
 
-def test_closed_campaign_refuses_with_403_and_changes_nothing(world):
+def test_closed_campaign_refuses_with_403_as_the_page_does_and_changes_nothing(world, client):
     Campaign.objects.filter(pk=world["campaign"].pk).update(status="closed")
     before = snapshot()
     response = world["a"].post(
         "/api/annotations/", {"item": world["a_item"], "answer": esa_answer(70)}, format="json"
     )
-    assert response.status_code == 403
+    client.force_login(world["alice"].user)
+    page = client.post(
+        f"/annotation/items/{world['a_item']}/submit/", {"answer": json.dumps(esa_answer(70))}
+    )
+    assert (response.status_code, page.status_code) == (403, 403)
+    assert "not open" in response.json()["detail"] and "not open" in page.content.decode()
     assert world["a"].get(f"/api/campaigns/{world['campaign'].pk}/next-item/").status_code == 403
+    assert snapshot() == before
     assert snapshot() == before
 
 
@@ -341,7 +357,7 @@ def test_next_item_without_insert_returning_reads_the_row_it_created(world, monk
     ORM and the response reads the row back, with the same answer."""
     monkeypatch.setattr(hot_sql, "_insert_returning_supported", lambda: False)
     campaign, alice = world["campaign"], world["alice"]
-    services.submit_annotation(alice, Item.objects.get(pk=world["a_item"]), esa_answer(70))
+    submit_annotation(alice, Item.objects.get(pk=world["a_item"]), esa_answer(70))
     fresh = world["a"].get(f"/api/campaigns/{campaign.pk}/next-item/").json()
     stored = Annotation.objects.get(item_id=fresh["item"]["id"], annotator=alice)
     assert fresh["item"]["id"] not in (world["a_item"], world["b_item"])
@@ -359,7 +375,7 @@ def test_next_item_body_is_what_its_documented_serializer_gives(world):
     from annotation.api.serializers import NextItemSerializer
     from tests.annotation.factories import choice_item, enrolled
 
-    choices = services.create_campaign("Choices", "choice", [choice_item(1), choice_item(2)])
+    choices = create_campaign("Choices", "choice", [choice_item(1), choice_item(2)])
     carol = enrolled(choices, "carol")
     url = "/api/campaigns/{}/next-item/"
     for client, campaign in ((world["a"], world["campaign"]), (login(APIClient(), carol), choices)):

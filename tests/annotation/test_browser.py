@@ -12,8 +12,8 @@ from urllib.parse import urljoin
 import pytest
 from playwright.sync_api import expect
 
-from annotation import services
 from annotation.models import Annotation, Annotator, Enrollment
+from annotation.services.campaigns import create_campaign
 from tests.annotation.factories import enrolled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -68,7 +68,7 @@ def start_as_prolific_participant(page, live_server, campaign, pid: str) -> None
 
 def test_prolific_participant_annotates_with_the_keyboard(browser, live_server):
     target = "Der Stadtrat hat den Haushalt genehmigt."
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Browser ESA", "esa",
         [{"doc_id": "d", "seg_id": 1, "src_lang": "en", "tgt_lang": "de",
           "source": "The city council approved the budget.", "target": target}],
@@ -108,7 +108,7 @@ def test_prolific_participant_annotates_with_the_keyboard(browser, live_server):
 
 def test_shift_ctrl_arrows_select_whole_words_and_nothing_more(browser, live_server):
     target = "Der Stadtrat hat den Haushalt genehmigt."
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Browser word selection", "esa",
         [{"doc_id": "d", "seg_id": 1, "src_lang": "en", "tgt_lang": "de",
           "source": "The city council approved the budget.", "target": target}],
@@ -151,7 +151,7 @@ def test_shift_ctrl_arrows_select_whole_words_and_nothing_more(browser, live_ser
 
 def test_a_flag_is_one_character_for_the_keyboard(browser, live_server):
     target = "Made in 🇩🇪, sold 👨\u200d👩\u200d👧."
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Browser flags", "esa",
         [{"doc_id": "d", "seg_id": 1, "source": "Made in Germany, sold to families.",
           "target": target}],
@@ -197,7 +197,7 @@ def test_cjk_and_rtl_offsets_are_code_points(browser, live_server):
         {"doc_id": "ar", "seg_id": 1, "source": "He forgot his umbrella on the train.",
          "target": arabic, "tgt_lang": "ar"},
     ]  # fmt: skip
-    campaign = services.create_campaign("Browser scripts", "esa", items, qc_min_seconds_per_item=0)
+    campaign = create_campaign("Browser scripts", "esa", items, qc_min_seconds_per_item=0)
     page = browser.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -244,7 +244,7 @@ def test_cjk_and_rtl_offsets_are_code_points(browser, live_server):
 
 
 def test_draft_made_after_the_session_expired_is_saved_after_login(browser, live_server):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Browser drafts", "esa",
         [{"doc_id": "d", "seg_id": 1, "source": "Good morning.", "target": "Guten Morgen."}],
     )  # fmt: skip
@@ -290,7 +290,7 @@ def test_draft_made_after_the_session_expired_is_saved_after_login(browser, live
 
 def test_mouse_selection_snaps_to_words(browser, live_server):
     target = "Der Bürgermeister versprach mehr Wohnraum."
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Browser mouse", "esa", [{"doc_id": "d", "seg_id": 1, "source": "s", "target": target}]
     )
     annotator = enrolled(campaign, "mouser")
@@ -328,9 +328,7 @@ def test_hybrid_typed_span_score_then_a_flagged_item(browser, live_server):
     target = "Der Stadtrat hat den Haushalt genehmigt."
     items = [{"doc_id": "d", "seg_id": n, "source": "The council approved the budget.",
               "target": target} for n in (1, 2)]  # fmt: skip
-    campaign = services.create_campaign(
-        "Browser hybrid", "esa_mqm", items, qc_min_seconds_per_item=0
-    )
+    campaign = create_campaign("Browser hybrid", "esa_mqm", items, qc_min_seconds_per_item=0)
     annotator = enrolled(campaign, "hybrid")
     page, errors = login_and_open(browser, live_server, campaign, "hybrid")
     page.wait_for_selector("#target .g")
@@ -369,7 +367,7 @@ def test_hybrid_typed_span_score_then_a_flagged_item(browser, live_server):
 
 
 def test_translation_task_in_the_browser(browser, live_server):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Browser translation", "translation", [{"source": "The cat sat on the mat."}],
         src_lang="en", tgt_lang="cs", qc_min_seconds_per_item=0,
     )  # fmt: skip
@@ -392,7 +390,7 @@ def test_translation_task_in_the_browser(browser, live_server):
 def test_s_then_digits_replace_a_restored_draft_score(browser, live_server):
     # Regression: "s" focused the score without selecting it, so typing 45 after a draft of 30
     # gave 3045, silently clamped to 100.
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Browser rescore", "esa",
         [{"doc_id": "d", "seg_id": 1, "source": "Good night.", "target": "Gute Nacht."}],
     )  # fmt: skip
@@ -420,7 +418,7 @@ def test_a_selection_across_a_bold_tag_is_saved_in_visible_text_offsets(browser,
     # An html campaign (ADR 0033): the target keeps its markup; offsets count the visible text.
     target = 'Der 🐕 <b>große Hund</b> <img src=x onerror="window.pwned=1">lief weg.'
     visible = "Der 🐕 große Hund lief weg."
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Browser HTML", "esa",
         [{"doc_id": "d", "seg_id": 1, "src_lang": "en", "tgt_lang": "de",
           "source": "The <i>big</i> dog ran away.", "target": target}],

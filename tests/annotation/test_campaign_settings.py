@@ -9,10 +9,12 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation import services
 from annotation.forms import CampaignForm
 from annotation.models import Campaign
 from annotation.selectors import describe_item_counts
+from annotation.services.campaigns import generate_attention_checks
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import submit_annotation
 from tests.annotation.factories import enrolled, esa_answer, esa_campaign
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +48,7 @@ def test_the_protocol_can_change_while_nobody_has_started(admin_client):
 def test_the_protocol_is_fixed_once_there_are_annotations(admin_client):
     campaign = esa_campaign(2)
     annotator = enrolled(campaign, "ann")
-    services.submit_annotation(annotator, services.next_item_for(annotator, campaign), esa_answer())
+    submit_annotation(annotator, next_item_for(annotator, campaign), esa_answer())
 
     response = admin_client.post(
         f"/annotation/campaigns/{campaign.pk}/settings/",
@@ -65,7 +67,7 @@ def test_the_protocol_is_fixed_once_there_are_annotations(admin_client):
 def test_a_claimed_draft_also_fixes_the_protocol():
     campaign = esa_campaign(1)
     annotator = enrolled(campaign, "ann")
-    services.next_item_for(annotator, campaign)  # opens a draft annotation
+    next_item_for(annotator, campaign)  # opens a draft annotation
 
     campaign.protocol = "choice"
     with pytest.raises(ValidationError) as error:
@@ -110,7 +112,7 @@ def test_item_counts_agree_between_pages(admin_client):
         follow=True,
     )  # fmt: skip
     campaign = Campaign.objects.get(name="Counted")
-    services.generate_attention_checks(campaign, 2, np.random.default_rng(11))
+    generate_attention_checks(campaign, 2, np.random.default_rng(11))
 
     assert "Imported 4 items (+ 1 tutorial item) into Counted." in response.content.decode()
     assert describe_item_counts(campaign) == "4 items (+ 2 attention checks, 1 tutorial item)"

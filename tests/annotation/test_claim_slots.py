@@ -12,8 +12,12 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation import hot_sql, services
+from annotation import hot_sql
 from annotation.models import Annotation, Assignment, Enrollment, Item
+from annotation.refusals import ItemFull
+from annotation.services.claims import next_item_for
+from annotation.services.enrollment import reset_annotator_work
+from annotation.services.submissions import save_draft, submit_annotation
 from tests.annotation.factories import enrolled, esa_answer, esa_campaign
 from tests.databases import app_statements
 
@@ -37,31 +41,31 @@ def test_the_counter_follows_claims_through_lapse_refusal_submission_and_reset()
     campaign = esa_campaign(2, overlap=1, claim_ttl_seconds=600)
     a, b = enrolled(campaign, "a"), enrolled(campaign, "b")
     t0 = timezone.now() - timedelta(seconds=1000)
-    first = services.next_item_for(a, campaign, now=t0)
-    second = services.next_item_for(b, campaign, now=t0 + timedelta(seconds=300))
+    first = next_item_for(a, campaign, now=t0)
+    second = next_item_for(b, campaign, now=t0 + timedelta(seconds=300))
     assert counters(campaign) == {first.pk: 1, second.pk: 1} == recounted(campaign)
 
     # a's claim lapsed and nothing else is open: c's request releases it and takes the slot.
     c = enrolled(campaign, "c")
-    assert services.next_item_for(c, campaign, now=t0 + timedelta(seconds=601)) == first
+    assert next_item_for(c, campaign, now=t0 + timedelta(seconds=601)) == first
     assert Assignment.objects.get(annotator=a).status == "expired"
     assert counters(campaign) == {first.pk: 1, second.pk: 1} == recounted(campaign)
 
     # An autosave does not take a released slot back; the draft is still saved.
-    services.save_draft(a, first, {"spans": [], "score": 30}, now=t0 + timedelta(seconds=602))
+    save_draft(a, first, {"spans": [], "score": 30}, now=t0 + timedelta(seconds=602))
     assert Assignment.objects.get(annotator=a).status == "expired"
     assert Annotation.objects.get(annotator=a).draft["score"] == 30
     assert counters(campaign) == recounted(campaign)
 
-    services.submit_annotation(c, first, esa_answer(70))
-    with pytest.raises(services.ItemFull):
-        services.submit_annotation(a, first, esa_answer(20))
-    services.submit_annotation(b, second, esa_answer(50))
+    submit_annotation(c, first, esa_answer(70))
+    with pytest.raises(ItemFull):
+        submit_annotation(a, first, esa_answer(20))
+    submit_annotation(b, second, esa_answer(50))
     assert counters(campaign) == {first.pk: 1, second.pk: 1} == recounted(campaign)
 
-    services.reset_annotator_work(Enrollment.objects.get(annotator=c))
+    reset_annotator_work(Enrollment.objects.get(annotator=c))
     assert counters(campaign) == {first.pk: 0, second.pk: 1} == recounted(campaign)
-    assert services.next_item_for(a, campaign) == first
+    assert next_item_for(a, campaign) == first
     assert counters(campaign) == {first.pk: 1, second.pk: 1} == recounted(campaign)
 
 
@@ -69,15 +73,15 @@ def test_a_released_claim_that_submits_first_takes_its_slot_back():
     campaign = esa_campaign(1, overlap=1, claim_ttl_seconds=600)
     a, b = enrolled(campaign, "a"), enrolled(campaign, "b")
     t0 = timezone.now() - timedelta(seconds=1000)
-    item = services.next_item_for(a, campaign, now=t0)
-    assert services.next_item_for(b, campaign, now=t0 + timedelta(seconds=601)) == item
+    item = next_item_for(a, campaign, now=t0)
+    assert next_item_for(b, campaign, now=t0 + timedelta(seconds=601)) == item
     assert counters(campaign) == {item.pk: 1} == recounted(campaign)
 
-    assert services.submit_annotation(a, item, esa_answer(40)).created
+    assert submit_annotation(a, item, esa_answer(40)).created
     # a's submission and b's live claim: two slots until b is refused.
     assert counters(campaign) == {item.pk: 2} == recounted(campaign)
-    with pytest.raises(services.ItemFull):
-        services.submit_annotation(b, item, esa_answer(70))
+    with pytest.raises(ItemFull):
+        submit_annotation(b, item, esa_answer(70))
     assert counters(campaign) == {item.pk: 1} == recounted(campaign)
     assert Item.objects.get(pk=item.pk).completed_count == 1
 
@@ -86,10 +90,10 @@ def test_a_lapsed_claim_whose_slot_is_free_is_resumed_without_recounting_others(
     campaign = esa_campaign(3, overlap=2, claim_ttl_seconds=600)
     a, b = enrolled(campaign, "a"), enrolled(campaign, "b")
     t0 = timezone.now() - timedelta(seconds=2000)
-    item = services.next_item_for(a, campaign, now=t0)
-    assert services.next_item_for(b, campaign, now=t0) == item  # overlap 2: same first item
+    item = next_item_for(a, campaign, now=t0)
+    assert next_item_for(b, campaign, now=t0) == item  # overlap 2: same first item
     # Both claims lapsed; a comes back first: b's lapsed claim is released, a's is kept.
-    assert services.next_item_for(a, campaign, now=t0 + timedelta(seconds=700)) == item
+    assert next_item_for(a, campaign, now=t0 + timedelta(seconds=700)) == item
     statuses = dict(Assignment.objects.values_list("annotator__user__username", "status"))
     assert statuses == {"a": "active", "b": "expired"}
     assert counters(campaign)[item.pk] == 1 == recounted(campaign)[item.pk]
@@ -104,9 +108,9 @@ def _campaign_held_by_others(others: int, done: int):
     campaign = esa_campaign(done + others + 3, overlap=1)
     for n in range(done):
         worker = enrolled(campaign, f"done-{others}-{n}")
-        services.submit_annotation(worker, services.next_item_for(worker, campaign), esa_answer())
+        submit_annotation(worker, next_item_for(worker, campaign), esa_answer())
     for n in range(others):
-        services.next_item_for(enrolled(campaign, f"other-{others}-{done}-{n}"), campaign)
+        next_item_for(enrolled(campaign, f"other-{others}-{done}-{n}"), campaign)
     me = enrolled(campaign, f"me-{others}-{done}")
     api = APIClient()
     api.force_authenticate(me.user)
@@ -189,7 +193,7 @@ def test_the_first_open_item_is_the_earliest_of_every_stream_of_candidates():
     a = enrolled(campaign, "a")
 
     order = []
-    while (item := services.next_item_for(a, campaign)) is not None:
+    while (item := next_item_for(a, campaign)) is not None:
         order.append(item)
-        services.submit_annotation(a, item, esa_answer(50))
+        submit_annotation(a, item, esa_answer(50))
     assert order == [check, items[1], items[2], items[3], items[4]]

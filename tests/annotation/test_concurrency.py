@@ -14,8 +14,9 @@ from collections.abc import Callable
 import pytest
 from django.db import connection, connections
 
-from annotation import services
 from annotation.models import Annotation, Assignment, Item
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import submit_annotation
 from tests.annotation.factories import enrolled, esa_answer, esa_campaign
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,7 +47,7 @@ def run_parallel(calls: list[Callable[[], object]]) -> list[object]:
 def test_the_last_slot_is_taken_once():
     campaign = esa_campaign(1, overlap=1)
     annotators = [enrolled(campaign, f"a{i}") for i in range(8)]
-    results = run_parallel([lambda a=a: services.next_item_for(a, campaign) for a in annotators])
+    results = run_parallel([lambda a=a: next_item_for(a, campaign) for a in annotators])
     assert not [r for r in results if isinstance(r, Exception)], results
     winners = [r for r in results if isinstance(r, Item)]
     assert len(winners) == 1
@@ -58,9 +59,9 @@ def test_many_annotators_fill_each_item_exactly_to_overlap():
     annotators = [enrolled(campaign, f"b{i}") for i in range(10)]
 
     def take(annotator):
-        item = services.next_item_for(annotator, campaign)
+        item = next_item_for(annotator, campaign)
         if item is not None:
-            services.submit_annotation(annotator, item, esa_answer())
+            submit_annotation(annotator, item, esa_answer())
         return item
 
     results = run_parallel([lambda a=a: take(a) for a in annotators])
@@ -75,10 +76,10 @@ def test_many_annotators_fill_each_item_exactly_to_overlap():
 def test_double_submit_never_creates_a_second_annotation(same_key):
     campaign = esa_campaign(1, overlap=3)
     annotator = enrolled(campaign, "clicker")
-    item = services.next_item_for(annotator, campaign)
+    item = next_item_for(annotator, campaign)
     keys = ["same"] * 6 if same_key else [f"k{i}" for i in range(6)]
     results = run_parallel(
-        [lambda k=k: services.submit_annotation(annotator, item, esa_answer(60), idempotency_key=k)
+        [lambda k=k: submit_annotation(annotator, item, esa_answer(60), idempotency_key=k)
          for k in keys]
     )  # fmt: skip
     assert not [r for r in results if isinstance(r, Exception)], results

@@ -7,8 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation import progress, services
+from annotation import progress
 from annotation.models import Campaign
+from annotation.services.campaigns import create_campaign
+from annotation.services.enrollment import enroll
 from tests.annotation.campaign_builders import (
     choice_answer,
     choice_campaign,
@@ -134,7 +136,7 @@ def test_dashboard_queries_do_not_grow_with_items(admin_client):
     items = [
         {"doc_id": "d", "seg_id": str(n), "source": f"s{n}", "target": f"t{n}"} for n in range(12)
     ]
-    big = services.create_campaign("big", "esa", items, overlap=2)
+    big = create_campaign("big", "esa", items, overlap=2)
     for annotator in ("alice", "bob"):
         work(make_annotator(annotator), big, lambda item: esa_answer(70))
     url_big = reverse("annotation:dashboard_campaign", args=[big.pk])
@@ -193,6 +195,6 @@ def test_unchanged_campaign_polls_reuse_cached_qc_and_agreement(admin_client):
     assert counts[1] < counts[0]
     # A new submission changes the version: figures are recomputed, not served stale.
     work(make_annotator("carol"), campaign, lambda item: None)
-    services.enroll(make_annotator("dave"), campaign)
+    enroll(make_annotator("dave"), campaign)
     html = htmx_get(admin_client, url).content.decode()
     assert "ann-dave" in html and ">pending</span>" in html  # dave has no submission yet

@@ -384,11 +384,11 @@ def test_download_is_404_for_annotators_and_outsiders(client, annotator_user, ou
 
 @pytest.mark.django_db
 def test_csv_cells_never_run_as_spreadsheet_formulas():
-    from annotation import services
+    from annotation.services.campaigns import create_campaign
 
     items = [{"source": '=HYPERLINK("http://evil.example")', "question": "@who?",
               "choices": ["-rm", "b"], "meta": {"note": "-3"}}]  # fmt: skip
-    campaign = services.create_campaign("Formulas", "choice", items, overlap=1)
+    campaign = create_campaign("Formulas", "choice", items, overlap=1)
     work(make_annotator("formula"), campaign, lambda item: choice_answer(0))
     rows = list(csv.DictReader(io.StringIO(export(campaign, "csv"))))
     assert rows[0]["source"] == '\'=HYPERLINK("http://evil.example")'

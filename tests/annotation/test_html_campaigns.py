@@ -11,8 +11,12 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from annotation import exports, services
+from annotation import exports
 from annotation.models import Annotation, Campaign
+from annotation.refusals import CampaignImportError
+from annotation.services.campaigns import create_campaign, import_campaign, import_items
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import save_draft, submit_annotation
 from tests.annotation.factories import enrolled
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +36,7 @@ def appraise_file(target: str = TARGET, mqm=None) -> bytes:
 def html_campaign(name: str = "H", **fields) -> Campaign:
     items = [{"doc_id": "d1", "seg_id": "1", "src_lang": "en", "tgt_lang": "de",
               "source": SOURCE, "target": TARGET, **fields}]  # fmt: skip
-    return services.create_campaign(name, "esa", items, text_format="html")
+    return create_campaign(name, "esa", items, text_format="html")
 
 
 # --- import -----------------------------------------------------------------------------------
@@ -42,7 +46,7 @@ def test_an_appraise_file_with_markup_imports_as_visible_text_with_its_html_kept
     # Appraise offsets count UTF-16 code units; in an html campaign, of the visible text:
     # "lief" starts at code point 17, UTF-16 unit 18 (the dog emoji is two units).
     mqm = [{"start_i": 18, "end_i": 22, "severity": "major"}]
-    campaign = services.import_campaign(
+    campaign = import_campaign(
         appraise_file(mqm=mqm), name="A", protocol="esa", file_format="appraise",
         text_format="html",
     )  # fmt: skip
@@ -83,13 +87,13 @@ def test_jsonl_offsets_of_an_html_campaign_count_the_visible_text():
 
 
 def test_an_offset_past_the_visible_text_is_refused_even_if_the_html_is_longer():
-    with pytest.raises(services.CampaignImportError, match=r"0 <= start < end <= 31, got 40..45"):
+    with pytest.raises(CampaignImportError, match=r"0 <= start < end <= 31, got 40..45"):
         html_campaign(prefill_spans=[{"start": 40, "end": 45, "severity": "minor"}])
     assert not Campaign.objects.exists()
 
 
 def test_a_plain_campaign_keeps_markup_as_text():
-    campaign = services.import_campaign(
+    campaign = import_campaign(
         appraise_file(), name="Plain", protocol="esa", file_format="appraise"
     )
     (item,) = campaign.items.all()
@@ -101,8 +105,8 @@ def test_a_plain_campaign_keeps_markup_as_text():
 
 def test_a_google_mqm_file_is_refused_for_an_html_campaign(shared_data):
     data = (shared_data / "formats" / "google-mqm" / "mqm_ted_ende.sample.tsv").read_bytes()
-    with pytest.raises(services.CampaignImportError, match="plain text"):
-        services.import_campaign(
+    with pytest.raises(CampaignImportError, match="plain text"):
+        import_campaign(
             data, name="G", protocol="mqm", file_format="google-mqm", text_format="html"
         )
     assert not Campaign.objects.exists()
@@ -110,7 +114,7 @@ def test_a_google_mqm_file_is_refused_for_an_html_campaign(shared_data):
 
 def test_an_unknown_text_format_is_refused_before_reading_the_file():
     with pytest.raises(ValidationError) as caught:
-        services.import_campaign(appraise_file(), name="X", protocol="esa", text_format="rtf")
+        import_campaign(appraise_file(), name="X", protocol="esa", text_format="rtf")
     assert "text_format" in caught.value.message_dict
     assert not Campaign.objects.exists()
 
@@ -118,7 +122,7 @@ def test_an_unknown_text_format_is_refused_before_reading_the_file():
 def test_appended_jsonl_items_follow_the_campaign_text_format():
     campaign = html_campaign()
     line = json.dumps({"doc_id": "d2", "seg_id": "1", "source": "<i>s</i>", "target": "<u>t</u>"})
-    (added,) = services.import_items(campaign, line)
+    (added,) = import_items(campaign, line)
     assert (added.source, added.target, added.meta["html"]["target"]) == ("s", "t", "<u>t</u>")
 
 
@@ -147,9 +151,9 @@ def test_the_annotate_page_renders_the_sanitised_markup_with_the_draft_spans(cli
     campaign = html_campaign()
     item = campaign.items.get()
     annotator = enrolled(campaign, "ann")
-    services.next_item_for(annotator, campaign)
+    next_item_for(annotator, campaign)
     # A draft span over "große Hund 🐕 lief" crosses the </b> and enters the <span>.
-    services.save_draft(annotator, item, {"spans": [{"start": 4, "end": 21, "severity": "major"}]})
+    save_draft(annotator, item, {"spans": [{"start": 4, "end": 21, "severity": "major"}]})
     client.force_login(annotator.user)
 
     page = client.get(f"/annotation/items/{item.pk}/").content.decode()
@@ -166,12 +170,12 @@ def test_the_annotate_page_renders_the_sanitised_markup_with_the_draft_spans(cli
 
 
 def test_a_plain_campaign_page_escapes_markup(client):
-    campaign = services.import_campaign(
+    campaign = import_campaign(
         appraise_file(), name="Plain", protocol="esa", file_format="appraise"
     )
     item = campaign.items.get()
     annotator = enrolled(campaign, "ann")
-    services.next_item_for(annotator, campaign)
+    next_item_for(annotator, campaign)
     client.force_login(annotator.user)
 
     page = client.get(f"/annotation/items/{item.pk}/").content.decode()
@@ -195,9 +199,9 @@ def test_a_submitted_span_counts_the_visible_text_and_the_export_keeps_the_html(
     campaign = html_campaign()
     item = campaign.items.get()
     annotator = enrolled(campaign, "ann")
-    services.next_item_for(annotator, campaign)
+    next_item_for(annotator, campaign)
     span = {"start": VISIBLE.index("Hund"), "end": VISIBLE.index("lief") + 4, "severity": "minor"}
-    services.submit_annotation(annotator, item, {"spans": [span], "score": 60})
+    submit_annotation(annotator, item, {"spans": [span], "score": 60})
 
     answer = Annotation.objects.get().answer
     assert VISIBLE[answer["spans"][0]["start"] : answer["spans"][0]["end"]] == "Hund 🐕 lief"

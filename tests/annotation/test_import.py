@@ -9,8 +9,9 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
-from annotation import services
 from annotation.models import Campaign, Item
+from annotation.refusals import CampaignImportError
+from annotation.services.campaigns import add_items, create_campaign, import_campaign
 from tests.annotation.factories import choice_item, esa_item
 
 pytestmark = pytest.mark.django_db
@@ -79,8 +80,8 @@ def test_invalid_utf8_and_span_offsets_are_reported_by_line():
         + b'{"doc_id": "d", "seg_id": 2, "source": "x", "target": "\xff"}\n'
         + jsonl(esa_item(3, prefill_spans=[{"start": 2, "end": 99}])).encode()
     )
-    with pytest.raises(services.CampaignImportError) as caught:
-        services.import_campaign(data.splitlines(keepends=True), name="U", protocol="esa")
+    with pytest.raises(CampaignImportError) as caught:
+        import_campaign(data.splitlines(keepends=True), name="U", protocol="esa")
     assert caught.value.errors[0] == (2, "not valid UTF-8")
     assert (
         caught.value.errors[1][0] == 3 and "need 0 <= start < end <=" in caught.value.errors[1][1]
@@ -90,29 +91,29 @@ def test_invalid_utf8_and_span_offsets_are_reported_by_line():
 
 def test_span_offsets_must_not_split_a_grapheme():
     item = esa_item(1, target="Cafe\u0301 au lait", prefill_spans=[{"start": 0, "end": 4}])
-    with pytest.raises(services.CampaignImportError, match="splits a character"):
-        services.create_campaign("G", "esa", [item])
+    with pytest.raises(CampaignImportError, match="splits a character"):
+        create_campaign("G", "esa", [item])
     assert not Campaign.objects.exists()
 
 
 def test_duplicate_name_and_bad_settings_write_nothing():
-    services.create_campaign("Taken", "esa", [esa_item(1)])
+    create_campaign("Taken", "esa", [esa_item(1)])
     with pytest.raises(ValidationError, match="already exists"):
-        services.import_campaign(jsonl(esa_item(1)), name="Taken", protocol="esa")
+        import_campaign(jsonl(esa_item(1)), name="Taken", protocol="esa")
     with pytest.raises(ValidationError):
-        services.create_campaign("Zero overlap", "esa", [esa_item(1)], overlap=0)
+        create_campaign("Zero overlap", "esa", [esa_item(1)], overlap=0)
     with pytest.raises(ValidationError):
-        services.create_campaign("Bad weights", "mqm", [esa_item(1)], mqm_weights={"tiny": 1})
+        create_campaign("Bad weights", "mqm", [esa_item(1)], mqm_weights={"tiny": 1})
     assert list(Campaign.objects.values_list("name", flat=True)) == ["Taken"]
     assert Item.objects.count() == 1
 
 
 def test_choice_items_need_distinct_options_and_expected_among_them():
     good = choice_item(1, kind="tutorial", expected="芸術")
-    campaign = services.create_campaign("Lexical", "choice", [good, choice_item(2)], overlap=3)
+    campaign = create_campaign("Lexical", "choice", [good, choice_item(2)], overlap=3)
     assert campaign.items.get(seg_id="1").expected == {"selected": ["芸術"]}
-    with pytest.raises(services.CampaignImportError) as caught:
-        services.add_items(
+    with pytest.raises(CampaignImportError) as caught:
+        add_items(
             campaign,
             [choice_item(3), choice_item(4, choices=["a", "a"]),
              choice_item(5, kind="attention_check", expected=["zzz"])],
@@ -123,8 +124,8 @@ def test_choice_items_need_distinct_options_and_expected_among_them():
 
 
 def test_add_items_appends_positions_with_origin():
-    campaign = services.create_campaign("Growing", "esa", [esa_item(1), esa_item(2)])
-    services.add_items(campaign, [esa_item(3, origin="lexical", origin_ref="rule:12")])
+    campaign = create_campaign("Growing", "esa", [esa_item(1), esa_item(2)])
+    add_items(campaign, [esa_item(3, origin="lexical", origin_ref="rule:12")])
     assert list(campaign.items.order_by("position").values_list("position", "origin_ref")) == [
         (0, ""), (1, ""), (2, "rule:12"),
     ]  # fmt: skip
@@ -166,7 +167,7 @@ def test_upload_page_shows_line_errors_and_writes_nothing(admin_client):
 
 
 def test_add_items_upload_is_atomic(admin_client):
-    campaign = services.create_campaign("Existing", "esa", [esa_item(1)])
+    campaign = create_campaign("Existing", "esa", [esa_item(1)])
     upload = SimpleUploadedFile("more.jsonl", jsonl(esa_item(2), {"seg_id": 3}).encode())
     response = admin_client.post(
         f"/annotation/campaigns/{campaign.pk}/items/import/", {"items_file": upload}, follow=True

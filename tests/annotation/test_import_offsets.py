@@ -13,9 +13,11 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
-from annotation import formats, services
+from annotation import formats
 from annotation.formats.offsets import codepoint_offset
 from annotation.models import Campaign, Item
+from annotation.refusals import CampaignImportError
+from annotation.services.campaigns import import_items
 from tests.annotation.factories import CampaignFactory
 
 pytestmark = pytest.mark.django_db
@@ -231,8 +233,8 @@ def test_adding_items_checks_prefilled_severities_against_the_campaign():
     campaign = CampaignFactory(protocol="esa")
     line = json.dumps(esa_item(prefill_spans=[{**CODEPOINTS, "severity": "critical"}]))
 
-    with pytest.raises(services.CampaignImportError, match="severity must be one of minor, major"):
-        services.import_items(campaign, line)
+    with pytest.raises(CampaignImportError, match="severity must be one of minor, major"):
+        import_items(campaign, line)
     assert not campaign.items.exists()
 
 

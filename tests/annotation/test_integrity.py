@@ -9,8 +9,11 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation import services
 from annotation.models import Annotation, Assignment, Enrollment, Item
+from annotation.refusals import ItemFull, NotAllowed
+from annotation.services.claims import next_item_for
+from annotation.services.enrollment import set_enrollment_status
+from annotation.services.submissions import save_draft, submit_annotation
 from tests.annotation.factories import enrolled, esa_answer, esa_campaign
 
 pytestmark = pytest.mark.django_db
@@ -29,17 +32,17 @@ def _lapsed_pair():
     campaign = esa_campaign(1, claim_ttl_seconds=600)
     a, b = enrolled(campaign, "a"), enrolled(campaign, "b")
     t0 = timezone.now() - timedelta(seconds=700)
-    item = services.next_item_for(a, campaign, now=t0)
-    assert services.next_item_for(b, campaign, now=t0 + timedelta(seconds=601)) == item
+    item = next_item_for(a, campaign, now=t0)
+    assert next_item_for(b, campaign, now=t0 + timedelta(seconds=601)) == item
     return campaign, a, b, item
 
 
 def test_a_submission_beyond_the_overlap_is_refused_and_not_counted():
     campaign, a, b, item = _lapsed_pair()
-    services.submit_annotation(b, item, esa_answer(70))
+    submit_annotation(b, item, esa_answer(70))
 
-    with pytest.raises(services.ItemFull, match="already has all the judgments"):
-        services.submit_annotation(a, item, esa_answer(20))
+    with pytest.raises(ItemFull, match="already has all the judgments"):
+        submit_annotation(a, item, esa_answer(20))
 
     assert Item.objects.get(pk=item.pk).completed_count == 1
     assert Annotation.objects.get(annotator=a).status == "draft"
@@ -48,22 +51,22 @@ def test_a_submission_beyond_the_overlap_is_refused_and_not_counted():
     ) == [b.pk]
     # a's claim is released, so "next" moves on instead of handing the full item back.
     assert Assignment.objects.get(annotator=a).status == "expired"
-    assert services.next_item_for(a, campaign) is None
+    assert next_item_for(a, campaign) is None
 
 
 def test_the_lapsed_annotator_submitting_first_takes_the_slot():
     _campaign, a, b, item = _lapsed_pair()
-    services.submit_annotation(a, item, esa_answer(20))
+    submit_annotation(a, item, esa_answer(20))
 
-    with pytest.raises(services.ItemFull):
-        services.submit_annotation(b, item, esa_answer(70))
+    with pytest.raises(ItemFull):
+        submit_annotation(b, item, esa_answer(70))
 
     assert Item.objects.get(pk=item.pk).completed_count == 1
 
 
 def test_the_api_answers_409_for_a_submission_beyond_the_overlap():
     _campaign, a, b, item = _lapsed_pair()
-    services.submit_annotation(b, item, esa_answer(70))
+    submit_annotation(b, item, esa_answer(70))
     api = APIClient()
     api.force_authenticate(a.user)
 
@@ -83,9 +86,9 @@ def test_the_api_answers_409_for_a_submission_beyond_the_overlap():
 def test_a_stopped_annotator_can_neither_save_drafts_nor_submit(client, status, reason):
     campaign = esa_campaign(2)
     a = enrolled(campaign, "a")
-    item = services.next_item_for(a, campaign)
-    services.save_draft(a, item, {"spans": [], "score": 40})
-    services.set_enrollment_status(Enrollment.objects.get(annotator=a), status)
+    item = next_item_for(a, campaign)
+    save_draft(a, item, {"spans": [], "score": 40})
+    set_enrollment_status(Enrollment.objects.get(annotator=a), status)
     before = snapshot()
     client.force_login(a.user)
     api = APIClient()
@@ -110,5 +113,5 @@ def test_a_stopped_annotator_can_neither_save_drafts_nor_submit(client, status, 
     assert as_json.status_code == 403 and reason in as_json.json()["errors"][0]
     assert via_api.status_code == 403 and reason in via_api.json()["detail"]
     assert snapshot() == before
-    with pytest.raises(services.NotAllowed, match=reason):
-        services.submit_annotation(a, item, esa_answer(90))
+    with pytest.raises(NotAllowed, match=reason):
+        submit_annotation(a, item, esa_answer(90))

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from django.db.models import Avg
 
-from annotation import exports, selectors, services
+from annotation import exports, selectors
 from annotation.models import Annotation, Item
+from annotation.services.campaigns import generate_attention_checks
 from tests.annotation.campaign_builders import (
     choice_answer,
     choice_campaign,
@@ -38,7 +39,7 @@ def test_esa_results_match_the_export_progress_and_the_human_loop():
     campaign = esa_campaign(overlap=2)
     work(make_annotator("alice"), campaign, _scores([70, 41, 90]))
     work(make_annotator("bob"), campaign, _scores([71, None]))
-    services.generate_attention_checks(campaign, 1, np.random.default_rng(0))
+    generate_attention_checks(campaign, 1, np.random.default_rng(0))
 
     results = list(selectors.item_results(campaign))
 

@@ -6,11 +6,12 @@ import json
 
 import pytest
 
-from annotation import exports, protocols, services
+from annotation import exports, protocols
 from annotation.agreement import ATTESTED_WINS, NO_MAJORITY, Majority, majority_vote
 from annotation.forms import CampaignForm
 from annotation.models import Annotation, Campaign
 from annotation.protocols.choice import confidence_scale
+from annotation.services.campaigns import create_campaign
 from tests.annotation.campaign_builders import make_annotator, work
 from tests.annotation.factories import enrolled
 
@@ -97,9 +98,9 @@ def _lexical_items():
 @pytest.mark.django_db
 def test_campaign_confidence_labels_are_validated_on_the_model_and_the_form():
     with pytest.raises(Exception, match="confidence labels"):
-        services.create_campaign("Bad scale", "choice", _lexical_items(), confidence_labels=["x"])
+        create_campaign("Bad scale", "choice", _lexical_items(), confidence_labels=["x"])
     assert not Campaign.objects.exists()
-    campaign = services.create_campaign("Scale", "choice", _lexical_items())
+    campaign = create_campaign("Scale", "choice", _lexical_items())
     form = CampaignForm(instance=campaign)
     data = {
         name: form.initial.get(name) for name in form.fields if form.initial.get(name) is not None
@@ -120,7 +121,7 @@ def test_campaign_confidence_labels_are_validated_on_the_model_and_the_form():
 
 @pytest.mark.django_db
 def test_labelled_scale_on_the_page_and_in_the_export(client):
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Lexical selection", "choice", _lexical_items(), confidence_labels=PAPER_SCALE,
         overlap=3, tie_rule="attested_wins",
     )  # fmt: skip
@@ -148,7 +149,7 @@ def test_labelled_scale_on_the_page_and_in_the_export(client):
 def test_majority_counts_qc_passing_annotators_and_applies_the_tie_rule():
     check = {**_lexical_items()[0], "seg_id": "check", "kind": "attention_check",
              "expected": "芸術", "meta": {}}  # fmt: skip
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Majority", "choice", [*_lexical_items(), check], confidence_labels=PAPER_SCALE,
         overlap=4, tie_rule="attested_wins", qc_min_checks=1, qc_min_seconds_per_item=0,
     )  # fmt: skip

@@ -9,8 +9,9 @@ import json
 
 import pytest
 
-from annotation import services
 from annotation.models import Annotation, Assignment, Enrollment, Item
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import submit_annotation
 from tests.annotation.factories import enrolled, esa_answer, esa_campaign
 from tests.factories import UserFactory
 
@@ -31,9 +32,9 @@ def world(client):
     campaign = esa_campaign(4, name="Secret campaign")
     alice = enrolled(campaign, "alice")
     bob = enrolled(campaign, "bob")
-    a_item = services.next_item_for(alice, campaign)
-    b_item = services.next_item_for(bob, campaign)
-    services.submit_annotation(bob, b_item, esa_answer(55))
+    a_item = next_item_for(alice, campaign)
+    b_item = next_item_for(bob, campaign)
+    submit_annotation(bob, b_item, esa_answer(55))
     b_annotation = Annotation.objects.get(item=b_item, annotator=bob)
     other = esa_campaign(1, name="Other campaign")
     client.force_login(alice.user)
@@ -121,7 +122,7 @@ def test_anonymous_users_are_sent_to_login(client, db):
 
 def test_my_answers_lists_only_my_own(world):
     client = world["client"]
-    services.submit_annotation(world["alice"], world["a_item"], esa_answer(90))
+    submit_annotation(world["alice"], world["a_item"], esa_answer(90))
     page = client.get(f"/annotation/campaigns/{world['campaign'].pk}/mine/").content.decode()
     assert f"/annotation/items/{world['a_item'].pk}/" in page
     assert f"/annotation/items/{world['b_item'].pk}/" not in page

@@ -19,9 +19,10 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from annotation import exports, protocols, selectors, services
+from annotation import exports, protocols, selectors
 from annotation.models import Annotation, Campaign
 from annotation.protocols.base import AnswerContext, Cleaned, Protocol
+from annotation.services.campaigns import import_campaign
 from tests.annotation.factories import enrolled
 
 pytestmark = pytest.mark.django_db
@@ -106,7 +107,7 @@ def test_campaign_protocol_must_be_registered():
     with pytest.raises(ValidationError, match="unknown protocol 'acceptability'"):
         campaign.full_clean(exclude=["slug", "created_by"])
     with pytest.raises(ValidationError):
-        services.import_campaign(jsonl({"source": "x"}), name="Nope", protocol="acceptability")
+        import_campaign(jsonl({"source": "x"}), name="Nope", protocol="acceptability")
     assert not Campaign.objects.exists()
 
 

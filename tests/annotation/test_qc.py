@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
-from annotation import corruption, qc, services
+from annotation import corruption, qc
 from annotation.models import Enrollment, Item
+from annotation.services.campaigns import create_campaign, generate_attention_checks
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import start_viewing, submit_annotation
 from tests.annotation.factories import choice_item, enrolled, esa_answer, esa_item
 
 pytestmark = pytest.mark.django_db
@@ -20,10 +23,10 @@ T0 = timezone.now()
 def work(annotator, campaign, score_for, seconds=10.0):
     """Do every item: ``score_for(item)`` gives the ESA answer."""
     now = T0
-    while (item := services.next_item_for(annotator, campaign, now=now)) is not None:
-        services.start_viewing(annotator, item, now=now)
+    while (item := next_item_for(annotator, campaign, now=now)) is not None:
+        start_viewing(annotator, item, now=now)
         now += timedelta(seconds=seconds)
-        services.submit_annotation(annotator, item, score_for(item), now=now)
+        submit_annotation(annotator, item, score_for(item), now=now)
         now += timedelta(seconds=1)
     return Enrollment.objects.get(annotator=annotator, campaign=campaign)
 
@@ -34,7 +37,7 @@ def checks_campaign(**settings):
     items = [esa_item(1), esa_item(2),
              esa_item(3, kind=check, expected={"score_max": 40, "spans": [span]}),
              esa_item(4, kind=check, expected={"score_min": 90, "no_spans": True})]  # fmt: skip
-    return services.create_campaign("Checks", "esa", items, overlap=2, **settings)
+    return create_campaign("Checks", "esa", items, overlap=2, **settings)
 
 
 def careful(item):
@@ -59,14 +62,14 @@ def test_careful_annotator_passes_and_careless_fails():
 
 def test_too_fast_on_too_few_items_is_pending_not_a_pass_until_the_end():
     items = [esa_item(i) for i in range(4)]
-    campaign = services.create_campaign("No checks", "esa", items, overlap=1)
+    campaign = create_campaign("No checks", "esa", items, overlap=1)
     annotator = enrolled(campaign, "speedy")
     now = T0
     for _ in range(4):
-        item = services.next_item_for(annotator, campaign, now=now)
-        services.start_viewing(annotator, item, now=now)
+        item = next_item_for(annotator, campaign, now=now)
+        start_viewing(annotator, item, now=now)
         now += timedelta(seconds=1)
-        services.submit_annotation(annotator, item, esa_answer(50), now=now)
+        submit_annotation(annotator, item, esa_answer(50), now=now)
     enrollment = Enrollment.objects.get(annotator=annotator, campaign=campaign)
     summary = qc.summary_for(enrollment)
     assert (summary.submitted, summary.fast, summary.verdict, summary.reasons) == (
@@ -75,7 +78,7 @@ def test_too_fast_on_too_few_items_is_pending_not_a_pass_until_the_end():
         "pending",
         [],
     )
-    assert services.next_item_for(annotator, campaign, now=now) is None  # finished
+    assert next_item_for(annotator, campaign, now=now) is None  # finished
     enrollment.refresh_from_db()
     assert qc.summary_for(enrollment).reasons == ["4 of 4 items took under 3 s"]
     assert qc.verdict_for(enrollment) == "fail"
@@ -95,8 +98,8 @@ def test_pending_until_enough_checks_then_final_passes():
     annotator = enrolled(campaign, "new")
     enrollment = Enrollment.objects.get(annotator=annotator)
     assert qc.verdict_for(enrollment) == "pending"
-    item = services.next_item_for(annotator, campaign)
-    services.submit_annotation(annotator, item, esa_answer(80))
+    item = next_item_for(annotator, campaign)
+    submit_annotation(annotator, item, esa_answer(80))
     assert qc.verdict_for(enrollment) == "pending"
     enrollment.finished_at = timezone.now()  # the annotator has no item left
     assert qc.verdict_for(enrollment) == "pass"
@@ -104,12 +107,12 @@ def test_pending_until_enough_checks_then_final_passes():
 
 def test_choice_checks_compare_option_labels():
     items = [choice_item(1, kind="attention_check", expected="芸術"), choice_item(2)]
-    campaign = services.create_campaign("Choice QC", "choice", items, ask_confidence=False)
+    campaign = create_campaign("Choice QC", "choice", items, ask_confidence=False)
     annotator = enrolled(campaign, "c")
-    item = services.next_item_for(annotator, campaign)
-    result = services.submit_annotation(annotator, item, {"selected": [1]})
+    item = next_item_for(annotator, campaign)
+    result = submit_annotation(annotator, item, {"selected": [1]})
     assert qc.check_result(result.annotation) is True
-    result = services.submit_annotation(annotator, item, {"selected": [0]})
+    result = submit_annotation(annotator, item, {"selected": [0]})
     assert qc.check_result(result.annotation) is False
     assert qc.annotation_flags(result.annotation) == {"too_fast": True, "check": "fail"}
 
@@ -117,8 +120,8 @@ def test_choice_checks_compare_option_labels():
 def test_generated_checks_corrupt_a_phrase_and_compare_with_the_original():
     items = [esa_item(i, target=f"Der Hund {i} lief schnell über die grüne Wiese nach Hause.")
              for i in range(1, 4)]  # fmt: skip
-    campaign = services.create_campaign("Gen", "esa", items, overlap=1)
-    created = services.generate_attention_checks(campaign, 2, np.random.default_rng(7))
+    campaign = create_campaign("Gen", "esa", items, overlap=1)
+    created = generate_attention_checks(campaign, 2, np.random.default_rng(7))
     assert len(created) == 2
     for check in created:
         original = Item.objects.get(pk=check.expected["original_item_id"])
@@ -140,25 +143,25 @@ def test_generated_checks_corrupt_a_phrase_and_compare_with_the_original():
     check = created[0]
     span = check.expected["spans"][0]
     hit = [{"start": span["start"], "end": span["end"], "severity": "minor"}]
-    revised = services.submit_annotation(enrollment.annotator, check, esa_answer(95, hit))
+    revised = submit_annotation(enrollment.annotator, check, esa_answer(95, hit))
     assert qc.check_result(revised.annotation) is False
     # A span elsewhere (the final full stop, never part of a corrupted phrase) does not count.
     away = [{"start": len(check.target) - 1, "end": len(check.target), "severity": "major"}]
-    revised = services.submit_annotation(enrollment.annotator, check, esa_answer(10, away))
+    revised = submit_annotation(enrollment.annotator, check, esa_answer(10, away))
     assert qc.check_result(revised.annotation) is False
 
 
 def test_generated_check_without_reference_is_pending():
     items = [esa_item(1, target="Ein ganz normaler Satz mit einigen Wörtern darin.")]
-    campaign = services.create_campaign("Pending", "esa", items)
-    (check,) = services.generate_attention_checks(campaign, 1, np.random.default_rng(1))
+    campaign = create_campaign("Pending", "esa", items)
+    (check,) = generate_attention_checks(campaign, 1, np.random.default_rng(1))
     holder = enrolled(campaign, "holder")
-    assert services.next_item_for(holder, campaign).kind == "regular"  # holds the only slot
+    assert next_item_for(holder, campaign).kind == "regular"  # holds the only slot
     annotator = enrolled(campaign, "p")
-    assert services.next_item_for(annotator, campaign) == check
+    assert next_item_for(annotator, campaign) == check
     span = check.expected["spans"][0]
     answer = esa_answer(30, [{"start": span["start"], "end": span["end"], "severity": "major"}])
-    result = services.submit_annotation(annotator, check, answer)
+    result = submit_annotation(annotator, check, answer)
     assert qc.check_result(result.annotation) is None
 
 

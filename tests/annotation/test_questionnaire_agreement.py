@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from annotation import agreement, progress, services
+from annotation import agreement, progress
 from annotation.agreement import family_agreement
+from annotation.services.campaigns import create_campaign
 from tests.annotation.campaign_builders import make_annotator, work
 
 
@@ -84,7 +85,7 @@ ITEMS = [
 
 @pytest.mark.django_db
 def test_dashboard_and_api_show_agreement_per_family(admin_client, admin_user):
-    campaign = services.create_campaign("Families", "questionnaire", ITEMS, overlap=2)
+    campaign = create_campaign("Families", "questionnaire", ITEMS, overlap=2)
     given = {
         "a": {"missing": "no", "rule-1": "yes", "rule-2": "yes"},
         "b": {"missing": "no", "rule-1": "yes", "rule-2": "no"},

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import services
 from annotation.models import Annotation
+from annotation.services.campaigns import create_campaign
 from tests.annotation.factories import enrolled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -43,7 +43,7 @@ def _open_next_item(page, live_server, campaign, user) -> None:
 
 
 def test_questionnaire_answered_by_keyboard_only(browser, live_server):
-    campaign = services.create_campaign("Keyboard questionnaire", "questionnaire", [ITEM])
+    campaign = create_campaign("Keyboard questionnaire", "questionnaire", [ITEM])
     annotator = enrolled(campaign, "kb")
     page = browser.new_page()
     errors: list[str] = []

@@ -8,9 +8,11 @@ import json
 
 import pytest
 
-from annotation import exports, protocols, services
+from annotation import exports, protocols
 from annotation.models import Annotation, Item
 from annotation.protocols import questionnaire as q
+from annotation.refusals import CampaignImportError
+from annotation.services.campaigns import create_campaign, import_campaign
 from tests.annotation.campaign_builders import make_annotator, work
 from tests.annotation.factories import enrolled
 
@@ -135,8 +137,8 @@ def test_other_protocols_refuse_questions():
 def test_import_reports_the_line_and_writes_nothing():
     good = json.dumps(RULE_ITEM, ensure_ascii=False)
     bad = json.dumps(_item(questions=_questions((2, {"type": "scale"}))), ensure_ascii=False)
-    with pytest.raises(services.CampaignImportError) as caught:
-        services.import_campaign(f"{good}\n{bad}\n", name="Q", protocol="questionnaire")
+    with pytest.raises(CampaignImportError) as caught:
+        import_campaign(f"{good}\n{bad}\n", name="Q", protocol="questionnaire")
     assert caught.value.errors == [
         (2, "questions[3] (id 'rule-1'): type must be one of yes_no, single, multiple, "
             "got 'scale'")
@@ -220,7 +222,7 @@ def test_none_of_these_is_an_answer_of_its_own():
 
 
 def _campaign(name="Rules", **settings):
-    return services.create_campaign(name, "questionnaire", [RULE_ITEM], **settings)
+    return create_campaign(name, "questionnaire", [RULE_ITEM], **settings)
 
 
 @pytest.mark.django_db
@@ -260,7 +262,7 @@ def test_page_renders_rtl_and_cjk_with_direction_and_language(client):
              "options": ["美術", "芸術"], "lang": "ja", "none_label": "どれでもない"},
         ],
     )  # fmt: skip
-    campaign = services.create_campaign("RTL", "questionnaire", [item])
+    campaign = create_campaign("RTL", "questionnaire", [item])
     annotator = enrolled(campaign, "a")
     client.force_login(annotator.user)
     page = client.get(client.get(f"/annotation/campaigns/{campaign.pk}/next/")["Location"])
@@ -331,9 +333,9 @@ def test_exports_carry_answers_in_words_and_per_question_majorities():
 @pytest.mark.django_db
 def test_items_export_imports_back_to_the_same_items():
     check = _item(seg_id="2", kind="attention_check", expected={"answers": {"missing": "no"}})
-    campaign = services.create_campaign("Round", "questionnaire", [RULE_ITEM, check])
+    campaign = create_campaign("Round", "questionnaire", [RULE_ITEM, check])
     exported = "".join(exports.stream_export(campaign, exports.ITEMS_FORMAT))
-    again = services.import_campaign(exported, name="Round 2", protocol="questionnaire")
+    again = import_campaign(exported, name="Round 2", protocol="questionnaire")
     fields = ("source", "doc_id", "seg_id", "kind", "questions", "expected", "src_lang", "tgt_lang")
     first = list(campaign.items.order_by("position").values(*fields))
     second = list(again.items.order_by("position").values(*fields))
@@ -348,7 +350,7 @@ def test_attention_check_passes_when_the_listed_answers_match():
 
     check = _item(seg_id="2", kind="attention_check",
                   expected={"answers": {"missing": "no", "wrong": "none"}})  # fmt: skip
-    campaign = services.create_campaign("QC", "questionnaire", [check], qc_min_checks=1)
+    campaign = create_campaign("QC", "questionnaire", [check], qc_min_checks=1)
     annotator = make_annotator("qc")
     work(annotator, campaign, lambda item: {"answers": ANSWERS["a"]})
     annotation = Annotation.objects.get(annotator=annotator)

@@ -8,8 +8,10 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError
 from rest_framework.test import APIClient
 
-from annotation import services
 from annotation.models import Annotator, Campaign, Enrollment
+from annotation.refusals import Excluded
+from annotation.services.campaigns import campaign_settings
+from annotation.services.enrollment import join_campaign, set_enrollment_status
 from tests.annotation.factories import AnnotatorFactory, enrolled, esa_campaign
 from tests.annotation.test_campaign_settings import settings_post
 from tests.annotation.test_concurrency import run_parallel
@@ -167,7 +169,7 @@ def test_a_later_requirement_does_not_lock_out_someone_already_enrolled(client):
     campaign.required_native_languages = ["fa"]
     campaign.save()
 
-    _annotator, enrollment = services.join_campaign(annotator.user, campaign, consent=True)
+    _annotator, enrollment = join_campaign(annotator.user, campaign, consent=True)
 
     assert enrollment.campaign == campaign
 
@@ -234,8 +236,8 @@ def test_an_annotator_of_one_study_cannot_join_the_other_in_either_direction(fir
     first, second = studies[first_index], studies[1 - first_index]
     annotator = enrolled(first, "amir")
 
-    with pytest.raises(services.Excluded) as refusal:
-        services.join_campaign(annotator.user, second, consent=True)
+    with pytest.raises(Excluded) as refusal:
+        join_campaign(annotator.user, second, consent=True)
 
     assert str(refusal.value) == (
         f"You already take part in “{first.name}”, and the same person may not take part in "
@@ -264,12 +266,12 @@ def test_any_enrollment_status_excludes_and_other_groups_do_not():
     elsewhere = esa_campaign(1, exclusive_group="ja-studies")
     ungrouped = esa_campaign(1)
     annotator = enrolled(rules, "amir")
-    services.set_enrollment_status(Enrollment.objects.get(annotator=annotator), "rejected")
+    set_enrollment_status(Enrollment.objects.get(annotator=annotator), "rejected")
 
-    with pytest.raises(services.Excluded):
-        services.join_campaign(annotator.user, selection, consent=True)
-    services.join_campaign(annotator.user, elsewhere, consent=True)
-    services.join_campaign(annotator.user, ungrouped, consent=True)
+    with pytest.raises(Excluded):
+        join_campaign(annotator.user, selection, consent=True)
+    join_campaign(annotator.user, elsewhere, consent=True)
+    join_campaign(annotator.user, ungrouped, consent=True)
 
     assert set(annotator.enrollments.values_list("campaign__name", flat=True)) == {
         rules.name, elsewhere.name, ungrouped.name,
@@ -308,7 +310,7 @@ def test_two_concurrent_joins_to_both_studies_enrol_once():
     user = annotator.user
 
     results = run_parallel(
-        [lambda c=c: services.join_campaign(user, c, consent=True) for c in (rules, selection)]
+        [lambda c=c: join_campaign(user, c, consent=True) for c in (rules, selection)]
     )
 
     assert Enrollment.objects.filter(annotator=annotator).count() == 1
@@ -417,7 +419,7 @@ def test_api_import_refuses_a_bad_setting_naming_the_field(admin_user, setting, 
 def test_the_new_fields_are_import_settings():
     assert {
         "required_native_languages", "required_working_languages", "exclusive_group"
-    } <= services.campaign_settings()  # fmt: skip
+    } <= campaign_settings()  # fmt: skip
 
 
 def test_django_admin_edits_the_fields_and_refuses_a_bad_code(admin_client):

@@ -14,10 +14,11 @@ import json
 
 import pytest
 
-from annotation import protocols, scoring, services
+from annotation import protocols, scoring
 from annotation.exports import ExportError
 from annotation.formats import google_mqm
 from annotation.models import Annotation, Campaign
+from annotation.services.campaigns import add_items, create_campaign, import_campaign
 from tests.annotation.campaign_builders import (
     choice_campaign,
     esa_answer,
@@ -56,7 +57,7 @@ def rich_esa_campaign() -> Campaign:
         {"doc_id": "chk", "seg_id": "1", "source": "Yes.", "target": "Ne.",
          "kind": "attention_check", "expected": {"score_max": 50}},
     ]  # fmt: skip
-    return services.create_campaign("Rich ESA", "esa", items, src_lang="en", tgt_lang="cs")
+    return create_campaign("Rich ESA", "esa", items, src_lang="en", tgt_lang="cs")
 
 
 @pytest.mark.django_db(transaction=True, reset_sequences=True)
@@ -68,7 +69,7 @@ def test_items_jsonl_golden_file():
 @pytest.mark.parametrize("build", [rich_esa_campaign, mqm_campaign, choice_campaign])
 def test_items_jsonl_imports_back_to_the_same_items(build):
     campaign = build()
-    copy = services.import_campaign(
+    copy = import_campaign(
         export(campaign, "items-jsonl"),
         name=f"{campaign.name} copy",
         protocol=campaign.protocol,
@@ -85,7 +86,7 @@ def test_generated_checks_stay_out_of_the_items_file():
     first = campaign.items.order_by("position").first()
     assert first is not None
     # What generate_attention_checks writes: a corrupted copy naming its original by id.
-    services.add_items(campaign, [{
+    add_items(campaign, [{
         "doc_id": first.doc_id, "seg_id": first.seg_id, "source": first.source,
         "target": "Pes seděla.", "kind": "attention_check",
         "expected": {"type": "corrupted", "original_item_id": first.pk,
@@ -119,7 +120,7 @@ def google_campaign() -> Campaign:
         {"doc_id": "talk-2", "seg_id": "1", "source": "Stop!", "target": "Stopp!",
          "system": "sysB"},
     ]  # fmt: skip
-    return services.create_campaign(
+    return create_campaign(
         "Google round trip", "mqm", items, src_lang="en", tgt_lang="de", overlap=2
     )
 
@@ -199,7 +200,7 @@ def test_mqm_tsv_reads_back_to_the_same_spans_penalties_and_items():
             annotation = Annotation.objects.get(item=item, annotator__pseudonym=rater)
             assert google_mqm.answer_spans(errors, item.target) == annotation.answer["spans"]
             assert penalties[rater] == annotation.mqm_score
-    copy = services.import_campaign(
+    copy = import_campaign(
         tsv, name="Copy", protocol="mqm", file_format="google-mqm", src_lang="en", tgt_lang="de"
     )
     fields = ("doc_id", "seg_id", "source", "target", "system")
@@ -214,7 +215,7 @@ def test_google_positions_survive_a_second_export(shared_data):
     """A campaign imported from Google's file exports the file's doc_id again, even where the
     file is a sample that does not start at a talk's first segment."""
     data = (shared_data / "formats" / "google-mqm" / "mqm_ted_ende.sample.tsv").read_bytes()
-    campaign = services.import_campaign(
+    campaign = import_campaign(
         data, name="TED", protocol="mqm", file_format="google-mqm", src_lang="en", tgt_lang="de"
     )
     item = campaign.items.order_by("position").first()

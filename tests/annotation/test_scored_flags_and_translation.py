@@ -9,11 +9,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation import protocols, services
+from annotation import protocols
 from annotation.exports import stream_export
-from annotation.models import Annotation
+from annotation.models import Annotation, Campaign
 from annotation.protocols.items import ItemError
 from annotation.selectors import item_results
+from annotation.services.campaigns import create_campaign
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import start_viewing, submit_annotation
 from tests.annotation.factories import enrolled, esa_item
 
 TARGET = "Zielsatz Nummer 1 ist hier."
@@ -49,7 +52,7 @@ def test_hybrid_asks_to_confirm_a_low_score_without_spans_as_esa_does():
 
 def test_hybrid_score_is_the_overall_score_and_keeps_the_mqm_penalty():
     hybrid = protocols.get("esa_mqm")
-    campaign = services.Campaign(protocol="esa_mqm")
+    campaign = Campaign(protocol="esa_mqm")
     assert hybrid.submission_scores(campaign, {"spans": [MQM_SPAN], "score": 72}) == (72.0, 5.0)
     assert hybrid.score(campaign, {"spans": [MQM_SPAN], "score": 72}, None) == 72.0
     assert hybrid.severities(campaign) == ["minor", "major"]
@@ -74,7 +77,7 @@ def test_a_flagged_answer_needs_only_a_reason_and_has_no_score(name):
         "non_scorable": True,
         "non_scorable_reason": "Source is a list of URLs",
     }
-    campaign = services.Campaign(protocol=name)
+    campaign = Campaign(protocol=name)
     assert protocols.get(name).submission_scores(campaign, answer) == (None, None)
     assert protocols.get(name).score(campaign, answer, 50.0) is None
     _, errors, _ = clean(name, {"non_scorable": True, "non_scorable_reason": "x" * 501})
@@ -109,7 +112,7 @@ pytestmark = pytest.mark.django_db
 
 def hybrid_campaign(n: int = 2, **settings):
     items = [esa_item(i) for i in range(1, n + 1)]
-    return services.create_campaign("Hybrid", "esa_mqm", items, overlap=1, **settings)
+    return create_campaign("Hybrid", "esa_mqm", items, overlap=1, **settings)
 
 
 def open_item(client, campaign, name="a"):
@@ -156,9 +159,7 @@ def test_flagging_with_the_plain_form_needs_a_reason_then_submits(client):
 
 def test_translation_page_and_plain_form_submission(client):
     items = [{"doc_id": "d", "seg_id": "1", "source": "The cat sat."}]
-    campaign = services.create_campaign(
-        "Translate", "translation", items, src_lang="en", tgt_lang="cs"
-    )
+    campaign = create_campaign("Translate", "translation", items, src_lang="en", tgt_lang="cs")
     _, url = open_item(client, campaign)
     html = client.get(url).content.decode()
     assert 'id="translation-input"' in html and "The cat sat." in html
@@ -181,12 +182,12 @@ def work(campaign, name, answers, seconds=12.0):
     annotator = enrolled(campaign, name)
     now = timezone.now()
     for answer in answers:
-        item = services.next_item_for(annotator, campaign, now=now)
-        services.start_viewing(annotator, item, now=now)
+        item = next_item_for(annotator, campaign, now=now)
+        start_viewing(annotator, item, now=now)
         now += timedelta(seconds=seconds)
-        services.submit_annotation(annotator, item, answer, now=now)
+        submit_annotation(annotator, item, answer, now=now)
         now += timedelta(seconds=1)
-    assert services.next_item_for(annotator, campaign, now=now) is None  # finished: QC is final
+    assert next_item_for(annotator, campaign, now=now) is None  # finished: QC is final
     return annotator
 
 
@@ -194,7 +195,7 @@ FLAG = {"non_scorable": True, "non_scorable_reason": "untranslatable pun"}
 
 
 def test_item_results_count_flags_of_qc_passing_annotators_only():
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Flags", "esa_mqm", [esa_item(1), esa_item(2)], overlap=3, src_lang="en", tgt_lang="de"
     )
     work(campaign, "a", [FLAG, {"spans": [MQM_SPAN], "score": 70}])
@@ -207,7 +208,7 @@ def test_item_results_count_flags_of_qc_passing_annotators_only():
 
 
 def test_exports_carry_the_flag_and_the_mqm_tsv_skips_it():
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Flag export", "mqm", [esa_item(1)], overlap=2, src_lang="en", tgt_lang="de"
     )
     work(campaign, "a", [FLAG])
@@ -228,7 +229,7 @@ def test_exports_carry_the_flag_and_the_mqm_tsv_skips_it():
 @pytest.mark.parametrize("protocol", ["esa_mqm", "translation"])
 def test_admin_pages_of_the_new_protocols(admin_client, protocol):
     item = esa_item(1) if protocol == "esa_mqm" else {"source": "Hello there."}
-    campaign = services.create_campaign(f"Admin {protocol}", protocol, [item], overlap=1)
+    campaign = create_campaign(f"Admin {protocol}", protocol, [item], overlap=1)
     answer = (
         {"spans": [MQM_SPAN], "score": 70} if protocol == "esa_mqm" else {"translation": "Ahoj."}
     )

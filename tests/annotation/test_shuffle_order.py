@@ -9,8 +9,12 @@ from collections import Counter
 
 import pytest
 
-from annotation import exports, ordering, services
+from annotation import exports, ordering
 from annotation.models import Annotation, Assignment, Enrollment, Item
+from annotation.services.campaigns import create_campaign
+from annotation.services.claims import item_order, next_item_for
+from annotation.services.enrollment import reset_annotator_work
+from annotation.services.submissions import submit_annotation
 from tests.annotation.campaign_builders import make_annotator, work
 from tests.annotation.factories import choice_item, enrolled
 from tests.annotation.test_concurrency import run_parallel
@@ -55,7 +59,7 @@ def test_different_seeds_give_different_orders_not_rotations():
 
 def _campaign(n_items: int = 12, **settings):
     settings.setdefault("overlap", 2)
-    return services.create_campaign(
+    return create_campaign(
         f"Shuffle {Item.objects.count()}", "choice",
         [choice_item(n) for n in range(1, n_items + 1)], ask_confidence=True, **settings,
     )  # fmt: skip
@@ -65,7 +69,7 @@ def _campaign(n_items: int = 12, **settings):
 def test_sql_rank_is_the_python_rank():
     campaign = _campaign(30, shuffle_items=True)
     seed = ordering.annotator_seed(campaign.item_order_seed, 99)
-    ranked = campaign.items.annotate(rank=services.item_order(seed)[0]).values_list("id", "rank")
+    ranked = campaign.items.annotate(rank=item_order(seed)[0]).values_list("id", "rank")
     assert {pk: rank for pk, rank in ranked} == {
         pk: ordering.item_rank(pk, seed) for pk in campaign.items.values_list("id", flat=True)
     }
@@ -87,7 +91,7 @@ def test_two_annotators_get_different_reproducible_orders():
 
     # Reproducible: the same annotator starting again sees the same order.
     first = _claimed(a)
-    services.reset_annotator_work(Enrollment.objects.get(annotator=a))
+    reset_annotator_work(Enrollment.objects.get(annotator=a))
     assert work(a, campaign, lambda item: ANSWER) == 12
     assert _claimed(a) == first
 
@@ -137,9 +141,9 @@ def test_concurrent_claims_fill_each_item_exactly_to_overlap_when_shuffled():
     annotators = [enrolled(campaign, f"c{n}") for n in range(10)]
 
     def take(annotator):
-        item = services.next_item_for(annotator, campaign)
+        item = next_item_for(annotator, campaign)
         if item is not None:
-            services.submit_annotation(annotator, item, ANSWER)
+            submit_annotation(annotator, item, ANSWER)
         return item
 
     results = run_parallel([lambda a=a: take(a) for a in annotators])

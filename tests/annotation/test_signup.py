@@ -6,8 +6,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from annotation import services
 from annotation.models import Annotator, Enrollment
+from annotation.services.campaigns import create_campaign
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import submit_annotation
 from tests.annotation.factories import enrolled, esa_answer, esa_campaign, esa_item
 
 pytestmark = pytest.mark.django_db
@@ -205,14 +207,14 @@ def _prolific_participant(client, campaign, pid: str) -> Annotator:
 @pytest.mark.parametrize(("check_score", "code"), [(20, "PASS123"), (95, "FAIL999")])
 def test_completion_redirect_carries_the_qc_code(client, check_score, code):
     items = [esa_item(1), esa_item(2, kind="attention_check", expected={"score_max": 40})]
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Prolific study", "esa", items, prolific_pass_code="PASS123",
         prolific_fail_code="FAIL999", qc_min_seconds_per_item=0,
     )  # fmt: skip
     annotator = _prolific_participant(client, campaign, "pid-1")
     for score in (80, check_score):
-        item = services.next_item_for(annotator, campaign)
-        services.submit_annotation(annotator, item, esa_answer(score))
+        item = next_item_for(annotator, campaign)
+        submit_annotation(annotator, item, esa_answer(score))
     response = client.get(f"/annotation/campaigns/{campaign.pk}/next/")
     assert response["Location"] == f"/annotation/campaigns/{campaign.pk}/finish/"
     final = client.get(response["Location"])
@@ -230,7 +232,7 @@ def test_finish_is_not_reachable_before_the_end(client):
 def test_my_tasks_shows_progress(client):
     campaign = esa_campaign(4, name="Visible")
     annotator = enrolled(campaign, "ina")
-    services.submit_annotation(annotator, services.next_item_for(annotator, campaign), esa_answer())
+    submit_annotation(annotator, next_item_for(annotator, campaign), esa_answer())
     client.force_login(annotator.user)
     page = client.get("/annotation/tasks/").content.decode()
     assert "Visible" in page and "1 submitted of 4" in page and annotator.pseudonym in page

@@ -9,8 +9,11 @@ from django.db.models import Model
 from django.http import Http404
 from django.test.utils import CaptureQueriesContext
 
-from annotation import access, services
+from annotation import access
 from annotation.models import Annotation, Assignment, Campaign, Item
+from annotation.services.campaigns import create_campaign
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import submit_annotation
 from tests.annotation.factories import choice_item, enrolled, esa_answer, esa_campaign
 
 pytestmark = pytest.mark.django_db
@@ -28,9 +31,9 @@ def test_the_claim_is_read_with_its_item_campaign_and_annotator_in_one_query(
     django_assert_num_queries,
 ):
     items = [choice_item(1, meta={"domain": "art"})]
-    campaign = services.create_campaign("Choices", "choice", items)
+    campaign = create_campaign("Choices", "choice", items)
     annotator = enrolled(campaign, "a")
-    claimed = services.next_item_for(annotator, campaign)
+    claimed = next_item_for(annotator, campaign)
     with django_assert_num_queries(1):
         item, assignment = access.item_for_annotator(annotator.user, str(claimed.pk))
         loaded = (assignment.item, assignment.annotator, item.campaign)
@@ -47,7 +50,7 @@ def test_the_claim_is_read_with_its_item_campaign_and_annotator_in_one_query(
 def test_a_claim_of_someone_else_or_of_nobody_is_not_found():
     campaign = esa_campaign(2)
     a, b = enrolled(campaign, "a"), enrolled(campaign, "b")
-    item = services.next_item_for(a, campaign)
+    item = next_item_for(a, campaign)
     with pytest.raises(Http404):
         access.item_for_annotator(b.user, item.pk)
     unclaimed = Item.objects.exclude(pk=item.pk).get()
@@ -58,13 +61,9 @@ def test_a_claim_of_someone_else_or_of_nobody_is_not_found():
 def test_a_submission_reads_and_writes_the_values_the_orm_would():
     campaign = esa_campaign(1)
     annotator = enrolled(campaign, "a")
-    item, _ = access.item_for_annotator(
-        annotator.user, services.next_item_for(annotator, campaign).pk
-    )
+    item, _ = access.item_for_annotator(annotator.user, next_item_for(annotator, campaign).pk)
     spans = [{"start": 0, "end": 6, "severity": "major"}]
-    result = services.submit_annotation(
-        annotator, item, esa_answer(70, spans), idempotency_key="k1"
-    )
+    result = submit_annotation(annotator, item, esa_answer(70, spans), idempotency_key="k1")
     submitted = result.annotation
     assert_same_row(submitted, Annotation)
     assert_same_row(submitted.campaign, Campaign)
@@ -83,8 +82,8 @@ def test_submissions_without_a_key_are_neither_replays_nor_refused():
     annotator = enrolled(campaign, "a")
     results = []
     for _ in range(2):
-        item = services.next_item_for(annotator, campaign)
-        results.append(services.submit_annotation(annotator, item, esa_answer()))
+        item = next_item_for(annotator, campaign)
+        results.append(submit_annotation(annotator, item, esa_answer()))
     assert [(result.created, result.replayed) for result in results] == [(True, False)] * 2
     assert Annotation.objects.filter(status="submitted").count() == 2
 
@@ -92,9 +91,9 @@ def test_submissions_without_a_key_are_neither_replays_nor_refused():
 def test_submission_locks_the_item_then_only_the_annotation_where_the_database_can():
     campaign = esa_campaign(1)
     annotator = enrolled(campaign, "a")
-    item = services.next_item_for(annotator, campaign)
+    item = next_item_for(annotator, campaign)
     with CaptureQueriesContext(connection) as captured:
-        services.submit_annotation(annotator, item, esa_answer())
+        submit_annotation(annotator, item, esa_answer())
     statements = [" ".join(query["sql"].split()) for query in captured]  # one line each
     selects = [sql for sql in statements if sql.startswith("SELECT")]
     features = connection.features

@@ -9,8 +9,9 @@ import pytest
 from django.contrib.auth.models import Group, Permission
 from django.utils import timezone
 
-from annotation import services as annotation_services
 from annotation.models import Enrollment, Item
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import start_viewing, submit_annotation
 from challenge_sets import services
 from challenge_sets.sources.jsonl import read_candidates
 from tests.annotation.factories import enrolled
@@ -69,12 +70,12 @@ def judge(campaign, name: str, *, score: int, check_score: int = 95, seconds: fl
     """An annotator does every item: ``score`` on regular items, ``check_score`` on checks."""
     annotator = enrolled(campaign, name)
     now = timezone.now()
-    while (item := annotation_services.next_item_for(annotator, campaign, now=now)) is not None:
-        annotation_services.start_viewing(annotator, item, now=now)
+    while (item := next_item_for(annotator, campaign, now=now)) is not None:
+        start_viewing(annotator, item, now=now)
         now += timedelta(seconds=seconds)
         value = check_score if item.kind == Item.Kind.ATTENTION_CHECK else score
         answer = {"spans": [], "score": value, "confirmed_low_score": True}
-        annotation_services.submit_annotation(annotator, item, answer, now=now)
+        submit_annotation(annotator, item, answer, now=now)
         now += timedelta(seconds=1)
     return Enrollment.objects.get(annotator=annotator, campaign=campaign)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import services as annotation_services
 from annotation.models import Item
+from annotation.services.campaigns import add_items
 from challenge_sets import services, validation
 from challenge_sets.models import ORIGIN, ChallengeItem
 from tests.challenge_sets.conftest import CHECK, ROWS, judge, make_set
@@ -48,7 +48,7 @@ def test_results_flow_back_and_a_failing_annotator_changes_nothing(
     challenge_set = make_set(rows=ROWS[:2], overlap=2, threshold=30)
     validation.send_for_validation(challenge_set)
     campaign = challenge_set.campaign
-    annotation_services.add_items(campaign, [CHECK])
+    add_items(campaign, [CHECK])
 
     with django_capture_on_commit_callbacks(execute=True):
         judge(campaign, "careful", score=40)

@@ -22,7 +22,8 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from accounts.services import create_token
-from annotation.services import next_item_for, submit_annotation
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import submit_annotation
 from config.wsgi import application
 from difficulty.services import (
     import_difficulty_dataset,

@@ -15,7 +15,7 @@ from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
 from annotation.models import Campaign
-from annotation.services import next_item_for
+from annotation.services.claims import next_item_for
 from config.api import router
 from core.api_parsers import StrictJSONParser
 from difficulty.models import DifficultyDataset

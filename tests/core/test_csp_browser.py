@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import services as annotation
+from annotation.services.campaigns import create_campaign
 from search.breaker.config import create_run as create_breaker_run
 from search.breaker.services import run_in_foreground
 from search.runs.config import create_run as create_search_run
@@ -72,7 +72,7 @@ def test_annotate_page_and_its_keyboard_span_editor_run_under_the_policy(
     browser,
     live_server,
 ):
-    campaign = annotation.create_campaign(
+    campaign = create_campaign(
         "CSP ESA", "esa",
         [{"doc_id": "d", "seg_id": 1, "source": "The council approved the budget.",
           "target": "Der Rat hat den Haushalt genehmigt."}],
@@ -97,7 +97,7 @@ def test_staff_pages_run_under_the_policy_and_htmx_still_polls_and_swaps(
     live_server,
 ):
     UserFactory(username="boss", is_staff=True, is_superuser=True)
-    campaign = annotation.create_campaign(
+    campaign = create_campaign(
         "CSP dashboard", "esa", [{"doc_id": "d", "seg_id": 1, "source": "a", "target": "b"}]
     )
     SyntheticEngineFactory(name="world", params={"n_topics": 200, "seed": 1})

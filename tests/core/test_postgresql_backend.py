@@ -1,4 +1,4 @@
-"""The PostgreSQL backend of config/postgresql: prepared hot statements, a health check that
+"""The PostgreSQL backend of core/postgresql: prepared hot statements, a health check that
 spends no round trip on a healthy connection and still notices one the server ended."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tests import databases
 from tests.core.test_settings import start_django
 from tests.rounds.database_outage import end_this_connection
 
-postgres_only = databases.postgres_only("the backend of config/postgresql is PostgreSQL's")
+postgres_only = databases.postgres_only("the backend of core/postgresql is PostgreSQL's")
 
 HOT = "SELECT count(*) FROM django_session WHERE session_key = %s"
 

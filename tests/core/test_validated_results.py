@@ -15,8 +15,11 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import exports, progress, qc, services
+from annotation import exports, progress, qc
 from annotation.models import Annotator, Enrollment, Item
+from annotation.services.campaigns import add_items, create_campaign
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import start_viewing, submit_annotation
 from difficulty.services.datasets import build_difficulty_dataset_from_campaign
 from search.models import Pull
 from search.runs.config import create_run
@@ -43,11 +46,11 @@ def answer(score: int) -> dict:
 def annotate(campaign, name: str, *, regular: int, check: int, seconds: float = 10.0):
     annotator = enrolled(campaign, name)
     now = timezone.now()
-    while (item := services.next_item_for(annotator, campaign, now=now)) is not None:
-        services.start_viewing(annotator, item, now=now)
+    while (item := next_item_for(annotator, campaign, now=now)) is not None:
+        start_viewing(annotator, item, now=now)
         now += timedelta(seconds=seconds)
         score = check if item.kind == Item.Kind.ATTENTION_CHECK else regular
-        services.submit_annotation(annotator, item, answer(score), now=now)
+        submit_annotation(annotator, item, answer(score), now=now)
         now += timedelta(seconds=1)
     return Enrollment.objects.get(annotator=annotator, campaign=campaign)
 
@@ -70,7 +73,7 @@ def test_a_failing_annotator_moves_no_result(
     )
     run = run_in_foreground(create_run(config, enqueue=False).pk)
     campaign = run.campaign
-    services.add_items(campaign, [CHECK])
+    add_items(campaign, [CHECK])
 
     with django_capture_on_commit_callbacks(execute=True):
         careful = annotate(campaign, "careful", regular=GOOD_SCORE, check=95)
@@ -118,15 +121,15 @@ def test_prolific_code_follows_the_verdict_the_dashboard_shows(
     completion code judged it "at the end" and gave the fail code.
     """
     items = [esa_item(n) for n in (1, 2, 3)]
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Prolific speed", "esa", items, prolific_pass_code="PASS1", prolific_fail_code="FAIL9"
     )
     participant = _prolific(client, campaign, "pid-speedy")
     now = timezone.now()
-    while (item := services.next_item_for(participant, campaign, now=now)) is not None:
-        services.start_viewing(participant, item, now=now)
+    while (item := next_item_for(participant, campaign, now=now)) is not None:
+        start_viewing(participant, item, now=now)
         now += timedelta(seconds=seconds)
-        services.submit_annotation(participant, item, answer(80), now=now)
+        submit_annotation(participant, item, answer(80), now=now)
 
     finish = client.get(reverse("annotation:finish", args=[campaign.pk]))
     assert finish["Location"].endswith(f"?cc={code}")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from annotation import services as annotation_services
+from annotation.services.campaigns import create_campaign
 from difficulty import services
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
 from difficulty.selectors import estimator_options
@@ -46,7 +46,7 @@ def campaign():
         for i, source in enumerate(SOURCES)
         for system in SYSTEMS
     ]
-    campaign = annotation_services.create_campaign(
+    campaign = create_campaign(
         "Difficulty ESA", "esa", items, src_lang="en", tgt_lang="cs", overlap=2
     )
     for name in ("alice", "bob"):
@@ -99,9 +99,7 @@ def test_unscored_items_are_skipped(db):
         {"doc_id": "d", "seg_id": str(i), "source": f"Sentence {i}.", "target": "x", "system": "s"}
         for i in range(4)
     ]
-    campaign = annotation_services.create_campaign(
-        "Half done", "esa", items, src_lang="en", tgt_lang="de", overlap=1
-    )
+    campaign = create_campaign("Half done", "esa", items, src_lang="en", tgt_lang="de", overlap=1)
     scores = iter([80, 60])
 
     def answer(item):
@@ -119,7 +117,7 @@ def test_unscored_items_are_skipped(db):
 def test_choice_campaigns_and_empty_campaigns_are_refused(db):
     with pytest.raises(services.DifficultyDatasetError, match="choice protocol, which has no"):
         services.build_difficulty_dataset_from_campaign(choice_campaign(), name="x")
-    empty = annotation_services.create_campaign(
+    empty = create_campaign(
         "Nobody yet",
         "esa",
         [{"doc_id": "d", "seg_id": "1", "source": "Hi.", "target": "Hallo.", "system": "s"}],
@@ -136,7 +134,7 @@ def test_only_annotators_who_pass_qc_count_and_the_refusal_says_why(db):
         {"doc_id": "d", "seg_id": str(i), "source": f"Sentence {i}.", "target": "x", "system": "s"}
         for i in range(4)
     ]
-    campaign = annotation_services.create_campaign(
+    campaign = create_campaign(
         "Fast and careful", "esa", items, src_lang="en", tgt_lang="de", overlap=2
     )
     # 4 of 4 items under the campaign's 3 s: fails QC once finished (the dashboard's verdict).

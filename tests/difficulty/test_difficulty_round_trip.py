@@ -18,7 +18,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation import exports
-from annotation import services as annotation_services
+from annotation.services.campaigns import create_campaign
 from difficulty import selectors, services
 from difficulty.dataset_format import DatasetFormatError
 from difficulty.models import DifficultyDataset
@@ -150,9 +150,7 @@ def esa_wmt_campaign():
         {"doc_id": "news-1", "seg_id": "2", "source": "It rained.", "target": "Pršelo.",
          "system": "sysA", "meta": {"line_id": 2, "domain": "news"}},
     ]  # fmt: skip
-    return annotation_services.create_campaign(
-        "WMT-like ESA", "esa", items, src_lang="en", tgt_lang="cs", overlap=2
-    )
+    return create_campaign("WMT-like ESA", "esa", items, src_lang="en", tgt_lang="cs", overlap=2)
 
 
 SCORES = {"alice": [90, 40, 70], "bob": [80, 60, 71]}  # per item, in order

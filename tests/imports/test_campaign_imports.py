@@ -8,9 +8,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
-from annotation import services
 from annotation.import_kinds import CAMPAIGN_KIND
 from annotation.models import Campaign, Item
+from annotation.services.campaigns import import_campaign
 from imports.models import ImportJob
 from tests.annotation.factories import esa_item
 from tests.annotation.test_import import jsonl
@@ -64,7 +64,7 @@ def test_a_big_items_file_on_the_page_becomes_a_job_with_the_synchronous_result(
     assert (campaign.overlap, campaign.mqm_weights, campaign.created_by) == (
         2, {"major": 6.0}, admin_user,
     )  # fmt: skip
-    synchronous = services.import_campaign(items_file(), name="Sync", protocol="esa")
+    synchronous = import_campaign(items_file(), name="Sync", protocol="esa")
     assert items_of(campaign) == items_of(synchronous)
     page = admin_client.get(f"/imports/{job.pk}/")
     assert f'href="/annotation/campaigns/{campaign.pk}/"'.encode() in page.content
@@ -90,7 +90,7 @@ def test_the_api_answers_202_and_a_bad_last_line_fails_the_job_writing_nothing(a
 
 
 def test_a_taken_campaign_name_is_refused_before_any_job(admin_user):
-    services.import_campaign(jsonl(esa_item(1)), name="Taken", protocol="esa")
+    import_campaign(jsonl(esa_item(1)), name="Taken", protocol="esa")
     api = APIClient()
     api.force_authenticate(admin_user)
     upload = SimpleUploadedFile("items.jsonl", items_file())

@@ -31,8 +31,8 @@ from lexical.models import (
     SelectionStudy,
     Variation,
 )
-from lexical.rule_validation.services import create_study
-from lexical.selection_study.services import StudyParams, create_selection_study
+from lexical.studies.rule_validation.services import create_study
+from lexical.studies.selection_study.services import StudyParams, create_selection_study
 from tests.annotation.factories import enrolled
 from tests.core.test_offline_pages_browser import offline_page
 from tests.factories import UserFactory

@@ -8,9 +8,10 @@ from io import StringIO
 import pytest
 
 from annotation.models import Annotation, Annotator
-from lexical import demo, studies_demo
+from lexical import demo
 from lexical.models import RuleValidationStudy, SelectionStudy
-from lexical.selection_study.selectors import study_results
+from lexical.studies import demo as studies_demo
+from lexical.studies.selection_study.selectors import study_results
 
 pytestmark = pytest.mark.django_db
 

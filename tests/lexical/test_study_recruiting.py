@@ -9,12 +9,13 @@ import pytest
 from django.db import transaction
 
 from annotation.models import Annotator, Enrollment
-from annotation.services import Excluded, NotAllowed, admit
+from annotation.refusals import Excluded, NotAllowed
+from annotation.services.enrollment import admit
 from lexical.models import ExampleSelection
 from lexical.recruiting import exclusive_group, recruiting_settings
 from tests.annotation.campaign_builders import make_annotator
-from tests.lexical.rule_validation.helpers import make_study as make_rule_study
-from tests.lexical.selection_study.helpers import make_study, make_study_selection
+from tests.lexical.studies.rule_validation.helpers import make_study as make_rule_study
+from tests.lexical.studies.selection_study.helpers import make_study, make_study_selection
 
 pytestmark = pytest.mark.django_db
 
@@ -74,7 +75,7 @@ def test_one_study_per_person_keeps_a_speaker_out_of_the_other_study_of_the_lang
 
 
 def test_a_non_boolean_setting_is_refused_by_name():
-    from lexical.rule_validation.services import StudyConfigError
+    from lexical.studies.rule_validation.services import StudyConfigError
 
     with pytest.raises(StudyConfigError) as refused:
         make_rule_study("Rules es", native_speakers="yes")

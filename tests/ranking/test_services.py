@@ -11,8 +11,10 @@ import pytest
 from django.utils import timezone
 from scipy import stats as scipy_stats
 
-from annotation import services as annotation_services
 from annotation.models import Item
+from annotation.services.campaigns import create_campaign
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import start_viewing, submit_annotation
 from difficulty.releases.judgments import JUDGMENT_DTYPE, table_to_bytes
 from engines.services import register_replay
 from ranking import inputs, services, stats
@@ -192,7 +194,7 @@ def _campaign(systems_scores: dict[str, list[int]]):
         for i in range(n)
         for s in systems_scores
     ]  # fmt: skip
-    return annotation_services.create_campaign(
+    return create_campaign(
         "Rank me", "esa", items, src_lang="en", tgt_lang="de", overlap=3,
         qc_min_seconds_per_item=5, qc_max_fast_fraction=0.2,
     )  # fmt: skip
@@ -201,12 +203,12 @@ def _campaign(systems_scores: dict[str, list[int]]):
 def _annotate(campaign, name: str, score_of, *, seconds: float) -> None:
     annotator = enrolled(campaign, name)
     now = timezone.now()
-    while (item := annotation_services.next_item_for(annotator, campaign, now=now)) is not None:
-        annotation_services.start_viewing(annotator, item, now=now)
+    while (item := next_item_for(annotator, campaign, now=now)) is not None:
+        start_viewing(annotator, item, now=now)
         now += timedelta(seconds=seconds)
         assert item.kind == Item.Kind.REGULAR
         answer = {"spans": [], "score": score_of(item), "confirmed_low_score": True}
-        annotation_services.submit_annotation(annotator, item, answer, now=now)
+        submit_annotation(annotator, item, answer, now=now)
         now += timedelta(seconds=1)
 
 
@@ -250,7 +252,7 @@ def test_a_campaign_in_z_scores_standardises_each_annotator_first():
 
 
 def test_a_choice_campaign_is_refused_by_field():
-    campaign = annotation_services.create_campaign(
+    campaign = create_campaign(
         "Pick", "choice", [{"doc_id": "d", "seg_id": 1, "source": "s", "choices": ["a", "b"]}]
     )
     with pytest.raises(RankingError) as refused:

@@ -19,8 +19,9 @@ from lexical.mining import services as mining_services
 from lexical.rules import services as rule_services
 from rounds import Outcome, Status
 from search import tasks as search_tasks
-from search.breaker import data_quality, transfer_services
+from search.breaker import data_quality
 from search.breaker import services as breaker_services
+from search.breaker.transfer import services as transfer_services
 from search.runs import services as run_services
 from tests.rounds.recording_task import RecordingTask
 

@@ -13,8 +13,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import services as annotation
 from annotation.models import Campaign, Item
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import start_viewing, submit_annotation
 from difficulty.calibration import fit_calibration
 from search.breaker.config import create_comparison, create_run
 from search.breaker.demo import FRAGILE, FRAGILE_B
@@ -48,10 +49,10 @@ def annotate(campaign, answer_for, name="rater", seconds=10.0) -> int:
     annotator = enrolled(campaign, name)
     now = timezone.now()
     done = 0
-    while (item := annotation.next_item_for(annotator, campaign, now=now)) is not None:
-        annotation.start_viewing(annotator, item, now=now)
+    while (item := next_item_for(annotator, campaign, now=now)) is not None:
+        start_viewing(annotator, item, now=now)
         now += timedelta(seconds=seconds)
-        annotation.submit_annotation(annotator, item, answer_for(item), now=now)
+        submit_annotation(annotator, item, answer_for(item), now=now)
         now += timedelta(seconds=1)
         done += 1
     return done

@@ -21,9 +21,9 @@ from search.breaker.config import create_comparison, create_run
 from search.breaker.demo import FRAGILE, FRAGILE_B, FRAGILE_QE
 from search.breaker.services import RunStateError
 from search.breaker.services import run_in_foreground as run_breaker
-from search.breaker.transfer_config import create_transfer
-from search.breaker.transfer_selectors import matrix
-from search.breaker.transfer_services import (
+from search.breaker.transfer.config import create_transfer
+from search.breaker.transfer.selectors import matrix
+from search.breaker.transfer.services import (
     ADVANCE_TASK,
     advance_transfer,
     cancel_transfer,
@@ -150,7 +150,7 @@ def test_bad_configurations_are_a_400_naming_the_field_and_write_nothing(
 
 
 def test_too_many_translations_and_unfinished_runs_are_refused(admin_client, comparison, settings):
-    from search.breaker import transfer_config
+    from search.breaker.transfer import config as transfer_config
 
     settings.BREAKER_TRANSFER_ROUND_ITEMS = 400
     original = transfer_config.MAX_RESULTS
@@ -274,7 +274,7 @@ def test_a_round_killed_mid_way_writes_nothing_and_the_sweep_recovers_it(
 ):
     settings.SEARCH_ROUND_LEASE_S = 60
     transfer = create_transfer(_config(comparison), enqueue=False)
-    from search.breaker import transfer_services
+    from search.breaker.transfer import services as transfer_services
 
     real_score = transfer_services._score
 

@@ -12,8 +12,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotation.models import Campaign
+from search.breaker.charts import diversity_difficulty_svg
 from search.breaker.config import create_comparison
-from search.breaker.plots import diversity_difficulty_svg
 from search.breaker.services import run_in_foreground
 from search.models import BreakerRun
 from tests.search.breaker_helpers import SEED_TEXTS, offline_config

@@ -11,8 +11,9 @@ import pytest
 from django.utils import timezone
 
 from annotation import qc
-from annotation import services as annotation
 from annotation.models import Enrollment, Item
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import start_viewing, submit_annotation
 from difficulty.calibration import fit_calibration
 from difficulty.services import build_difficulty_dataset_from_campaign
 from search.models import Pull, SearchRun
@@ -65,11 +66,11 @@ def annotate_all(
     durations = iter(seconds if isinstance(seconds, list) else [])
     now = timezone.now()
     done = 0
-    while (item := annotation.next_item_for(annotator, campaign, now=now)) is not None:
-        annotation.start_viewing(annotator, item, now=now)
+    while (item := next_item_for(annotator, campaign, now=now)) is not None:
+        start_viewing(annotator, item, now=now)
         now += timedelta(seconds=next(durations, seconds if isinstance(seconds, float) else 10.0))
         with each_commit():
-            annotation.submit_annotation(annotator, item, esa_answer(score_of(item)), now=now)
+            submit_annotation(annotator, item, esa_answer(score_of(item)), now=now)
         now += timedelta(seconds=1)
         done += 1
     return done

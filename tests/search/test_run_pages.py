@@ -13,8 +13,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import services as annotation
 from annotation.models import Item
+from annotation.services.claims import next_item_for
+from annotation.services.submissions import start_viewing, submit_annotation
 from search.models import Pull, SearchRun, Topic
 from search.runs.config import create_run
 from search.runs.services import run_in_foreground
@@ -537,14 +538,14 @@ def test_calibrate_run_shows_human_counts_and_the_calibration_report(
     annotator = enrolled(run.campaign, "rater")
     now = timezone.now()
     with django_capture_on_commit_callbacks(execute=True):
-        while (item := annotation.next_item_for(annotator, run.campaign, now=now)) is not None:
+        while (item := next_item_for(annotator, run.campaign, now=now)) is not None:
             pull = Pull.objects.get(pk=int(item.origin_ref.split(":")[1]))
             answer = esa_answer(round(100 - pull.automatic_difficulty / 2))
             # Ten seconds an item: an annotator answering in no time fails QC and counts for
             # nothing (annotation.selectors.item_results).
-            annotation.start_viewing(annotator, item, now=now)
+            start_viewing(annotator, item, now=now)
             now += timedelta(seconds=10)
-            annotation.submit_annotation(annotator, item, answer, now=now)
+            submit_annotation(annotator, item, answer, now=now)
     run.refresh_from_db()
     assert run.status == "finished"
     page = admin_client.get(reverse("search:run_detail", args=[run.pk])).content.decode()

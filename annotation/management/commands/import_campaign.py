@@ -7,8 +7,10 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation import formats, html_text, protocols, services
+from annotation import formats, html_text, protocols
 from annotation.formats import offsets
+from annotation.refusals import CampaignImportError
+from annotation.services.campaigns import import_campaign
 from core.command_io import problems_error
 
 
@@ -67,7 +69,7 @@ class Command(BaseCommand):
             raise CommandError(f"{file}: no such file")
         try:
             with file.open("rb") as handle:
-                campaign = services.import_campaign(
+                campaign = import_campaign(
                     handle,
                     name=name,
                     protocol=protocol,
@@ -78,7 +80,7 @@ class Command(BaseCommand):
                     **{key: options[key] for key in ("src_lang", "tgt_lang") if options[key]},
                     instructions=options["instructions"],
                 )
-        except services.CampaignImportError as exc:
+        except CampaignImportError as exc:
             where = [_where(file, exc.unit, n) + reason for n, reason in exc.errors]
             raise problems_error("nothing imported", where) from None
         except ValidationError as exc:

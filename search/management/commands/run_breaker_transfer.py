@@ -9,9 +9,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
-from search.breaker.transfer_config import create_transfer
-from search.breaker.transfer_selectors import matrix
-from search.breaker.transfer_services import run_in_foreground
+from search.breaker.transfer.config import create_transfer
+from search.breaker.transfer.selectors import matrix
+from search.breaker.transfer.services import run_in_foreground
 from search.management.commands.run_breaker import Command as RunBreaker
 
 

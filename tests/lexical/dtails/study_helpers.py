@@ -4,8 +4,8 @@ one annotator who fails it."""
 
 from __future__ import annotations
 
-from annotation import services
 from annotation.models import Campaign, Item
+from annotation.services.campaigns import create_campaign
 from tests.annotation.campaign_builders import make_annotator, work
 
 CHOICES = ["cita", "dátil", "fecha"]
@@ -49,7 +49,7 @@ CONFIDENCE = {"ana": 3, "bo": 2, "cy": 1, "eve": 3}
 
 
 def finished_study(name: str = "Lexical study es", tie_rule: str = "no_majority") -> Campaign:
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         name, "choice", [*ITEMS, CHECK], overlap=4, ask_confidence=True, tie_rule=tie_rule,
         src_lang="en", tgt_lang="es", qc_min_checks=1, qc_min_seconds_per_item=0,
     )  # fmt: skip

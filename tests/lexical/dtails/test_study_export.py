@@ -66,12 +66,12 @@ def test_extended_csv_has_every_vote_and_guards_formulas():
 
 def test_an_unfinished_item_is_not_in_the_dataset_even_when_its_votes_agree():
     """Two of four votes, both attested: the study page counts the item as not complete, so the
-    DTAiLS dataset leaves it out too (one definition: lexical.selection_study.results)."""
-    from annotation import services
+    DTAiLS dataset leaves it out too (one definition: lexical.studies.selection_study.results)."""
+    from annotation.services.campaigns import create_campaign
     from tests.annotation.campaign_builders import make_annotator, work
     from tests.lexical.dtails.study_helpers import CHECK, ITEMS, VOTES
 
-    campaign = services.create_campaign(
+    campaign = create_campaign(
         "Half done", "choice", [*ITEMS, CHECK], overlap=4, src_lang="en", tgt_lang="es",
         qc_min_checks=1, qc_min_seconds_per_item=0,
     )  # fmt: skip
