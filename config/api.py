@@ -26,5 +26,6 @@ for app_name in (
     "search",
     "lexical",
     "challenge_sets",
+    "ranking",
 ):
     import_module(f"{app_name}.api.routes").register(router)

@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "search",
     "lexical",
     "challenge_sets",
+    "ranking",
 ]
 
 MIDDLEWARE = [

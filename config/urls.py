@@ -46,4 +46,5 @@ urlpatterns = [
     path("search/", include("search.urls")),
     path("lexical/", include("lexical.urls")),
     path("challenge-sets/", include("challenge_sets.urls")),
+    path("ranking/", include("ranking.urls")),
 ]

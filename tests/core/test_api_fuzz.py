@@ -30,6 +30,8 @@ from difficulty.services import (
     run_difficulty_evaluation,
     start_difficulty_evaluation,
 )
+from ranking.services import run_in_foreground as run_ranking
+from ranking.services import start_ranking
 from search.breaker.config import create_run as create_breaker_run
 from search.breaker.services import run_in_foreground as run_breaker
 from search.runs.config import create_run
@@ -71,6 +73,8 @@ def _seed() -> dict[str, tuple[str, object]]:
     dataset = import_difficulty_dataset(difficulty_jsonl().splitlines(), name="tiny")
     evaluation = start_difficulty_evaluation(dataset, ["length"], n_bootstrap=5, enqueue=False)
     run_difficulty_evaluation(evaluation.pk)
+    ranking = start_ranking(input_kind="dataset", dataset=dataset, enqueue=False)
+    run_ranking(ranking.pk)
     ids = {
         "campaigns": campaign.pk,
         "items": item.pk,
@@ -82,6 +86,7 @@ def _seed() -> dict[str, tuple[str, object]]:
         "difficulty-datasets": dataset.pk,
         "difficulty-evaluations": evaluation.pk,
         "challenge-sets": make_set().pk,
+        "rankings": ranking.pk,
     }
     return {"engines": ("name", "world")} | {key: ("id", pk) for key, pk in ids.items()}
 

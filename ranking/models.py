@@ -1,0 +1,192 @@
+"""A ranking of MT systems with significance clusters (issue 41), kept as a background job.
+
+The statistics are ``ranking.stats`` (pure); this row holds what was ranked (the input, the score
+and the language pair), how (the test and its parameters), the job's state on the round kernel
+(``rounds.LeasedJobKind``) and what came out (``Ranking.as_dict()`` plus the settings).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from difficulty.models import matrix_from_bytes, matrix_to_bytes
+
+
+def _validate_json_object(value: Any) -> None:
+    if not isinstance(value, dict):
+        raise ValidationError("must be a JSON object")
+
+
+def _validate_string_list(value: Any) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationError("must be a list of strings")
+
+
+class RankingStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class InputKind(models.TextChoices):
+    DATASET = "dataset", "Difficulty dataset"
+    CAMPAIGN = "campaign", "Annotation campaign"
+    VERSION = "version", "Challenge-set version (human scores)"
+    VERSION_QE = "version_qe", "Challenge-set version (QE engine)"
+
+
+class Test(models.TextChoices):
+    WILCOXON = "wilcoxon", "Wilcoxon signed-rank (WMT24–25)"
+    RANKSUM = "ranksum", "Wilcoxon rank-sum (WMT21–23)"
+    PERMUTATION = "permutation", "Paired permutation (PERM-BOTH)"
+    BOOTSTRAP = "bootstrap", "Paired bootstrap"
+
+
+class Pairs(models.TextChoices):
+    ALL = "all", "All pairs"
+    ADJACENT = "adjacent", "Adjacent systems only"
+
+
+class SystemRanking(models.Model):
+    """Systems ranked on one input with one significance test.
+
+    ``scores`` is the ranked input as a float64 ``.npy`` matrix (systems × segments, NaN where a
+    system has no score; rows follow ``input_systems``): the ranking can be re-drawn or compared
+    with a subset's ranking without reading the source again. A QE input fills it round by round
+    (``cells_done`` of ``cells_total`` scored); other inputs are read in one round.
+    """
+
+    Status = RankingStatus
+    ACTIVE = (RankingStatus.QUEUED, RankingStatus.RUNNING)
+    InputKind = InputKind
+    Test = Test
+    Pairs = Pairs
+
+    name = models.CharField(max_length=200)
+    input_kind = models.CharField(max_length=16, choices=InputKind.choices)
+    dataset = models.ForeignKey(
+        "difficulty.DifficultyDataset",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="rankings",
+    )
+    campaign = models.ForeignKey(
+        "annotation.Campaign",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    version = models.ForeignKey(
+        "challenge_sets.FrozenVersion",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="rankings",
+    )
+    # "src-tgt"; "" when the input has a single language pair.
+    language_pair = models.CharField(max_length=40, blank=True)
+    # Which score: "human" (the input's human score), "z" (a campaign's per-annotator z-scores),
+    # a dataset's per-system extra field, or for a QE input the QE engine's name.
+    score = models.CharField(max_length=200, default="human")
+    include_references = models.BooleanField(default=False)
+    test = models.CharField(max_length=16, choices=Test.choices, default=Test.WILCOXON)
+    pairs = models.CharField(max_length=10, choices=Pairs.choices, default=Pairs.ALL)
+    n_resamples = models.PositiveIntegerField(default=1000)
+    alpha = models.FloatField(default=0.05)
+    holm = models.BooleanField(default=False)
+    seed = models.BigIntegerField(default=0)
+
+    status = models.CharField(
+        max_length=10, choices=RankingStatus.choices, default=RankingStatus.QUEUED
+    )
+    round_index = models.PositiveIntegerField(default=0)
+    cells_done = models.PositiveIntegerField(default=0)
+    cells_total = models.PositiveIntegerField(default=0)
+    input_systems = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
+    scores = models.BinaryField(default=b"", blank=True)
+    result = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    error = models.TextField(blank=True)
+    # A lease, not a lock (rounds.leases): a round holds the row until it ends or the lease runs
+    # out (a killed worker), after which a redelivered round may take it over.
+    claimed_by = models.CharField(max_length=255, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # Exactly the source its input kind reads: the job and the page follow that link.
+            models.CheckConstraint(
+                condition=(
+                    models.Q(
+                        input_kind="dataset",
+                        dataset__isnull=False,
+                        campaign__isnull=True,
+                        version__isnull=True,
+                    )
+                    | models.Q(
+                        input_kind="campaign",
+                        dataset__isnull=True,
+                        campaign__isnull=False,
+                        version__isnull=True,
+                    )
+                    | models.Q(
+                        input_kind__in=["version", "version_qe"],
+                        dataset__isnull=True,
+                        campaign__isnull=True,
+                        version__isnull=False,
+                    )
+                ),
+                name="ranking_input_matches_kind",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(alpha__gt=0) & models.Q(alpha__lt=1),
+                name="ranking_alpha_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or f"Ranking {self.pk}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED}
+
+    @property
+    def progress_percent(self) -> int:
+        if self.status == self.Status.DONE:
+            return 100
+        if not self.cells_total:
+            return 0
+        return min(100, round(100 * self.cells_done / self.cells_total))
+
+    @property
+    def scope(self) -> str:
+        """The engines ledger label of a QE input's calls (their cost is summed by it)."""
+        return f"ranking:{self.pk}"
+
+    @property
+    def source(self) -> Any:
+        """The dataset, campaign or frozen version this ranking reads."""
+        return self.dataset or self.campaign or self.version
+
+    def score_matrix(self) -> np.ndarray:
+        return matrix_from_bytes(self.scores)
+
+    def set_score_matrix(self, matrix: np.ndarray) -> None:
+        self.scores = matrix_to_bytes(matrix)

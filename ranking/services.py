@@ -1,0 +1,398 @@
+"""Write use-cases of rankings: start one, run its rounds on the round kernel, cancel it.
+
+* :func:`start_ranking` checks every setting (a refusal names the field, nothing is written),
+  creates the row and queues its first round.
+* :func:`advance_ranking` is one round (the Celery task and the foreground command both call
+  it): claim the row with a lease; for a QE input, score the next chunk of (item, system)
+  translations with the engine outside any transaction and store them; once every score is in
+  (at once for the other inputs), rank the systems (``ranking.stats.rank_systems``) and write
+  the result, all in one transaction guarded by the claim.
+
+A killed worker loses at most the chunk in flight: the row's matrix and ``cells_done`` say what
+is scored, and the engine's response cache answers a re-run chunk.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+import rounds
+from engines.interfaces import EngineError
+from engines.models import Engine
+from engines.registry import refusal, resolve
+from engines.selectors import queue_for_engines
+from ranking import inputs, stats
+from ranking.inputs import InputError, ScoredInput
+from ranking.models import SystemRanking
+from ranking.results import build_result
+
+__all__ = [
+    "ADVANCE_TASK",
+    "MAX_RESAMPLES",
+    "RankingError",
+    "RankingStateError",
+    "advance_ranking",
+    "cancel_ranking",
+    "enqueue_round",
+    "recover_rankings",
+    "register_recovery",
+    "run_in_foreground",
+    "start_ranking",
+]
+
+logger = logging.getLogger(__name__)
+ADVANCE_TASK = "ranking.advance_ranking"
+Status = rounds.Status
+InputKind = SystemRanking.InputKind
+
+MAX_RESAMPLES = 10_000
+MAX_SEED = 2**62
+# Translations a QE round sends to the engine: one round stays well inside the task time limit.
+QE_CHUNK = 64
+# Resampled pair statistics one ranking may compute (pairs × segments × resamples): about a
+# minute of matrix products on one core, under the task's time limit.
+MAX_RESAMPLED_CELLS = 20_000_000_000
+# Wilcoxon and rank-sum call scipy once per pair and direction: 200 systems are 39,800 calls, well
+# inside one round's time limit (a round cut short by it would only start again).
+MAX_SYSTEMS = 200
+
+
+class RankingError(ValueError):
+    """Settings that cannot be ranked; ``errors`` maps each field to what is wrong with it."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+
+
+class RankingStateError(RuntimeError):
+    """A control that does not apply in the ranking's state (cancel a finished one)."""
+
+
+# --- starting --------------------------------------------------------------------------------
+
+
+def _queue(ranking: SystemRanking) -> str:
+    if ranking.input_kind == InputKind.VERSION_QE:
+        return queue_for_engines([ranking.score])
+    return settings.CELERY_TASK_DEFAULT_QUEUE
+
+
+def enqueue_round(ranking_id: int, round_index: int, *, countdown: float | None = None) -> None:
+    """Queue round ``round_index`` of a ranking once the current transaction commits."""
+    ranking = SystemRanking.objects.only("input_kind", "score").get(pk=ranking_id)
+    rounds.enqueue(ADVANCE_TASK, (ranking_id, round_index), queue=_queue(ranking),
+                   countdown=countdown)  # fmt: skip
+
+
+def _check_parameters(values: dict[str, Any], errors: dict[str, str]) -> None:
+    if values["test"] not in stats.TESTS:
+        errors["test"] = f"must be one of {', '.join(stats.TESTS)}"
+    if values["pairs"] not in SystemRanking.Pairs.values:
+        errors["pairs"] = f"must be one of {', '.join(SystemRanking.Pairs.values)}"
+    resamples = values["n_resamples"]
+    if isinstance(resamples, bool) or not isinstance(resamples, int):
+        errors["n_resamples"] = "must be an integer"
+    elif not 1 <= resamples <= MAX_RESAMPLES:
+        errors["n_resamples"] = f"must be between 1 and {MAX_RESAMPLES}"
+    alpha = values["alpha"]
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not math.isfinite(alpha):
+        errors["alpha"] = "must be a number"
+    elif not 0 < alpha < 1:
+        errors["alpha"] = "must be above 0 and below 1"
+    seed = values["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        errors["seed"] = f"must be an integer from 0 to {MAX_SEED}"
+
+
+def _check_source(values: dict[str, Any], errors: dict[str, str]) -> None:
+    """The input kind's source is given (and only it), and its language pair and score exist."""
+    kind = values["input_kind"]
+    needed = {InputKind.DATASET: "dataset", InputKind.CAMPAIGN: "campaign",
+              InputKind.VERSION: "version", InputKind.VERSION_QE: "version"}  # fmt: skip
+    if kind not in needed:
+        errors["input_kind"] = f"must be one of {', '.join(InputKind.values)}"
+        return
+    field = needed[kind]
+    if values[field] is None:
+        errors[field] = f"choose the {field} to rank"
+        return
+    try:
+        if kind == InputKind.DATASET:
+            pair = inputs.dataset_language_pair(values["dataset"], values["language_pair"])
+            values["score"] = inputs.resolve_dataset_score(values["dataset"], pair, values["score"])
+        elif kind == InputKind.CAMPAIGN:
+            _check_campaign(values)
+        elif kind == InputKind.VERSION:
+            if values["score"] != inputs.HUMAN:
+                raise InputError("score", "a version is ranked on its human scores ('human')")
+            inputs.version_input(values["version"], values["language_pair"])
+        else:
+            _check_qe(values, errors)
+    except InputError as exc:
+        errors[exc.field] = str(exc)
+
+
+def _check_campaign(values: dict[str, Any]) -> None:
+    inputs.check_campaign(values["campaign"], values["score"])
+
+
+def _check_qe(values: dict[str, Any], errors: dict[str, str]) -> None:
+    name = values["score"]
+    problem = refusal(Engine.objects.filter(name=name).first(), name, "quality")
+    if problem:
+        errors["score"] = problem
+    inputs.qe_cells(values["version"], values["language_pair"])
+
+
+def _default_name(values: dict[str, Any]) -> str:
+    source = values["dataset"] or values["campaign"] or values["version"]
+    pair = f" {values['language_pair']}" if values["language_pair"] else ""
+    return f"{source}{pair} · {values['test']}"[:200]
+
+
+def start_ranking(
+    *,
+    input_kind: str,
+    dataset=None,
+    campaign=None,
+    version=None,
+    language_pair: str = "",
+    score: str = inputs.HUMAN,
+    include_references: bool = False,
+    test: str = "wilcoxon",
+    pairs: str = "all",
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    holm: bool = False,
+    seed: int = 0,
+    name: str = "",
+    created_by=None,
+    enqueue: bool = True,
+) -> SystemRanking:
+    """Check the settings, create the ranking and (by default) queue its first round.
+
+    Raises :class:`RankingError` naming each field at fault; nothing is written then.
+    """
+    values: dict[str, Any] = {
+        "input_kind": input_kind, "dataset": dataset, "campaign": campaign, "version": version,
+        "language_pair": (language_pair or "").strip(), "score": (score or "").strip(),
+        "test": test, "pairs": pairs, "n_resamples": n_resamples, "alpha": alpha, "seed": seed,
+    }  # fmt: skip
+    if values["input_kind"] != InputKind.VERSION_QE and not values["score"]:
+        values["score"] = inputs.HUMAN
+    errors: dict[str, str] = {}
+    if len(name) > 200:
+        errors["name"] = "must be at most 200 characters"
+    _check_parameters(values, errors)
+    _check_source(values, errors)
+    if errors:
+        raise RankingError(errors)
+    keep = {InputKind.DATASET: "dataset", InputKind.CAMPAIGN: "campaign"}.get(
+        values["input_kind"], "version"
+    )
+    with transaction.atomic():
+        ranking = SystemRanking.objects.create(
+            name=name.strip() or _default_name(values),
+            input_kind=values["input_kind"],
+            dataset=dataset if keep == "dataset" else None,
+            campaign=campaign if keep == "campaign" else None,
+            version=version if keep == "version" else None,
+            language_pair=values["language_pair"],
+            score=values["score"],
+            include_references=include_references,
+            test=test,
+            pairs=pairs,
+            n_resamples=n_resamples,
+            alpha=float(alpha),
+            holm=holm,
+            seed=seed,
+            created_by=created_by,
+        )
+        if enqueue:
+            enqueue_round(ranking.pk, 0)
+    return ranking
+
+
+# --- rounds ----------------------------------------------------------------------------------
+
+
+def _read_input(ranking: SystemRanking) -> ScoredInput:
+    if ranking.input_kind == InputKind.DATASET:
+        assert ranking.dataset is not None  # the check constraint
+        return inputs.dataset_input(
+            ranking.dataset, ranking.language_pair, ranking.score,
+            include_references=ranking.include_references,
+        )  # fmt: skip
+    if ranking.input_kind == InputKind.CAMPAIGN:
+        assert ranking.campaign is not None
+        return inputs.campaign_input(ranking.campaign, ranking.language_pair, ranking.score)
+    assert ranking.version is not None
+    return inputs.version_input(ranking.version, ranking.language_pair)
+
+
+def _settings(ranking: SystemRanking) -> dict[str, Any]:
+    return {
+        "input_kind": ranking.input_kind, "language_pair": ranking.language_pair,
+        "score": ranking.score, "include_references": ranking.include_references,
+        "test": ranking.test, "pairs": ranking.pairs, "n_resamples": ranking.n_resamples,
+        "alpha": ranking.alpha, "holm": ranking.holm, "seed": ranking.seed,
+    }  # fmt: skip
+
+
+def _check_work(ranking: SystemRanking, scores: np.ndarray) -> None:
+    n = scores.shape[0]
+    if n > MAX_SYSTEMS:
+        raise InputError("input", f"{n} systems to rank; a ranking takes at most {MAX_SYSTEMS}")
+    if ranking.test not in ("permutation", "bootstrap"):
+        return
+    pairs = n * (n - 1) // 2 if ranking.pairs == "all" else n - 1
+    work = pairs * scores.shape[1] * ranking.n_resamples
+    if work > MAX_RESAMPLED_CELLS:
+        raise InputError(
+            "n_resamples",
+            f"{pairs} pairs × {scores.shape[1]} segments × {ranking.n_resamples} "
+            f"resamples is more than one ranking computes ({MAX_RESAMPLED_CELLS:,} cells); "
+            "lower n_resamples or test adjacent pairs only",
+        )
+
+
+def rank(ranking: SystemRanking, scored: ScoredInput) -> dict[str, Any]:
+    """The result of ranking ``scored`` with the ranking's test and parameters."""
+    _check_work(ranking, scored.scores)
+    ranked = stats.rank_systems(
+        scored.scores,
+        scored.systems,
+        test=ranking.test,
+        pairs=ranking.pairs,
+        n_resamples=ranking.n_resamples,
+        alpha=ranking.alpha,
+        holm_correction=ranking.holm,
+        rng=np.random.default_rng(ranking.seed),
+        judgments=scored.judgments if ranking.test == "ranksum" else None,
+    )
+    return build_result(
+        ranked, scored.scores, settings=_settings(ranking), description=scored.description,
+        notes=scored.notes,
+    )  # fmt: skip
+
+
+def advance_ranking(
+    ranking_id: int,
+    round_index: int,
+    *,
+    worker: str,
+    interrupts: tuple[type[BaseException], ...] = (),
+) -> rounds.Outcome:
+    """Run round ``round_index`` of a ranking (see the module docstring)."""
+    if not RANKINGS.claim(ranking_id, round_index, worker):
+        return RANKINGS.unclaimed_outcome(ranking_id, round_index)
+    ranking = SystemRanking.objects.select_related(
+        "dataset", "campaign", "version__challenge_set"
+    ).get(pk=ranking_id)
+    rows = SystemRanking.objects.filter(pk=ranking_id)
+    try:
+        if ranking.input_kind == InputKind.VERSION_QE:
+            return _qe_round(ranking, round_index, worker)
+        scored = _read_input(ranking)
+        result = rank(ranking, scored)
+    except interrupts:
+        rounds.release(rows, worker)
+        raise
+    except EngineError as exc:
+        if not exc.permanent:
+            rounds.release(rows, worker)
+            logger.warning("ranking %s: transient engine error, retrying: %s", ranking_id, exc)
+            return rounds.Outcome(Status.RETRY, retry_in=30.0)
+        RANKINGS.fail(ranking_id, worker, str(exc))
+        return rounds.Outcome(Status.STOPPED)
+    except ValueError as exc:  # InputError, or a refusal of ranking.stats
+        RANKINGS.fail(ranking_id, worker, str(exc))
+        return rounds.Outcome(Status.STOPPED)
+    except Exception as exc:
+        logger.exception("ranking %s failed", ranking_id)
+        RANKINGS.fail(ranking_id, worker, f"internal error: {type(exc).__name__}: {exc}")
+        return rounds.Outcome(Status.STOPPED)
+    return _commit(ranking_id, round_index, worker, scored, result)
+
+
+def _qe_round(ranking: SystemRanking, round_index: int, worker: str) -> rounds.Outcome:
+    """Score the next chunk of translations with the QE engine; rank once all are scored."""
+    assert ranking.version is not None
+    systems, keys, cells, (src, tgt) = inputs.qe_cells(ranking.version, ranking.language_pair)
+    if ranking.cells_total:
+        matrix = ranking.score_matrix()
+    else:
+        matrix = np.full((len(systems), len(keys)), np.nan)
+    chunk = cells[ranking.cells_done : ranking.cells_done + QE_CHUNK]
+    if chunk:
+        estimator = resolve(ranking.score, "quality", scope=ranking.scope)
+        values = estimator.score([(c.source, c.translation) for c in chunk], src, tgt)
+        if len(values) != len(chunk):
+            raise EngineError(
+                f"engine {ranking.score} returned {len(values)} scores for {len(chunk)} "
+                "translations", permanent=True,
+            )  # fmt: skip
+        for cell, value in zip(chunk, values, strict=True):
+            number = float(value)
+            matrix[cell.row, cell.column] = number if math.isfinite(number) else np.nan
+    done = ranking.cells_done + len(chunk)
+    label = f"{ranking.version.challenge_set.name} v{ranking.version.number}"
+    scored = ScoredInput(systems, matrix, keys, f"{label} (QE: {ranking.score})")
+    result = rank(ranking, inputs.drop_unscored(scored)) if done >= len(cells) else None
+    return _commit(ranking.pk, round_index, worker, scored, result, done=done, total=len(cells))
+
+
+def _commit(
+    ranking_id: int,
+    round_index: int,
+    worker: str,
+    scored: ScoredInput,
+    result: dict[str, Any] | None,
+    *,
+    done: int | None = None,
+    total: int | None = None,
+) -> rounds.Outcome:
+    with transaction.atomic():
+        ranking = SystemRanking.objects.select_for_update().get(pk=ranking_id)
+        if ranking.claimed_by != worker or ranking.round_index != round_index:
+            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
+        ranking.input_systems = scored.systems
+        ranking.set_score_matrix(scored.scores)
+        ranking.cells_total = total if total is not None else int(scored.scores.size)
+        ranking.cells_done = done if done is not None else ranking.cells_total
+        ranking.round_index += 1
+        ranking.claimed_by, ranking.lease_expires_at = "", None
+        if ranking.status != SystemRanking.Status.RUNNING:
+            outcome = Status.STOPPED  # cancelled during the round: stops at this boundary
+        elif result is None:
+            outcome = Status.MORE
+        else:
+            ranking.result = result
+            ranking.status = SystemRanking.Status.DONE
+            ranking.finished_at = timezone.now()
+            outcome = Status.DONE
+        ranking.save()
+    return rounds.Outcome(outcome)
+
+
+# The lifecycle every round-based job shares (rounds.jobs), for rankings.
+RANKINGS = rounds.LeasedJobKind(
+    label="ranking",
+    sweep_name="system ranking",
+    model=SystemRanking,
+    advance=advance_ranking,
+    enqueue_round=enqueue_round,
+    state_error=RankingStateError,
+)
+cancel_ranking = RANKINGS.cancel
+recover_rankings = RANKINGS.recover
+register_recovery = RANKINGS.register_recovery
+run_in_foreground = RANKINGS.run_in_foreground

@@ -1,0 +1,23 @@
+"""Celery tasks of the ranking app: ids in, one round, the successor decided by the kernel.
+
+The only module that queues a round's successor; services queue a ranking's first round by task
+name through :func:`rounds.enqueue` and never import this module.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+import rounds
+from ranking import services
+
+
+@shared_task(name=services.ADVANCE_TASK, bind=True)
+def advance_ranking(self, ranking_id: int, round_index: int) -> None:
+    """One round of a ranking (a QE chunk, or the whole ranking), then its successor.
+
+    Foreground twin: ``python manage.py rank_systems ...``.
+    """
+    rounds.run_round(
+        self, services.advance_ranking, services.enqueue_round, ranking_id, round_index
+    )
