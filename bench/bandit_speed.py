@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from engines.synthetic_world import SyntheticWorld  # noqa: E402
+from engines.offline.synthetic_world import SyntheticWorld  # noqa: E402
 from search.bandit import Policy, make_policy  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"

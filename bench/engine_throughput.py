@@ -44,7 +44,7 @@ def setup_django(var_dir: str) -> None:
 
 def measure(concurrency: int, latency: float, seconds: float, server) -> dict:
     from engines.models import Engine, EngineCall
-    from engines.registry import translator_for
+    from engines.registry import resolve
 
     engine, _ = Engine.objects.update_or_create(
         name="bench",
@@ -60,7 +60,7 @@ def measure(concurrency: int, latency: float, seconds: float, server) -> dict:
     )
     n_calls = max(concurrency, round(seconds * concurrency / latency))
     texts = [f"benchmark sentence {concurrency}-{i}" for i in range(n_calls)]
-    translator = translator_for(engine, scope=f"bench:{concurrency}", use_cache=False)
+    translator = resolve(engine, "translate", scope=f"bench:{concurrency}", use_cache=False)
     server.max_in_flight = 0
     start = time.perf_counter()
     outputs = translator.translate(texts, "en", "de")

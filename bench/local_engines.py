@@ -132,13 +132,13 @@ def call(name: str, kind: str, texts: list[str]) -> list:
     from engines import registry
 
     if kind == "local_translator":
-        return registry.translator_for(name, use_cache=False).translate(texts, "en", "de")
+        return registry.resolve(name, "translate", use_cache=False).translate(texts, "en", "de")
     if kind == "local_qe":
         pairs = [(text, text[::-1]) for text in texts]
-        return registry.quality_estimator_for(name, use_cache=False).score(pairs, "en", "de")
+        return registry.resolve(name, "quality", use_cache=False).score(pairs, "en", "de")
     if kind == "local_difficulty":
-        return registry.difficulty_estimator_for(name, use_cache=False).estimate(texts, "en")
-    return registry.embedder_for(name, use_cache=False).embed(texts)
+        return registry.resolve(name, "difficulty", use_cache=False).estimate(texts, "en")
+    return registry.resolve(name, "embed", use_cache=False).embed(texts)
 
 
 def measure(name: str, kind: str, texts: list[str], repeats: int, outputs: dict) -> dict:

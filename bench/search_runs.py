@@ -67,7 +67,7 @@ def _config(size: int, budget: int, batch: int | None, seed: int) -> dict:
 def part_baseline(size: int, budget: int, batch: int, seed: int) -> dict:
     import numpy as np
 
-    from engines.synthetic_world import SyntheticWorld
+    from engines.offline.synthetic_world import SyntheticWorld
     from search.bandit import make_policy
 
     world = SyntheticWorld(n_topics=size, seed=0)
@@ -101,13 +101,13 @@ def part_platform(size: int, budget: int, batch: int | None, seed: int, var_dir:
 
     django.setup()
     call_command("migrate", verbosity=0)
-    from engines.registry import synthetic_world_for
+    from engines.registry import resolve
     from search.runs.config import create_run
     from search.runs.services import run_in_foreground
     from search.runs.state import state_size
 
     run = create_run(_config(size, budget, batch, seed), enqueue=False)
-    synthetic_world_for(run.difficulty_engine).true_means  # noqa: B018  (as in the baseline)
+    resolve(run.difficulty_engine, "world").true_means  # noqa: B018  (as in the baseline)
     start = time.perf_counter()
     run = run_in_foreground(run.pk)
     wall = time.perf_counter() - start

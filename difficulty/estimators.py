@@ -47,7 +47,7 @@ import numpy as np
 from difficulty import dec
 from engines import heuristics
 from engines.interfaces import EngineError
-from engines.registry import difficulty_estimator_for, get_engine
+from engines.registry import get_engine, refusal, resolve
 
 __all__ = [
     "ENGINE_KINDS",
@@ -226,12 +226,9 @@ def check_estimator(spec: EstimatorSpec, pairs: Sequence[tuple[str, str]]) -> No
                 f"{spec.name}: engine {engine.name} is of kind {engine.kind}; "
                 f"{spec.kind} needs an engine of kind {wanted_kind}"
             )
-        if not engine.enabled:
-            raise EstimatorError(f"{spec.name}: engine {engine.name} is disabled")
-        if not engine.has_capability("difficulty"):
-            raise EstimatorError(
-                f"{spec.name}: engine {engine.name} is not configured as a difficulty estimator"
-            )
+        problem = refusal(engine, engine.name, "difficulty")
+        if problem:
+            raise EstimatorError(f"{spec.name}: {problem}")
 
 
 # --- Computing -------------------------------------------------------------------------------
@@ -321,7 +318,7 @@ def estimate_with_engine(
     """One chunk of an engine estimator: quality-like scores of ``texts`` in ``pair``."""
     check_estimator(spec, [(pair.src_lang, pair.tgt_lang)])
     try:
-        estimator = difficulty_estimator_for(spec.argument, scope=scope)
+        estimator = resolve(spec.argument, "difficulty", scope=scope)
         values = estimator.estimate(list(texts), pair.src_lang, pair.tgt_lang)
     except EngineError as exc:
         kind = "permanent" if exc.permanent else "transient, after retries"

@@ -1,50 +1,69 @@
 """One adapter class per engine kind, implementing the interfaces of ``engines.interfaces``.
 
-Adapters are built by ``engines.registry`` and hold an :class:`~engines.callpath.CallPath`;
+Each adapter builds itself from its engine row (:meth:`Adapter.build`), says what it is
+(``on_0_100_scale``, :meth:`Adapter.world_of`) and holds an :class:`~engines.callpath.CallPath`;
 every method sends its whole batch through it, so caching, the ledger, the concurrency limit
-and retries apply to every call whatever the kind.
+and retries apply to every call whatever the kind. ``engines.registry`` maps kinds to adapters;
+the offline kinds' adapters live in ``engines.offline``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
-
-import numpy as np
+from typing import Any, Self
 
 from engines import heuristics, prompts
 from engines.callpath import CallPath, RemoteJob
 from engines.interfaces import Completion, CrowdResult, EngineError, Message
 from engines.kinds import SAMPLING_PARAMS
 from engines.models import Engine, ReplayEntry
-from engines.synthetic_world import SyntheticWorld
 
 __all__ = [
+    "Adapter",
     "ArtificialCrowdEngine",
     "HeuristicEngine",
     "OpenAIChatEngine",
     "ReplayEngine",
-    "SyntheticEngine",
-    "parse_synthetic_id",
+    "Resolve",
+    "short_text",
     "source_hash",
-    "synthetic_id",
 ]
 
+# The registry's ``resolve(engine, capability, scope, *, use_cache)``, handed to
+# :meth:`Adapter.build` so that an adapter made of other engines can build its members.
+Resolve = Callable[..., Any]
 
-def _short(text: str, limit: int = 80) -> str:
+
+def short_text(text: str, limit: int = 80) -> str:
+    """``text`` on one line, cut to ``limit`` characters, for naming it in an error."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-class _Adapter:
+class Adapter:
+    """The base of every engine kind's adapter. A new kind subclasses it, implements the
+    interfaces of the capabilities it serves and is registered in ``engines.registry``."""
+
+    # Whether the kind's scores are on 0–100 (heuristics only rank texts).
     on_0_100_scale = True
 
     def __init__(self, engine: Engine, path: CallPath) -> None:
         self.engine = engine
         self.path = path
+
+    @classmethod
+    def build(cls, engine: Engine, path: CallPath, resolve: Resolve) -> Self:
+        """The adapter of ``engine`` (its kind, model, base URL, parameters and key variable are
+        on the row; the call path reads them). A kind that needs more than the row overrides
+        this: the synthetic kind its world, the artificial crowd its members (``resolve``)."""
+        return cls(engine, path)
+
+    @classmethod
+    def world_of(cls, engine: Engine) -> Any:
+        """The offline world this kind simulates, for oracles and benchmarks; None if none."""
+        return None
 
     @property
     def name(self) -> str:
@@ -57,7 +76,7 @@ class _Adapter:
 # --- OpenAI-compatible chat ----------------------------------------------------------------
 
 
-class OpenAIChatEngine(_Adapter):
+class OpenAIChatEngine(Adapter):
     """Chat model, LLM translator, GEMBA-style QE and LLM-judge difficulty estimator."""
 
     def _params(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -126,7 +145,7 @@ class OpenAIChatEngine(_Adapter):
 # --- Heuristics ----------------------------------------------------------------------------
 
 
-class HeuristicEngine(_Adapter):
+class HeuristicEngine(Adapter):
     """Source-only heuristics (seed 002 §4.1), oriented quality-like (higher = easier).
 
     Length and depth are negated (longer / deeper = harder); mean word frequency is already
@@ -161,55 +180,6 @@ class HeuristicEngine(_Adapter):
         return heuristics.syntax_available(lang, self.engine.params.get("spacy_pipeline"))
 
 
-# --- Synthetic -----------------------------------------------------------------------------
-
-_SYNTHETIC_ID = re.compile(r"^synthetic:(\d+):(\d+)$")
-
-
-def synthetic_id(topic: int, draw: int) -> str:
-    """The text id of draw number ``draw`` from synthetic topic ``topic``."""
-    return f"synthetic:{topic}:{draw}"
-
-
-def parse_synthetic_id(text: str) -> tuple[int, int]:
-    match = _SYNTHETIC_ID.match(text.strip())
-    if not match:
-        raise EngineError(
-            f"{_short(text)!r} is not a synthetic text id ('synthetic:<topic>:<draw>')",
-            permanent=True,
-        )
-    return int(match.group(1)), int(match.group(2))
-
-
-class SyntheticEngine(_Adapter):
-    """SYNTHETIC difficulty of seed 000 §3.3: quality = 100 − d(topic, draw), replayable."""
-
-    def __init__(self, engine: Engine, path: CallPath, world: SyntheticWorld) -> None:
-        super().__init__(engine, path)
-        self.world = world
-
-    def estimate(
-        self, texts: Sequence[str], src_lang: str = "", tgt_lang: str | None = None
-    ) -> list[float]:
-        def run() -> list[float]:
-            ids = [parse_synthetic_id(text) for text in texts]
-            if not ids:
-                return []
-            topics = np.fromiter((t for t, _ in ids), dtype=np.int64, count=len(ids))
-            draws = np.fromiter((d for _, d in ids), dtype=np.int64, count=len(ids))
-            bad = np.flatnonzero((topics >= self.world.n_topics) | (draws >= 2**32))
-            if bad.size:
-                raise EngineError(
-                    f"synthetic text id {texts[int(bad[0])]!r} is outside this world "
-                    f"({self.world.n_topics} topics)",
-                    permanent=True,
-                )
-            difficulty = self.world.difficulty_of(topics, draws)
-            return (100.0 - difficulty).tolist()
-
-        return self.path.local("estimate", len(texts), run)
-
-
 # --- Replay --------------------------------------------------------------------------------
 
 
@@ -217,7 +187,7 @@ def source_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class ReplayEngine(_Adapter):
+class ReplayEngine(Adapter):
     """Answers from translations/scores registered with ``engines.services.register_replay``.
 
     ``params.system`` picks the system whose translations ``translate`` returns (needed when the
@@ -238,7 +208,7 @@ class ReplayEngine(_Adapter):
     def _missing(self, text: str, what: str, src_lang: str, tgt_lang: str | None) -> EngineError:
         pair = f"{src_lang}-{tgt_lang}" if tgt_lang else src_lang
         return EngineError(
-            f"replay engine {self.engine.name} has no {what} for {pair} text {_short(text)!r}",
+            f"replay engine {self.engine.name} has no {what} for {pair} text {short_text(text)!r}",
             permanent=True,
         )
 
@@ -329,7 +299,7 @@ class ReplayEngine(_Adapter):
 # --- Artificial crowd ----------------------------------------------------------------------
 
 
-class ArtificialCrowdEngine(_Adapter):
+class ArtificialCrowdEngine(Adapter):
     """N translators × M quality estimators, averaged (seed 002 §4.4).
 
     Each component is called through its own call path with this crowd's scope and cache
@@ -346,6 +316,23 @@ class ArtificialCrowdEngine(_Adapter):
         super().__init__(engine, path)
         self.translators = translators
         self.estimators = estimators
+
+    @classmethod
+    def build(cls, engine: Engine, path: CallPath, resolve: Resolve) -> Self:
+        """The crowd with its members, each built for this crowd's scope and cache setting."""
+
+        def members(names: list[str], capability: str) -> dict[str, Any]:
+            return {
+                name: resolve(name, capability, path.scope, use_cache=path.use_cache)
+                for name in names
+            }
+
+        return cls(
+            engine,
+            path,
+            members(engine.params["translators"], "translate"),
+            members(engine.params["quality_estimators"], "quality"),
+        )
 
     def estimate_detailed(
         self, texts: Sequence[str], src_lang: str, tgt_lang: str | None = None

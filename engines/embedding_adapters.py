@@ -1,5 +1,5 @@
-"""Adapters of the ``embed`` capability: an OpenAI-compatible ``/embeddings`` API and the
-offline hashed character n-gram embeddings (``engines.hashed_embeddings``)."""
+"""The adapter of an OpenAI-compatible ``/embeddings`` API (the ``embed`` capability; the
+offline hashed embeddings are ``engines.offline.hashed_adapters``)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ import json
 import math
 from collections.abc import Sequence
 
-from engines.adapters import _Adapter
+from engines.adapters import Adapter
 from engines.callpath import RemoteJob
-from engines.hashed_embeddings import DEFAULT_DIM, DEFAULT_NGRAM, hashed_embeddings
 from engines.openai_client import EmbeddingsClient
 from engines.prompts import UnparseableOutput
 
-__all__ = ["HashedEmbeddingsEngine", "OpenAIEmbeddingsEngine"]
+__all__ = ["OpenAIEmbeddingsEngine"]
 
 DEFAULT_BATCH = 64
 PROMPT_VERSION = "embed-v1"
@@ -27,7 +26,7 @@ def _vectors(text: str) -> list[list[float]]:
     return vectors
 
 
-class OpenAIEmbeddingsEngine(_Adapter):
+class OpenAIEmbeddingsEngine(Adapter):
     """``POST {base_url}/embeddings`` in batches of ``batch_size`` inputs (cached per batch)."""
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -46,16 +45,3 @@ class OpenAIEmbeddingsEngine(_Adapter):
         ]
         answers = self.path.remote("embed", jobs, client=EmbeddingsClient)
         return [vector for answer in answers for vector in answer.value]
-
-
-class HashedEmbeddingsEngine(_Adapter):
-    """Deterministic offline embeddings (lexical similarity only; see the module it calls)."""
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        dim = int(self.engine.params.get("dim", DEFAULT_DIM))
-        ngram = tuple(self.engine.params.get("ngram", DEFAULT_NGRAM))
-
-        def run() -> list[list[float]]:
-            return hashed_embeddings(list(texts), dim, (int(ngram[0]), int(ngram[1]))).tolist()
-
-        return self.path.local("embed", len(texts), run)

@@ -2,8 +2,9 @@
 
 Pure Python: no Django import, so the maths modules of other apps can type against these
 protocols without pulling in the ORM. Objects implementing them are built by
-``engines.registry`` (``translator_for``, ``quality_estimator_for``, ...), which route every call
-through the one call path (cache, ledger, concurrency limit, retries).
+``engines.registry.resolve(engine, capability)`` (``INTERFACES`` says which protocol each
+capability promises), and route every call through the one call path (cache, ledger,
+concurrency limit, retries).
 
 Conventions:
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
+    "INTERFACES",
     "ChatModel",
     "Completion",
     "CrowdResult",
@@ -101,6 +103,12 @@ class ChatModel(Protocol):
         engine's configured parameters for this call and are part of the cache key."""
         ...
 
+    def complete_many(
+        self, conversations: Sequence[Sequence[Message]], **params: Any
+    ) -> list[Completion]:
+        """Several independent completions (sent concurrently within the engine's limit)."""
+        ...
+
 
 @runtime_checkable
 class Translator(Protocol):
@@ -130,3 +138,13 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text, all of the same dimension."""
         ...
+
+
+# The interface an engine promises for each capability its row may list.
+INTERFACES: dict[str, type] = {
+    "chat": ChatModel,
+    "translate": Translator,
+    "quality": QualityEstimator,
+    "difficulty": DifficultyEstimator,
+    "embed": Embedder,
+}

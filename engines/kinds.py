@@ -11,12 +11,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from engines.breaker_world import FAILURES as BREAKER_FAILURES
 from engines.local_models.comet import FORMATS as COMET_FORMATS
 from engines.local_models.ctranslate2_backend import BACKENDS, COMPUTE_TYPES
 from engines.local_models.languages import FAMILIES
 from engines.local_models.scales import OUTPUT_SCALES
-from engines.synthetic_world import SyntheticWorld
+from engines.offline.breaker_world import FAILURES as BREAKER_FAILURES
+from engines.offline.synthetic_world import SyntheticWorld
 
 __all__ = [
     "CAPABILITIES",
@@ -28,7 +28,6 @@ __all__ = [
     "SAMPLING_PARAMS",
     "ParamsError",
     "validate_params",
-    "world_from_params",
 ]
 
 CAPABILITIES = ("chat", "translate", "quality", "difficulty", "embed")
@@ -166,7 +165,7 @@ def _check_synthetic(params: Mapping[str, Any], errors: list[str]) -> None:
     if errors:
         return
     try:
-        world_from_params(params)
+        SyntheticWorld.from_params(params)
     except ValueError as exc:
         errors.append(str(exc))
 
@@ -402,16 +401,3 @@ def validate_params(kind: str, params: Any) -> None:
     _CHECKS[kind](params, errors)
     if errors:
         raise ParamsError(errors)
-
-
-def world_from_params(params: Mapping[str, Any]) -> SyntheticWorld:
-    """The :class:`SyntheticWorld` that a synthetic engine's parameters describe."""
-    kwargs: dict[str, Any] = {"n_topics": int(params["n_topics"])}
-    if "seed" in params:
-        kwargs["seed"] = int(params["seed"])
-    if "noise_sd" in params:
-        kwargs["noise_sd"] = float(params["noise_sd"])
-    for key in ("weights", "locs", "scales"):
-        if key in params:
-            kwargs[key] = tuple(float(v) for v in params[key])
-    return SyntheticWorld(**kwargs)

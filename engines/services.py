@@ -17,7 +17,7 @@ from engines.adapters import source_hash
 from engines.interfaces import EngineError
 from engines.keys import mask_secrets
 from engines.models import Engine, ReplayEntry
-from engines.registry import adapter_for, get_engine
+from engines.registry import get_engine, resolve
 
 __all__ = [
     "EXPORT_FIELDS",
@@ -255,7 +255,7 @@ def _sample_call(engine: Engine, src: str, tgt: str, text: str) -> tuple[str, st
     scope = "engine_check"
     caps = engine.capabilities
     if engine.kind == Engine.Kind.SYNTHETIC:
-        value = adapter_for(engine, "difficulty", scope).estimate(["synthetic:0:0"], src)[0]
+        value = resolve(engine, "difficulty", scope).estimate(["synthetic:0:0"], src)[0]
         return "estimate", "synthetic:0:0", f"quality {value:.2f} (difficulty {100 - value:.2f})"
     entry = _replayed_sample(engine)
     if engine.kind == Engine.Kind.REPLAY and entry is None:
@@ -266,21 +266,21 @@ def _sample_call(engine: Engine, src: str, tgt: str, text: str) -> tuple[str, st
     else:
         translation = SAMPLE_TRANSLATION_DE if (text, tgt) == (SAMPLE_TEXT, "de") else text
     if "translate" in caps:
-        translator = adapter_for(engine, "translate", scope, use_cache=False)
+        translator = resolve(engine, "translate", scope, use_cache=False)
         return "translate", f"{src}→{tgt}: {text}", translator.translate([text], src, tgt)[0]
     if "quality" in caps:
         pair = (text, translation)
-        value = adapter_for(engine, "quality", scope, use_cache=False).score([pair], src, tgt)[0]
+        value = resolve(engine, "quality", scope, use_cache=False).score([pair], src, tgt)[0]
         return "score", f"{src}→{tgt}: {pair[0]} ⇒ {pair[1]}", f"quality {value:.1f}"
     if "embed" in caps:
-        vector = adapter_for(engine, "embed", scope, use_cache=False).embed([text])[0]
+        vector = resolve(engine, "embed", scope, use_cache=False).embed([text])[0]
         head = ", ".join(f"{v:.3f}" for v in vector[:4])
         return "embed", text, f"{len(vector)} dimensions: [{head}, …]"
     if "difficulty" in caps:
-        estimator = adapter_for(engine, "difficulty", scope, use_cache=False)
+        estimator = resolve(engine, "difficulty", scope, use_cache=False)
         value = estimator.estimate([text], src, tgt)[0]
         return "estimate", f"{src}→{tgt}: {text}", f"quality-like {value:.4g}"
-    reply = adapter_for(engine, "chat", scope, use_cache=False).complete(
+    reply = resolve(engine, "chat", scope, use_cache=False).complete(
         [{"role": "user", "content": "Reply with the single word OK."}]
     )
     return "complete", "Reply with the single word OK.", reply.text

@@ -17,7 +17,7 @@ import socket
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engines.adapters import _Adapter
+from engines.adapters import Adapter
 from engines.interfaces import EngineError
 from engines.local_models import ctranslate2_backend, loading
 from engines.local_models.languages import LanguageCodeError, model_language_code
@@ -38,7 +38,7 @@ DEFAULT_MAX_NEW_TOKENS = 256
 _SPEED_ONLY = {"batch_size", "device"}
 
 
-class _LocalModelAdapter(_Adapter):
+class _LocalModelAdapter(Adapter):
     def _model(self) -> loading.LoadedModel:
         loaded, _fresh = loading.load(self.engine.kind, self.engine.params)
         identity = (self.engine.pk, self.engine.name, self.engine.created_at)
@@ -105,6 +105,20 @@ class _LocalModelAdapter(_Adapter):
 
     def _max_length(self) -> int:
         return int(self.engine.params.get("max_length", DEFAULT_MAX_LENGTH))
+
+    def _encode(
+        self, loaded: loading.LoadedModel, first: list[str], second: list[str] | None = None
+    ) -> Any:
+        """A batch (of texts, or of text pairs) as padded, truncated tensors on the model's
+        device."""
+        return loaded.tokenizer(
+            first,
+            second,
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            max_length=self._max_length(),
+        ).to(loaded.device)
 
 
 def _torch() -> Any:
@@ -179,13 +193,7 @@ class LocalTranslatorEngine(_LocalModelAdapter):
                 max_length=self._max_length(),
             )
         torch = _torch()
-        encoded = tokenizer(
-            texts,
-            return_tensors="pt",
-            padding=True,
-            truncation=True,
-            max_length=self._max_length(),
-        ).to(loaded.device)
+        encoded = self._encode(loaded, texts)
         with torch.inference_mode():
             output = loaded.model.generate(**encoded, **generate)
         decoded = tokenizer.batch_decode(output, skip_special_tokens=True)
@@ -198,14 +206,7 @@ class _RegressionEngine(_LocalModelAdapter):
 
     def _raw(self, loaded: loading.LoadedModel, first: list[str], second: list[str] | None) -> Any:
         torch = _torch()
-        encoded = loaded.tokenizer(
-            first,
-            second,
-            return_tensors="pt",
-            padding=True,
-            truncation=True,
-            max_length=self._max_length(),
-        ).to(loaded.device)
+        encoded = self._encode(loaded, first, second)
         with torch.inference_mode():
             logits = loaded.model(**encoded).logits
         return logits[:, 0].float().cpu().tolist()

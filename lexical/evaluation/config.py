@@ -18,6 +18,7 @@ from typing import Any
 from django.db import transaction
 
 from engines.models import Engine
+from engines.registry import refusal
 from lexical.evaluation import rule_source, services
 from lexical.evaluation.entries import CHAT, TRANSLATE, Entry, EntryError, parse_entry
 from lexical.models import ExampleSelection, LexicalEvaluation, SelectedExample, Variation
@@ -83,15 +84,10 @@ def _entries(value: Any, errors: dict) -> list[Entry]:
     problems += [f"{key} is listed twice" for key in sorted({k for k in keys if keys.count(k) > 1})]
     engines = {e.name: e for e in Engine.objects.filter(name__in={e.engine for e in entries})}
     for entry in entries:
-        record = engines.get(entry.engine)
         capability = "chat" if entry.kind == CHAT else "translate"
-        if record is None:
-            problems.append(f"there is no engine named {entry.engine!r}")
-        elif not record.enabled:
-            problems.append(f"engine {entry.engine} is disabled")
-        elif not record.has_capability(capability):
-            role = "a chat model" if entry.kind == CHAT else "a translator"
-            problems.append(f"engine {entry.engine} is not configured as {role}")
+        problem = refusal(engines.get(entry.engine), entry.engine, capability)
+        if problem:
+            problems.append(problem)
     if problems:
         errors["entries"] = "; ".join(dict.fromkeys(problems))
     return entries

@@ -1,7 +1,7 @@
 """The lexical-selection prompts of seed 004 (Fig. 7 without rules, Fig. 8 with rules) and the
 reminder of App. B.3.
 
-The fixed sentence is what ``engines.lexical_world`` (and a reader comparing with the paper)
+The fixed sentence is what ``engines.offline.lexical_world`` (and a reader comparing with the paper)
 recognises::
 
     Please select the best translation of "<concept>" in "<source>" from the following list:

@@ -34,7 +34,7 @@ from django.utils import timezone
 
 import rounds
 from engines.interfaces import EngineError
-from engines.registry import chat_model_for, translator_for
+from engines.registry import resolve
 from engines.selectors import cost_of_scope
 from lexical.evaluation import matching, prompts
 from lexical.evaluation.entries import TRANSLATE, Entry
@@ -186,7 +186,7 @@ def _complete(chat: Any, temperature: float) -> Callable[[list], list[str]]:
 
 
 def _ask_chat(evaluation: LexicalEvaluation, entry: Entry, items: list[Item]) -> None:
-    call = _complete(chat_model_for(entry.engine, scope=evaluation.scope), evaluation.temperature)
+    call = _complete(resolve(entry.engine, "chat", scope=evaluation.scope), evaluation.temperature)
     conversations = [_messages(evaluation, item) for item in items]
     for item, answer in zip(items, isolated(call, conversations), strict=True):
         _record_chat(item, answer)
@@ -213,7 +213,7 @@ def _record_chat(item: Item, answer: Any) -> None:
 
 def _ask_translator(evaluation: LexicalEvaluation, entry: Entry, items: list[Item]) -> None:
     snapshot = evaluation.snapshot
-    translator = translator_for(entry.engine, scope=evaluation.scope)
+    translator = resolve(entry.engine, "translate", scope=evaluation.scope)
     call = partial(
         translator.translate, src_lang=snapshot["src_lang"], tgt_lang=snapshot["tgt_lang"]
     )

@@ -31,7 +31,7 @@ from django.utils import timezone
 import rounds
 from engines.interfaces import EngineError
 from engines.models import Engine
-from engines.registry import chat_model_for
+from engines.registry import resolve
 from engines.selectors import cost_of_scope
 from lexical.models import Concept, ExampleSelection, MiningJob, Rule, RuleJob, RuleJobConcept
 from lexical.models.rules import DEFAULT_RULE_PARAMS
@@ -265,7 +265,7 @@ def _prepare(job: RuleJob, outcomes: list[RuleJobConcept]) -> list[Work]:
 
 def _ask(job: RuleJob, work: list[Work]) -> None:
     """Ask, read, re-ask what did not fit (bounded); sets each item's rules or error."""
-    chat = chat_model_for(job.engine, scope=job.scope)
+    chat = resolve(job.engine, "chat", scope=job.scope)
     max_reasks = int(job.params.get("max_reasks", DEFAULT_RULE_PARAMS["max_reasks"]))
     asking = [item for item in work if item.messages]
     for attempt in range(max_reasks + 1):

@@ -35,7 +35,7 @@ import rounds
 from engines.interfaces import EngineError
 from engines.models import Engine
 from engines.prompts import language_name
-from engines.registry import chat_model_for, difficulty_estimator_for, embedder_for
+from engines.registry import refusal, resolve
 from engines.selectors import cost_by_scope, queue_for_engines
 from search.breaker.analysis import analysis_prompt, parse_analysis, reask
 from search.breaker.parsing import ParseFailure
@@ -65,11 +65,8 @@ logger = logging.getLogger(__name__)
 COMPUTE_TASK = "search.compute_breaker_statistics"
 Status = rounds.Status
 # Roles an engine plays here: (form/API field, capability, what the error calls it).
-ROLES = {
-    "embedder": ("embed", "an embeddings model"),
-    "analyst": ("chat", "a chat model"),
-    "difficulty": ("difficulty", "a difficulty estimator"),
-}
+# The capability each engine field needs.
+CAPABILITIES = {"embedder": "embed", "analyst": "chat", "difficulty": "difficulty"}
 
 
 class StatisticsConfigError(ValueError):
@@ -100,14 +97,10 @@ def _engine(errors: dict[str, str], field_name: str, name: str | None) -> Engine
         if field_name != "difficulty":
             errors[field_name] = "required: the name of an engine"
         return None
-    capability, role = ROLES[field_name]
     engine = Engine.objects.filter(name=name).first()
-    if engine is None:
-        errors[field_name] = f"there is no engine named {name!r}"
-    elif not engine.enabled:
-        errors[field_name] = f"engine {name} is disabled"
-    elif not engine.has_capability(capability):
-        errors[field_name] = f"engine {name} is not configured as {role}"
+    problem = refusal(engine, name, CAPABILITIES[field_name])
+    if problem:
+        errors[field_name] = problem
     return engine
 
 
@@ -165,7 +158,7 @@ def analyse_texts(
 ) -> list[Analysis | str]:
     """Each text's analysis, or the reason it has none (seed 001 App. B, bounded re-asks)."""
     assert stats.analyst is not None
-    chat = chat_model_for(stats.analyst, scope=stats.scope)
+    chat = resolve(stats.analyst, "chat", scope=stats.scope)
     chats = {i: analysis_prompt(text, language_name(tgt_lang)) for i, text in enumerate(texts)}
     results: dict[int, Analysis | str] = {}
     reasons: dict[int, str] = {}
@@ -228,7 +221,7 @@ def _compute(stats: BreakerStatistics, run: BreakerRun) -> _Computed:
     out = _Computed()
     out.values = {"texts": len(texts), **word_statistics(texts)}
     assert stats.embedder is not None
-    vectors = np.asarray(embedder_for(stats.embedder, scope=stats.scope).embed(texts))
+    vectors = np.asarray(resolve(stats.embedder, "embed", scope=stats.scope).embed(texts))
     out.values["diversity_embd"] = embedding_diversity(vectors)
     chrf = chrf_diversity(
         texts, max_pairs=stats.chrf_max_pairs, rng=np.random.default_rng(run.seed)
@@ -255,7 +248,7 @@ def _compute(stats: BreakerStatistics, run: BreakerRun) -> _Computed:
     out.values["quality"] = fmean(qualities) if qualities else None
     out.values["qe"] = _qe_of_selected(run)
     if stats.difficulty_engine is not None:
-        estimator = difficulty_estimator_for(stats.difficulty_engine, scope=stats.scope)
+        estimator = resolve(stats.difficulty_engine, "difficulty", scope=stats.scope)
         estimates = estimator.estimate(texts, run.src_lang, run.tgt_lang)
         out.values["difficulty"] = {
             "engine": stats.difficulty_engine.name,

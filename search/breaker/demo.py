@@ -1,7 +1,7 @@
 """The offline MT-breaker world (a SIMULATION) and the demo comparison for ``load_demo``.
 
-``offline_world`` creates the simulated engines (``engines.breaker_world``): an editor "LLM",
-two fragile translators with different weaknesses and a QE that penalises exactly them. The
+``offline_world`` creates the simulated engines (``engines.offline.breaker_world``): an editor
+"LLM", two fragile translators with different weaknesses and a QE that penalises exactly them. The
 demo compares every method of seed 001 on 8 seeds from the demo topics' corpus (en→cs), run in
 the foreground here (about a second), then computes each run's data-quality statistics (Table 2)
 with the offline hashed n-gram embeddings and the editor as analyst; idempotent by comparison

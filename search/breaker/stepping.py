@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from engines.interfaces import EngineError
 from engines.models import Engine
-from engines.registry import chat_model_for, quality_estimator_for, translator_for
+from engines.registry import resolve
 from search.breaker import prompts
 from search.breaker.diff import edit_share
 from search.breaker.methods import MethodSpec, spec
@@ -147,7 +147,7 @@ def _ask_llm(run: BreakerRun, planned: list[Planned], results: dict[int, StepRes
         return
     assert run.llm_engine is not None  # chains ask an LLM only in runs that have one
     llm_engine = run.llm_engine
-    chat = chat_model_for(llm_engine, scope=run.scope)
+    chat = resolve(llm_engine, "chat", scope=run.scope)
     chats = {p.chain.pk: list(p.messages or []) for p in asking}
     reasons: dict[int, str] = {}
     last: dict[int, str] = {}
@@ -187,7 +187,7 @@ def _ask_llm(run: BreakerRun, planned: list[Planned], results: dict[int, StepRes
 def _translate_and_score(run: BreakerRun, results: list[StepResult]) -> None:
     for target in run.targets:
         ok = [r for r in results if not r.error]
-        translator = translator_for(target, scope=run.scope)
+        translator = resolve(target, "translate", scope=run.scope)
         outputs = isolated(
             partial(translator.translate, src_lang=run.src_lang, tgt_lang=run.tgt_lang),
             [r.source for r in ok],
@@ -200,7 +200,7 @@ def _translate_and_score(run: BreakerRun, results: list[StepResult]) -> None:
     for target in run.targets:
         for name in run.qe_engines:
             ok = [r for r in results if not r.error]
-            estimator = quality_estimator_for(name, scope=run.scope)
+            estimator = resolve(name, "quality", scope=run.scope)
             scores = isolated(
                 partial(estimator.score, src_lang=run.src_lang, tgt_lang=run.tgt_lang),
                 [(r.source, r.translations[target]) for r in ok],

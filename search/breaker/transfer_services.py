@@ -30,7 +30,7 @@ from django.utils import timezone
 
 import rounds
 from engines.interfaces import EngineError
-from engines.registry import quality_estimator_for, translator_for
+from engines.registry import resolve
 from engines.selectors import cost_of_scope, queue_for_engines
 from search.breaker.services import RunStateError
 from search.breaker.stepping import isolated
@@ -106,7 +106,7 @@ def _translate(transfer: BreakerTransfer, items: list[Item]) -> None:
     for item in items:
         batches[(item.translator, item.src_lang, item.tgt_lang)].append(item)
     for (name, src, tgt), batch in batches.items():
-        translator = translator_for(name, scope=transfer.scope)
+        translator = resolve(name, "translate", scope=transfer.scope)
         call = partial(translator.translate, src_lang=src, tgt_lang=tgt)
         for item, output in zip(batch, isolated(call, [i.source for i in batch]), strict=True):
             if isinstance(output, EngineError):
@@ -121,7 +121,7 @@ def _score(transfer: BreakerTransfer, items: list[Item]) -> None:
         for item in items:
             if not item.error:
                 batches[(item.src_lang, item.tgt_lang)].append(item)
-        estimator = quality_estimator_for(name, scope=transfer.scope)
+        estimator = resolve(name, "quality", scope=transfer.scope)
         for (src, tgt), batch in batches.items():
             call = partial(estimator.score, src_lang=src, tgt_lang=tgt)
             pairs = [(i.source, i.translation) for i in batch]

@@ -27,7 +27,7 @@ import numpy as np
 from django.db import transaction
 
 from engines.models import Engine
-from engines.registry import synthetic_world_for
+from engines.registry import resolve
 from engines.services import build_engine
 from search.bandit import POLICIES, make_policy, resolve_policy
 from search.bandit.base import Policy
@@ -178,7 +178,7 @@ def _check_topics(config: dict, checked: _Checked) -> None:
     sampler, engine = fields.get("sampler"), fields.get("difficulty_engine")
     if sampler == SearchRun.Sampler.SYNTHETIC:
         if engine is not None:
-            fields["n_topics"] = synthetic_world_for(engine).n_topics
+            fields["n_topics"] = resolve(engine, "world").n_topics
         return
     if config.get("tree") in (None, ""):
         errors["tree"] = "a topic tree is required"

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines.adapters import synthetic_id
 from engines.interfaces import EngineError
-from engines.registry import chat_model_for
+from engines.offline.synthetic_adapters import synthetic_id
+from engines.registry import resolve
 from search.models import Pull, SearchRun, TextSample, Topic
 from search.topics.prompts import (
     SAMPLING_PROMPT_VERSION,
@@ -120,7 +120,7 @@ def _top_up_from_engine(run: SearchRun, arms: np.ndarray, topics: dict[int, Topi
         requests = [_next_request(topic, attempt) for topic in short]
         engine = run.sampler_engine
         assert engine is not None  # the LLM sampler always has its chat engine
-        chat = chat_model_for(engine, run.scope)
+        chat = resolve(engine, "chat", run.scope)
         language = run.tree.language if run.tree else run.src_lang
         answers = chat.complete_many(
             [sampling_messages(t.path, language, SNIPPETS_PER_REQUEST, n) for t, n in requests]

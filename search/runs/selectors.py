@@ -9,7 +9,7 @@ import numpy as np
 from django.db.models import Count, QuerySet
 from django.http import Http404
 
-from engines.registry import synthetic_world_for
+from engines.registry import resolve
 from engines.selectors import cost_by_scope
 from search.models import Pull, SearchRun, Topic
 from search.runs.services import restore_policy
@@ -81,7 +81,7 @@ def top_topics(run: SearchRun, limit: int | None = None) -> list[TopicRow]:
         else {}
     )
     truth = (
-        synthetic_world_for(run.difficulty_engine).true_means
+        resolve(run.difficulty_engine, "world").true_means
         if run.sampler == SearchRun.Sampler.SYNTHETIC
         else None
     )

@@ -36,7 +36,7 @@ from django.utils import timezone
 import rounds
 from engines.interfaces import EngineError
 from engines.models import Engine
-from engines.registry import difficulty_estimator_for, synthetic_world_for
+from engines.registry import resolve
 from engines.selectors import cost_of_scope, queue_for_engines
 from search.bandit.base import Policy
 from search.models import Pull, SearchRun
@@ -100,7 +100,7 @@ def _to_difficulty(quality: float, on_0_100_scale: bool) -> float:
 def score_texts(run: SearchRun, draws: list[Draw]) -> list[Scored]:
     """Automatic difficulty of each drawn text (an artificial crowd also gives its parts)."""
     texts = [draw.text for draw in draws]
-    estimator = difficulty_estimator_for(run.difficulty_engine, run.scope)
+    estimator = resolve(run.difficulty_engine, "difficulty", run.scope)
     tgt = run.tgt_lang or None
     if run.difficulty_engine.kind == Engine.Kind.ARTIFICIAL_CROWD:
         crowd = cast("ArtificialCrowdEngine", estimator)  # the artificial crowd's adapter
@@ -290,7 +290,7 @@ def _record_progress(run: SearchRun, policy: Policy) -> None:
     top_mean = float(np.nanmean(estimates.mean)) if top.shape[0] else None
     truth = oracle = None
     if run.sampler == SearchRun.Sampler.SYNTHETIC:
-        world = synthetic_world_for(run.difficulty_engine)
+        world = resolve(run.difficulty_engine, "world")
         truth = float(world.value_of(top)) if top.shape[0] else None
         # Fixed for the run; computed once (a pass over every topic of the world).
         oracle = (run.result or {}).get("oracle_top_k_mean")

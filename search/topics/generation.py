@@ -21,7 +21,7 @@ from django.utils import timezone
 import rounds
 from engines.interfaces import EngineError
 from engines.models import Engine
-from engines.registry import chat_model_for, get_engine
+from engines.registry import get_engine, resolve
 from search.models import TopicTree
 from search.topics.prompts import TOPIC_TREE_PROMPT_VERSION, topic_tree_messages
 from search.topics.services import save_generated_tree
@@ -169,7 +169,7 @@ def _generate_specs(tree: TopicTree) -> list[TopicSpec]:
     """Engine calls happen here, outside any transaction (they may take minutes)."""
     settings = tree.generation
     roots: list[str] = settings["roots"]
-    model = chat_model_for(settings["engine"], scope=f"topic_tree:{tree.pk}")
+    model = resolve(settings["engine"], "chat", scope=f"topic_tree:{tree.pk}")
     conversations = [
         topic_tree_messages(root, settings["depth"], settings["branching"], tree.language)
         for root in roots
@@ -220,7 +220,7 @@ def _append_under_root(
 def _chat_engine(engine: Engine | str) -> Engine:
     try:
         record = get_engine(engine)
-        chat_model_for(record)  # the registry's checks: enabled, configured for chat
+        resolve(record, "chat")  # the registry's checks: enabled, configured for chat
     except EngineError as exc:
         raise TopicTreeError(str(exc)) from None
     return record

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engines import breaker_world as world
 from engines.models import EngineCall
-from engines.registry import chat_model_for, quality_estimator_for, translator_for
+from engines.offline import breaker_world as world
+from engines.registry import resolve
 from engines.services import save_engine
 
 
@@ -54,11 +54,11 @@ def test_engines_of_the_offline_world_go_through_the_registry_and_the_ledger(db)
         {"name": "fragile-qe", "kind": "fragile_qe", "capabilities": ["quality"]},
     ):  # fmt: skip
         save_engine(spec)
-    chat = chat_model_for("editor", scope="t")
+    chat = resolve("editor", "chat", scope="t")
     (completion,) = chat.complete_many([[{"role": "user", "content": "about 10 words"}]])
     text = completion.text.rsplit("SOURCE |||", 1)[1].removesuffix("|||")
-    (translation,) = translator_for("fragile", scope="t").translate([text], "en", "cs")
-    (quality,) = quality_estimator_for("fragile-qe", scope="t").score(
+    (translation,) = resolve("fragile", "translate", scope="t").translate([text], "en", "cs")
+    (quality,) = resolve("fragile-qe", "quality", scope="t").score(
         [(text, translation)], "en", "cs"
     )
     assert 0 <= quality <= 100

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 
 from engines import demo
 from engines.models import Engine
-from engines.registry import difficulty_estimator_for, translator_for
+from engines.registry import resolve
 from tests.engines.factories import EngineFactory
 from tests.engines.fake_openai import Reply
 
@@ -161,8 +161,8 @@ def test_demo_engines_work_offline_and_loading_twice_changes_nothing():
     assert json.loads(_run("export_engines")) == first
     names = {row["name"] for row in first}
     assert {"length", "chars", "rarity", "synthetic-3k"} <= names
-    assert difficulty_estimator_for("length").estimate(["One two three."], "en") == [-3.0]
-    assert len(difficulty_estimator_for("synthetic-3k").estimate(["synthetic:0:0"])) == 1
+    assert resolve("length", "difficulty").estimate(["One two three."], "en") == [-3.0]
+    assert len(resolve("synthetic-3k", "difficulty").estimate(["synthetic:0:0"])) == 1
     if demo.WMT24_PATH.is_file():
         replay = Engine.objects.get(name=demo.REPLAY_NAME)
         items = [json.loads(line) for line in demo.WMT24_PATH.open(encoding="utf-8")]
@@ -170,6 +170,6 @@ def test_demo_engines_work_offline_and_loading_twice_changes_nothing():
         keys = {(item["src"], system) for item in items for system in item["tgt"]}
         assert replay.replay_entries.count() == len(keys) > 4000
         source = replay.replay_entries.first().source
-        assert translator_for(replay).translate([source], "en", "cs")[0]
-        (quality,) = difficulty_estimator_for(replay).estimate([source], "en", "cs")
+        assert resolve(replay, "translate").translate([source], "en", "cs")[0]
+        (quality,) = resolve(replay, "difficulty").estimate([source], "en", "cs")
         assert 0 <= quality <= 100

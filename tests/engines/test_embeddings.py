@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
 
-from engines.hashed_embeddings import hashed_embeddings
 from engines.interfaces import EngineError
 from engines.models import CachedResponse, Engine, EngineCall
-from engines.registry import embedder_for
+from engines.offline.hashed_embeddings import hashed_embeddings
+from engines.registry import resolve
 from engines.services import check_engine
 from tests.engines.factories import EngineFactory
 from tests.engines.fake_openai import Reply
@@ -31,7 +31,7 @@ def embedder(fake_openai):
 
 
 def test_embeddings_are_sent_in_batches_and_returned_in_input_order(embedder, fake_openai):
-    vectors = embedder_for("emb", scope="s").embed(["a b", "hello there", "xyz"])
+    vectors = resolve("emb", "embed", scope="s").embed(["a b", "hello there", "xyz"])
 
     assert vectors == [[3.0, 1.0, 2.0], [11.0, 4.0, 2.0], [3.0, 0.0, 1.0]]
     bodies = sorted((r.body for r in fake_openai.requests), key=lambda b: len(b["input"]))
@@ -48,10 +48,10 @@ def test_embeddings_are_sent_in_batches_and_returned_in_input_order(embedder, fa
 
 
 def test_a_second_call_is_answered_from_the_cache(embedder, fake_openai):
-    first = embedder_for("emb").embed(["one", "two"])
+    first = resolve("emb", "embed").embed(["one", "two"])
     fake_openai.reset()
 
-    again = embedder_for("emb", scope="again").embed(["one", "two"])
+    again = resolve("emb", "embed", scope="again").embed(["one", "two"])
 
     assert again == first
     assert fake_openai.requests == []
@@ -67,13 +67,13 @@ def test_data_out_of_order_is_put_back_by_index(embedder, fake_openai):
     )
     fake_openai.push(Reply(None, raw=body))
 
-    assert embedder_for("emb").embed(["first", "second"]) == [[1.0, 1.0], [2.0, 2.0]]
+    assert resolve("emb", "embed").embed(["first", "second"]) == [[1.0, 1.0], [2.0, 2.0]]
 
 
 def test_transient_errors_are_retried_a_bounded_number_of_times(embedder, fake_openai):
     fake_openai.push(Reply.error(503), Reply.error(429, headers={"Retry-After": "0"}))
 
-    assert embedder_for("emb").embed(["x"]) == [[1.0, 0.0, 1.0]]
+    assert resolve("emb", "embed").embed(["x"]) == [[1.0, 0.0, 1.0]]
     assert len(fake_openai.requests) == 3
     assert EngineCall.objects.get(cache_hit=False).attempts == 3
 
@@ -82,7 +82,7 @@ def test_giving_up_on_transient_errors_is_not_permanent(embedder, fake_openai):
     fake_openai.push(*[Reply.error(500, "down")] * 4)
 
     with pytest.raises(EngineError) as caught:
-        embedder_for("emb").embed(["x"])
+        resolve("emb", "embed").embed(["x"])
 
     assert caught.value.permanent is False
     assert "gave up after 4 attempts" in caught.value.message
@@ -93,7 +93,7 @@ def test_a_wrong_number_of_vectors_is_reasked_then_permanent(embedder, fake_open
     fake_openai.push(*[Reply.embeddings([[1.0]])] * 3)
 
     with pytest.raises(EngineError) as caught:
-        embedder_for("emb").embed(["x", "y"])
+        resolve("emb", "embed").embed(["x", "y"])
 
     assert caught.value.permanent is True
     assert "asked for 2 embeddings, got 1 (3 malformed responses)" in caught.value.message
@@ -104,7 +104,7 @@ def test_a_bad_request_is_permanent_at_once(embedder, fake_openai):
     fake_openai.push(Reply.error(400, "input too long"))
 
     with pytest.raises(EngineError) as caught:
-        embedder_for("emb").embed(["x"])
+        resolve("emb", "embed").embed(["x"])
 
     assert caught.value.permanent is True
     assert "input too long" in caught.value.message
@@ -115,7 +115,7 @@ def test_a_chat_engine_is_not_an_embedder(fake_openai):
     EngineFactory(name="chat", base_url=fake_openai.base_url)
 
     with pytest.raises(EngineError, match="not configured as an embeddings model"):
-        embedder_for("chat")
+        resolve("chat", "embed")
 
 
 def test_the_remote_kind_needs_a_model_and_url_and_valid_params():
@@ -157,7 +157,7 @@ def test_the_offline_kind_goes_through_the_ledger():
         params={"dim": 16},
     )  # fmt: skip
 
-    vectors = embedder_for("hashed", scope="h").embed(["a text", "another text"])
+    vectors = resolve("hashed", "embed", scope="h").embed(["a text", "another text"])
 
     assert [len(v) for v in vectors] == [16, 16]
     call = EngineCall.objects.get(scope="h")

@@ -6,7 +6,7 @@ import pytest
 
 from engines.interfaces import EngineError
 from engines.models import EngineCall
-from engines.registry import difficulty_estimator_for
+from engines.registry import resolve
 from engines.services import check_engine, register_replay, save_engine
 from tests.engines.factories import ReplayEngineFactory
 
@@ -49,7 +49,7 @@ def test_the_test_button_of_a_replay_crowd_shows_its_output(admin_client, replay
 
 def test_a_crowd_member_failure_names_the_crowd_and_the_member(replay_crowd):
     with pytest.raises(EngineError) as error:
-        difficulty_estimator_for(replay_crowd).estimate(["Good night"], "en", "cs")
+        resolve(replay_crowd, "difficulty").estimate(["Good night"], "en", "cs")
 
     assert str(error.value) == (
         "artificial crowd crowd: translator replay failed: replay engine replay has no "

@@ -9,7 +9,7 @@ import pytest
 
 from engines.interfaces import EngineError
 from engines.models import Engine, EngineCall
-from engines.registry import translator_for
+from engines.registry import resolve
 from engines.services import EngineImportError, import_engines
 from tests.engines.factories import EngineFactory
 from tests.engines.fake_openai import Reply
@@ -103,7 +103,7 @@ def test_a_call_never_sends_a_variable_saved_before_the_rule(fake_openai, monkey
     engine.refresh_from_db()
 
     with pytest.raises(EngineError) as info:
-        translator_for(engine).translate(["one"], "en", "de")
+        resolve(engine, "translate").translate(["one"], "en", "de")
 
     assert info.value.permanent
     assert "SECRET_KEY" in info.value.message and "not allowed" in info.value.message

@@ -21,7 +21,7 @@ from django.urls import reverse
 from engines.interfaces import EngineError
 from engines.local_models import loading
 from engines.models import CachedResponse, Engine, EngineCall, LocalModelLoad
-from engines.registry import quality_estimator_for
+from engines.registry import resolve
 from engines.selectors import queue_for_engines
 from engines.services import EngineImportError, import_engines, save_engine
 from tests.engines import tiny_comet, tiny_models
@@ -133,7 +133,7 @@ def test_the_api_creates_a_comet_qe_engine_and_it_scores(admin_client, comet_dir
     )  # fmt: skip
     assert response.status_code == 201, response.content.decode()
 
-    scores = quality_estimator_for("qe-api").score(PAIRS, "en", "de")
+    scores = resolve("qe-api", "quality").score(PAIRS, "en", "de")
 
     assert len(scores) == 5 and all(0 < s < 100 for s in scores)
     assert LocalModelLoad.objects.get(engine__name="qe-api").family == "comet-referenceless"
@@ -172,7 +172,7 @@ def test_import_engines_creates_comet_engines_and_names_each_refused_entry(comet
     assert not Engine.objects.exists()  # all or nothing
 
     import_engines(entries[:1])
-    scores = quality_estimator_for("kiwi-ok").score(PAIRS[:2], "en", "de")
+    scores = resolve("kiwi-ok", "quality").score(PAIRS[:2], "en", "de")
     assert all(0 <= s <= 100 for s in scores)
 
 
@@ -181,9 +181,9 @@ def test_import_engines_creates_comet_engines_and_names_each_refused_entry(comet
 
 def test_batched_scores_equal_one_by_one_and_are_the_unit_mapping_of_the_raw_output(comet_dirs):
     comet_qe("kiwi-batched", comet_dirs["kiwi"], batch_size=2)
-    batched = quality_estimator_for("kiwi-batched", use_cache=False).score(PAIRS, "en", "de")
+    batched = resolve("kiwi-batched", "quality", use_cache=False).score(PAIRS, "en", "de")
     one_by_one = [
-        quality_estimator_for("kiwi-batched", use_cache=False).score([pair], "en", "de")[0]
+        resolve("kiwi-batched", "quality", use_cache=False).score([pair], "en", "de")[0]
         for pair in PAIRS
     ]
 
@@ -200,7 +200,7 @@ def test_batched_scores_equal_one_by_one_and_are_the_unit_mapping_of_the_raw_out
 
 def test_an_xlm_roberta_xl_encoder_loads_and_scores(comet_dirs):
     comet_qe("kiwi-xl", comet_dirs["kiwi-xl"])
-    scores = quality_estimator_for("kiwi-xl").score(PAIRS, "en", "de")
+    scores = resolve("kiwi-xl", "quality").score(PAIRS, "en", "de")
     assert len(scores) == 5 and all(0 <= s <= 100 for s in scores)
     model = _loaded(comet_dirs["kiwi-xl"]).model
     assert type(model.encoder.model).__name__ == "XLMRobertaXLModel"
@@ -215,8 +215,8 @@ def test_an_encoder_config_that_contradicts_encoder_model_is_refused(comet_dirs,
 
 def test_a_second_scoring_comes_from_the_cache(comet_dirs):
     comet_qe("kiwi-cached", comet_dirs["kiwi"], scale="sigmoid")
-    first = quality_estimator_for("kiwi-cached", scope="a").score(PAIRS[:2], "en", "de")
-    again = quality_estimator_for("kiwi-cached", scope="b").score(PAIRS[:2], "en", "de")
+    first = resolve("kiwi-cached", "quality", scope="a").score(PAIRS[:2], "en", "de")
+    again = resolve("kiwi-cached", "quality", scope="b").score(PAIRS[:2], "en", "de")
 
     assert again == first
     assert EngineCall.objects.get(scope="b").cache_hit is True
@@ -226,7 +226,7 @@ def test_a_second_scoring_comes_from_the_cache(comet_dirs):
 def test_the_source_and_the_translation_are_not_interchangeable(comet_dirs):
     comet_qe("kiwi-order", comet_dirs["kiwi"], scale="sigmoid")
     pair = PAIRS[0]
-    forward, backward = quality_estimator_for("kiwi-order").score(
+    forward, backward = resolve("kiwi-order", "quality").score(
         [pair, (pair[1], pair[0])], "en", "de"
     )
     assert forward != pytest.approx(backward, abs=1e-6)
@@ -241,8 +241,8 @@ def test_hyper_parameters_in_hparams_yaml_alone_are_enough(comet_dirs, tmp_path)
     torch.save(checkpoint, directory / "checkpoints" / "model.ckpt")
     comet_qe("yaml-only", directory, scale="sigmoid")
     comet_qe("with-stored", comet_dirs["kiwi"], scale="sigmoid")
-    alone = quality_estimator_for("yaml-only").score(PAIRS, "en", "de")
-    stored = quality_estimator_for("with-stored").score(PAIRS, "en", "de")
+    alone = resolve("yaml-only", "quality").score(PAIRS, "en", "de")
+    stored = resolve("with-stored", "quality").score(PAIRS, "en", "de")
     assert alone == pytest.approx(stored, abs=1e-6)
 
 
@@ -251,8 +251,8 @@ def test_the_checkpoint_hyper_parameters_override_hparams_yaml_as_in_comet(comet
     tiny_comet.rewrite_hparams(directory, layer_norm=False)  # the checkpoint says true
     comet_qe("stale-yaml", directory, scale="sigmoid")
     comet_qe("fresh", comet_dirs["kiwi"], scale="sigmoid")
-    stale = quality_estimator_for("stale-yaml").score(PAIRS, "en", "de")
-    assert stale == pytest.approx(quality_estimator_for("fresh").score(PAIRS, "en", "de"), abs=1e-6)
+    stale = resolve("stale-yaml", "quality").score(PAIRS, "en", "de")
+    assert stale == pytest.approx(resolve("fresh", "quality").score(PAIRS, "en", "de"), abs=1e-6)
 
 
 def test_a_checkpoint_in_torchs_legacy_format_loads_without_memory_mapping(comet_dirs, tmp_path):
@@ -265,8 +265,8 @@ def test_a_checkpoint_in_torchs_legacy_format_loads_without_memory_mapping(comet
     )
     comet_qe("legacy", directory, scale="sigmoid")
     comet_qe("zipped", comet_dirs["kiwi"], scale="sigmoid")
-    legacy = quality_estimator_for("legacy").score(PAIRS, "en", "de")
-    assert legacy == pytest.approx(quality_estimator_for("zipped").score(PAIRS, "en", "de"))
+    legacy = resolve("legacy", "quality").score(PAIRS, "en", "de")
+    assert legacy == pytest.approx(resolve("zipped", "quality").score(PAIRS, "en", "de"))
 
 
 def test_an_encoder_folder_elsewhere_is_named_with_encoder_path(comet_dirs):
@@ -279,7 +279,7 @@ def test_an_encoder_folder_elsewhere_is_named_with_encoder_path(comet_dirs):
 
     encoder = directory.parent / "elsewhere-encoder"
     comet_qe("encoder-elsewhere", directory, encoder_path=str(encoder))
-    assert len(quality_estimator_for("encoder-elsewhere").score(PAIRS[:2], "en", "de")) == 2
+    assert len(resolve("encoder-elsewhere", "quality").score(PAIRS[:2], "en", "de")) == 2
 
 
 def test_an_encoder_without_tokenizer_or_of_another_family_is_refused(comet_dirs, tmp_path):
@@ -344,7 +344,7 @@ def test_a_checkpoint_that_does_not_match_is_a_permanent_error_naming_the_proble
 ):
     comet_qe(f"bad-{name}", comet_dirs[name])
     with pytest.raises(EngineError) as caught:
-        quality_estimator_for(f"bad-{name}").score(PAIRS[:1], "en", "de")
+        resolve(f"bad-{name}", "quality").score(PAIRS[:1], "en", "de")
     assert caught.value.permanent
     assert message in caught.value.message
     assert not LocalModelLoad.objects.filter(engine__name=f"bad-{name}").exists()
@@ -371,14 +371,14 @@ def _word_head(state) -> None:
 def test_keys_the_score_does_not_use_are_tolerated(tmp_path, edit, hparams):
     directory = tiny_comet.build_comet(tmp_path / "kiwi", edit_state=edit, hparams=hparams)
     comet_qe("tolerant", directory)
-    assert len(quality_estimator_for("tolerant").score(PAIRS[:2], "en", "de")) == 2
+    assert len(resolve("tolerant", "quality").score(PAIRS[:2], "en", "de")) == 2
 
 
 def test_a_word_level_head_without_word_level_training_is_an_unknown_key(tmp_path):
     directory = tiny_comet.build_comet(tmp_path / "kiwi", edit_state=_word_head)
     comet_qe("stray-head", directory)
     with pytest.raises(EngineError, match=r"not in a unified_metric model: hidden2tag\.bias"):
-        quality_estimator_for("stray-head").score(PAIRS[:1], "en", "de")
+        resolve("stray-head", "quality").score(PAIRS[:1], "en", "de")
 
 
 def test_the_pickled_checkpoint_is_never_unpickled(comet_dirs, monkeypatch):
@@ -391,14 +391,14 @@ def test_the_pickled_checkpoint_is_never_unpickled(comet_dirs, monkeypatch):
     )
     comet_qe("pickled", comet_dirs["pickled"])
     with pytest.raises(EngineError):
-        quality_estimator_for("pickled").score(PAIRS[:1], "en", "de")
+        resolve("pickled", "quality").score(PAIRS[:1], "en", "de")
     assert calls == [True]
 
 
 def test_a_nan_score_is_a_permanent_error(comet_dirs):
     comet_qe("kiwi-nan", comet_dirs["nan"])
     with pytest.raises(EngineError) as caught:
-        quality_estimator_for("kiwi-nan").score(PAIRS[:2], "en", "de")
+        resolve("kiwi-nan", "quality").score(PAIRS[:2], "en", "de")
     assert caught.value.permanent
     assert "the model produced a score that is not a finite number" in caught.value.message
 

@@ -19,7 +19,7 @@ from django.urls import reverse
 from engines.interfaces import EngineError
 from engines.local_models import ctranslate2_backend, loading
 from engines.models import Engine, EngineCall, LocalModelLoad
-from engines.registry import translator_for
+from engines.registry import resolve
 from engines.services import EngineImportError, import_engines, save_engine
 from tests.engines import tiny_models
 
@@ -89,8 +89,8 @@ def test_greedy_ctranslate2_output_equals_transformers_on_the_same_weights(dirs,
 
     outputs = set()
     for src, tgt in pairs:
-        reference = translator_for(f"{family}-hf", use_cache=False).translate(TEXTS, src, tgt)
-        ours = translator_for(f"{family}-ct2", use_cache=False).translate(TEXTS, src, tgt)
+        reference = resolve(f"{family}-hf", "translate", use_cache=False).translate(TEXTS, src, tgt)
+        ours = resolve(f"{family}-ct2", "translate", use_cache=False).translate(TEXTS, src, tgt)
         assert ours == reference, (src, tgt)
         outputs.update(reference)
     # Not vacuous: the outputs differ with the source (Marian) or the target language (NLLB).
@@ -101,9 +101,9 @@ def test_greedy_ctranslate2_output_equals_transformers_on_the_same_weights(dirs,
 
 def test_batched_equals_one_by_one_and_the_model_loads_once(dirs):
     translator("ct2-batched", dirs["nllb-ct2"], batch_size=4)
-    batched = translator_for("ct2-batched", use_cache=False).translate(TEXTS, "en", "de")
+    batched = resolve("ct2-batched", "translate", use_cache=False).translate(TEXTS, "en", "de")
     one_by_one = [
-        translator_for("ct2-batched", use_cache=False).translate([text], "en", "de")[0]
+        resolve("ct2-batched", "translate", use_cache=False).translate([text], "en", "de")[0]
         for text in TEXTS
     ]
 
@@ -112,8 +112,8 @@ def test_batched_equals_one_by_one_and_the_model_loads_once(dirs):
     calls = EngineCall.objects.filter(engine__name="ct2-batched")
     assert sorted(calls.values_list("items", flat=True)) == [1, 1, 1, 1, 1, 1, 6]
     assert all(c.cost == 0 and c.latency_ms > 0 for c in calls)
-    stored = translator_for("ct2-batched", scope="first").translate(TEXTS, "en", "de")
-    cached = translator_for("ct2-batched", scope="again").translate(TEXTS, "en", "de")
+    stored = resolve("ct2-batched", "translate", scope="first").translate(TEXTS, "en", "de")
+    cached = resolve("ct2-batched", "translate", scope="again").translate(TEXTS, "en", "de")
     assert stored == cached == batched
     assert EngineCall.objects.get(scope="again").cache_hit
 
@@ -121,7 +121,7 @@ def test_batched_equals_one_by_one_and_the_model_loads_once(dirs):
 def test_an_unknown_language_is_a_permanent_error_naming_the_token(dirs):
     translator("ct2-fr", dirs["nllb-ct2"])
     with pytest.raises(EngineError) as caught:
-        translator_for("ct2-fr").translate(["Hello world"], "en", "fr")
+        resolve("ct2-fr", "translate").translate(["Hello world"], "en", "fr")
     assert caught.value.permanent and "has no language token 'fra_Latn'" in caught.value.message
 
 
@@ -212,9 +212,9 @@ def test_tokenizer_path_points_at_the_original_directory_and_tells_the_family(di
     translator("marian-split", dirs["bare"], tokenizer_path=str(dirs["marian"]))
     translator("marian-hf", dirs["marian"])
 
-    ours = translator_for("marian-split").translate(TEXTS, "en", "de")
+    ours = resolve("marian-split", "translate").translate(TEXTS, "en", "de")
 
-    assert ours == translator_for("marian-hf").translate(TEXTS, "en", "de")
+    assert ours == resolve("marian-hf", "translate").translate(TEXTS, "en", "de")
     assert LocalModelLoad.objects.get(engine__name="marian-split").family == "marian"
 
 
@@ -267,11 +267,11 @@ def test_inspecting_a_ct2_directory_imports_neither_ctranslate2_nor_torch(dirs):
 
 def test_int8_runs_and_an_unsupported_compute_type_is_a_permanent_error(dirs):
     translator("ct2-int8", dirs["nllb-ct2"], compute_type="int8")
-    assert len(translator_for("ct2-int8").translate(TEXTS[:2], "en", "de")) == 2
+    assert len(resolve("ct2-int8", "translate").translate(TEXTS[:2], "en", "de")) == 2
     # int8 on CPU: int8 weights, float32 activations, as CTranslate2 reports it.
     assert LocalModelLoad.objects.get(engine__name="ct2-int8").dtype == "ct2:int8_float32"
     translator("ct2-auto", dirs["nllb-ct2"], compute_type="auto")
-    translator_for("ct2-auto").translate(TEXTS[:1], "en", "de")
+    resolve("ct2-auto", "translate").translate(TEXTS[:1], "en", "de")
     shown = LocalModelLoad.objects.get(engine__name="ct2-auto").dtype
     assert shown.startswith("ct2:") and shown != "ct2:auto"  # what CTranslate2 chose
 
@@ -281,7 +281,7 @@ def test_int8_runs_and_an_unsupported_compute_type_is_a_permanent_error(dirs):
         pytest.skip("this CPU runs float16")
     translator("ct2-half", dirs["nllb-ct2"], dtype="float16")
     with pytest.raises(EngineError) as caught:
-        translator_for("ct2-half").translate(["Hello"], "en", "de")
+        resolve("ct2-half", "translate").translate(["Hello"], "en", "de")
     assert caught.value.permanent
     assert "compute type float16 is not supported by CTranslate2 on cpu" in caught.value.message
 
@@ -293,7 +293,7 @@ def test_a_cuda_device_without_cuda_is_a_permanent_error(dirs):
         pytest.skip("this machine has CUDA")
     translator("ct2-cuda", dirs["nllb-ct2"], device="cuda")
     with pytest.raises(EngineError) as caught:
-        translator_for("ct2-cuda").translate(["Hello"], "en", "de")
+        resolve("ct2-cuda", "translate").translate(["Hello"], "en", "de")
     assert caught.value.permanent and "CTranslate2 sees 0 CUDA device(s)" in caught.value.message
 
 

@@ -11,15 +11,10 @@ from django.core.exceptions import ValidationError
 
 from engines.interfaces import CrowdResult, EngineError
 from engines.models import Engine, EngineCall
-from engines.registry import (
-    difficulty_estimator_for,
-    quality_estimator_for,
-    synthetic_world_for,
-    translator_for,
-)
+from engines.offline.synthetic_world import SyntheticWorld
+from engines.registry import resolve
 from engines.selectors import cost_by_scope, totals_by_engine
 from engines.services import register_replay, save_engine
-from engines.synthetic_world import SyntheticWorld
 from tests.engines.factories import (
     EngineFactory,
     HeuristicEngineFactory,
@@ -39,12 +34,12 @@ def test_heuristics_are_quality_like_and_recorded(db):
     HeuristicEngineFactory(name="rarity", params={"feature": "rarity"})
     texts = ["A short one.", "A considerably longer sentence with several more words in it."]
 
-    lengths = difficulty_estimator_for("length", scope="eval:1").estimate(texts, "en")
-    rarity = difficulty_estimator_for("rarity", scope="eval:1").estimate(texts, "en")
+    lengths = resolve("length", "difficulty", scope="eval:1").estimate(texts, "en")
+    rarity = resolve("rarity", "difficulty", scope="eval:1").estimate(texts, "en")
 
     assert lengths == [-3.0, -10.0]  # longer = harder = lower
     assert all(0 < value < 1 for value in rarity)
-    assert difficulty_estimator_for("length").on_0_100_scale is False
+    assert resolve("length", "difficulty").on_0_100_scale is False
     rows = EngineCall.objects.filter(scope="eval:1").order_by("id")
     assert [(r.engine.name, r.operation, r.items, r.cost) for r in rows] == [
         ("length", "estimate", 2, Decimal(0)),
@@ -56,7 +51,7 @@ def test_syntax_heuristic_says_unavailable_and_records_the_error(db):
     HeuristicEngineFactory(name="depth", params={"feature": "syntax_depth"})
 
     with pytest.raises(EngineError, match="spaCy") as info:
-        difficulty_estimator_for("depth").estimate(["A sentence."], "xx-none")
+        resolve("depth", "difficulty").estimate(["A sentence."], "xx-none")
 
     assert info.value.permanent
     assert "spaCy" in EngineCall.objects.get().error
@@ -69,14 +64,14 @@ def test_synthetic_quality_is_100_minus_the_worlds_difficulty(db):
     engine = SyntheticEngineFactory(name="syn", params={"n_topics": 50, "seed": 7})
     ids = ["synthetic:3:0", "synthetic:3:1", "synthetic:49:12"]
 
-    first = difficulty_estimator_for(engine).estimate(ids, "en")
-    again = difficulty_estimator_for("syn").estimate(list(reversed(ids)), "en")
+    first = resolve(engine, "difficulty").estimate(ids, "en")
+    again = resolve("syn", "difficulty").estimate(list(reversed(ids)), "en")
 
     world = SyntheticWorld(n_topics=50, seed=7)
     expected = 100.0 - world.difficulty_of(np.array([3, 3, 49]), np.array([0, 1, 12]))
     assert first == pytest.approx(expected.tolist())
     assert again == list(reversed(first))  # replayable, whatever the order
-    assert synthetic_world_for("syn") == world
+    assert resolve("syn", "world") == world
 
 
 @pytest.mark.parametrize("bad", ["synthetic:50:0", "synthetic:x:1", "some real text"])
@@ -84,7 +79,7 @@ def test_synthetic_rejects_ids_it_does_not_know(db, bad):
     SyntheticEngineFactory(name="syn", params={"n_topics": 50, "seed": 7})
 
     with pytest.raises(EngineError) as info:
-        difficulty_estimator_for("syn").estimate(["synthetic:1:1", bad])
+        resolve("syn", "difficulty").estimate(["synthetic:1:1", bad])
 
     assert info.value.permanent
     assert repr(bad)[1:20] in info.value.message
@@ -120,13 +115,13 @@ def replay(db):
 
 
 def test_replay_answers_translate_score_and_estimate(replay):
-    assert translator_for("replay").translate(["Bye", "Hello"], "en", "cs") == ["Čau", "Ahoj"]
-    assert quality_estimator_for("replay").score(
+    assert resolve("replay", "translate").translate(["Bye", "Hello"], "en", "cs") == ["Čau", "Ahoj"]
+    assert resolve("replay", "quality").score(
         [("Hello", "Nazdar"), ("Bye", "Čau")], "en", "cs"
     ) == [70.0, 40.0]
     replay.params = {}
     replay.save()
-    assert difficulty_estimator_for("replay").estimate(["Hello", "Bye"], "en", "cs") == [
+    assert resolve("replay", "difficulty").estimate(["Hello", "Bye"], "en", "cs") == [
         80.0,
         50.25,
     ]
@@ -134,19 +129,19 @@ def test_replay_answers_translate_score_and_estimate(replay):
 
 def test_replay_missing_entry_is_a_permanent_error_naming_the_text(replay):
     with pytest.raises(EngineError, match="'Good night'") as info:
-        translator_for("replay").translate(["Hello", "Good night"], "en", "cs")
+        resolve("replay", "translate").translate(["Hello", "Good night"], "en", "cs")
     assert info.value.permanent
     with pytest.raises(EngineError, match="no score"):
-        quality_estimator_for("replay").score([("Hello", "Zdravím")], "en", "cs")
+        resolve("replay", "quality").score([("Hello", "Zdravím")], "en", "cs")
     with pytest.raises(EngineError, match="en-de"):
-        difficulty_estimator_for("replay").estimate(["Hello"], "en", "de")
+        resolve("replay", "difficulty").estimate(["Hello"], "en", "de")
 
 
 def test_replay_with_several_systems_needs_one_named_for_translation(replay):
     replay.params = {}
     replay.save()
     with pytest.raises(EngineError, match=r"set params\.system"):
-        translator_for("replay").translate(["Hello"], "en", "cs")
+        resolve("replay", "translate").translate(["Hello"], "en", "cs")
 
 
 def test_register_replay_upserts_and_validates_atomically(replay):
@@ -154,7 +149,7 @@ def test_register_replay_upserts_and_validates_atomically(replay):
         replay, [{"source": "Hello", "system": "A", "translation": "Ahojky", "score": 95}],
         src_lang="en", tgt_lang="cs",
     )  # fmt: skip
-    assert translator_for("replay").translate(["Hello"], "en", "cs") == ["Ahojky"]
+    assert resolve("replay", "translate").translate(["Hello"], "en", "cs") == ["Ahojky"]
     assert replay.replay_entries.count() == 4
 
     with pytest.raises(ValueError, match="row 2: score 120"):
@@ -178,12 +173,12 @@ def test_replay_of_the_real_wmt24_data(db, shared_data):
     register_replay(engine, rows, src_lang="en", tgt_lang="cs")
     sources = [item["src"] for item in lines]
 
-    assert translator_for(engine).translate(sources, "en", "cs") == [
+    assert resolve(engine, "translate").translate(sources, "en", "cs") == [
         item["tgt"]["GPT-4"] for item in lines
     ]
     engine.params = {"systems": ["GPT-4", "IKUN"]}
     engine.save()
-    estimates = difficulty_estimator_for(engine).estimate(sources, "en", "cs")
+    estimates = resolve(engine, "difficulty").estimate(sources, "en", "cs")
     assert estimates == pytest.approx(
         [(item["scores"]["GPT-4"] + item["scores"]["IKUN"]) / 2 for item in lines]
     )
@@ -203,7 +198,7 @@ def test_artificial_crowd_averages_translators_times_estimators(db, fake_openai)
     )  # fmt: skip
     texts = ["Hello there", "Hi"]
 
-    detailed = difficulty_estimator_for(crowd, scope="run:9").estimate_detailed(texts, "en", "cs")
+    detailed = resolve(crowd, "difficulty", scope="run:9").estimate_detailed(texts, "en", "cs")
 
     assert all(isinstance(result, CrowdResult) for result in detailed)
     first = detailed[0]
@@ -212,7 +207,7 @@ def test_artificial_crowd_averages_translators_times_estimators(db, fake_openai)
     expected = 40 + len("[xx] Hello there") % 61
     assert first.scores == {("mt-a", "qe"): expected, ("mt-b", "qe"): expected}
     assert first.quality == expected and first.difficulty == 100 - expected
-    assert difficulty_estimator_for("crowd", scope="run:9").estimate(texts, "en", "cs") == [
+    assert resolve("crowd", "difficulty", scope="run:9").estimate(texts, "en", "cs") == [
         r.quality for r in detailed
     ]
     totals = cost_by_scope("run:9")
@@ -247,14 +242,14 @@ def test_crowd_needs_a_target_language_and_valid_members(db, fake_openai):
          "params": {"translators": ["mt"], "quality_estimators": ["mt"]}}
     )  # fmt: skip
     with pytest.raises(EngineError, match="target language"):
-        difficulty_estimator_for("crowd").estimate(["x"], "en")
+        resolve("crowd", "difficulty").estimate(["x"], "en")
 
 
 def test_scope_totals_sum_over_engines_and_leave_other_scopes_out(db, fake_openai):
     EngineFactory(name="mt", base_url=fake_openai.base_url)
     fake_openai.push(Reply.translation("a", tokens_in=2000, tokens_out=1000))
-    translator_for("mt", scope="run:1").translate(["x"], "en", "de")
-    translator_for("mt", scope="run:2").translate(["y"], "en", "de")
+    resolve("mt", "translate", scope="run:1").translate(["x"], "en", "de")
+    resolve("mt", "translate", scope="run:2").translate(["y"], "en", "de")
 
     one = cost_by_scope("run:1")
 

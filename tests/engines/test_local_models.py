@@ -17,12 +17,7 @@ from django.urls import reverse
 from engines.interfaces import EngineError
 from engines.local_models import loading
 from engines.models import CachedResponse, Engine, EngineCall, LocalModelLoad
-from engines.registry import (
-    difficulty_estimator_for,
-    embedder_for,
-    quality_estimator_for,
-    translator_for,
-)
+from engines.registry import resolve
 from engines.selectors import queue_for_engines
 from engines.services import EngineImportError, import_engines, save_engine
 from tests.engines import tiny_models
@@ -188,7 +183,7 @@ def test_without_the_check_on_save_the_worker_reports_the_problem_at_first_call(
     learned("three-outputs", model_dirs["classifier"])
 
     with pytest.raises(EngineError) as caught:
-        difficulty_estimator_for("three-outputs").estimate(["Hello world"], "en")
+        resolve("three-outputs", "difficulty").estimate(["Hello world"], "en")
 
     assert caught.value.permanent and "has 3 outputs" in caught.value.message
 
@@ -206,9 +201,9 @@ def test_parameters_are_validated_with_their_names(model_dirs):
 
 def test_batched_translation_equals_one_by_one_and_the_model_loads_once(model_dirs):
     translator("nllb-batched", model_dirs["nllb"], batch_size=2)
-    batched = translator_for("nllb-batched", use_cache=False).translate(TEXTS, "en", "de")
+    batched = resolve("nllb-batched", "translate", use_cache=False).translate(TEXTS, "en", "de")
     one_by_one = [
-        translator_for("nllb-batched", use_cache=False).translate([text], "en", "de")[0]
+        resolve("nllb-batched", "translate", use_cache=False).translate([text], "en", "de")[0]
         for text in TEXTS
     ]
 
@@ -222,9 +217,9 @@ def test_batched_translation_equals_one_by_one_and_the_model_loads_once(model_di
 
 def test_a_second_translation_comes_from_the_cache_and_the_pair_is_part_of_the_key(model_dirs):
     translator("nllb-cached", model_dirs["nllb"])
-    first = translator_for("nllb-cached", scope="a").translate(TEXTS[:2], "en", "de")
-    again = translator_for("nllb-cached", scope="b").translate(TEXTS[:2], "en", "de")
-    translator_for("nllb-cached", scope="c").translate(TEXTS[:2], "en", "cs")
+    first = resolve("nllb-cached", "translate", scope="a").translate(TEXTS[:2], "en", "de")
+    again = resolve("nllb-cached", "translate", scope="b").translate(TEXTS[:2], "en", "de")
+    resolve("nllb-cached", "translate", scope="c").translate(TEXTS[:2], "en", "cs")
 
     assert again == first
     hit = EngineCall.objects.get(scope="b")
@@ -237,24 +232,24 @@ def test_a_second_translation_comes_from_the_cache_and_the_pair_is_part_of_the_k
 def test_nllb_codes_are_mapped_and_an_unknown_language_is_a_permanent_error(model_dirs):
     translator("nllb-codes", model_dirs["nllb"])
     with pytest.raises(EngineError) as caught:
-        translator_for("nllb-codes").translate(["Hello world"], "en", "fr")
+        resolve("nllb-codes", "translate").translate(["Hello world"], "en", "fr")
     assert caught.value.permanent
     assert "has no language token 'fra_Latn'" in caught.value.message
     # lang_codes maps a platform code to a token the model has.
     translator("nllb-mapped", model_dirs["nllb"], lang_codes={"fr": "ces_Latn"})
-    mapped = translator_for("nllb-mapped").translate(["Hello world"], "en", "fr")
-    direct = translator_for("nllb-mapped").translate(["Hello world"], "en", "cs")
+    mapped = resolve("nllb-mapped", "translate").translate(["Hello world"], "en", "fr")
+    direct = resolve("nllb-mapped", "translate").translate(["Hello world"], "en", "cs")
     assert mapped == direct
 
 
 def test_madlad_gets_a_target_prefix_and_marian_is_detected(model_dirs):
     translator("madlad-tiny", model_dirs["madlad"], family="madlad")
-    assert len(translator_for("madlad-tiny").translate(TEXTS[:3], "en", "de")) == 3
+    assert len(resolve("madlad-tiny", "translate").translate(TEXTS[:3], "en", "de")) == 3
     with pytest.raises(EngineError, match="has no language token '<2fr>'"):
-        translator_for("madlad-tiny").translate(["Hello world"], "en", "fr")
+        resolve("madlad-tiny", "translate").translate(["Hello world"], "en", "fr")
 
     translator("marian-tiny", model_dirs["marian"])
-    assert len(translator_for("marian-tiny").translate(TEXTS, "en", "de")) == 5
+    assert len(resolve("marian-tiny", "translate").translate(TEXTS, "en", "de")) == 5
     assert LocalModelLoad.objects.get(engine__name="marian-tiny").family == "marian"
 
 
@@ -270,7 +265,7 @@ def test_a_cuda_device_without_cuda_is_a_permanent_error_at_first_call(model_dir
         pytest.skip("this machine has CUDA")
     translator("nllb-cuda", model_dirs["nllb"], device="cuda")
     with pytest.raises(EngineError) as caught:
-        translator_for("nllb-cuda").translate(["Hello"], "en", "de")
+        resolve("nllb-cuda", "translate").translate(["Hello"], "en", "de")
     assert caught.value.permanent and "CUDA is not available" in caught.value.message
     assert EngineCall.objects.get(engine__name="nllb-cuda").error.startswith("device cuda")
 
@@ -292,7 +287,7 @@ def _raw_scores(path: Path, first: list[str], second: list[str] | None) -> list[
 def test_qe_scores_are_the_metricx_mapping_of_the_regressor_output(model_dirs):
     qe("metricx-tiny", model_dirs["regressor"], batch_size=2)
     pairs = [(text, text.upper()) for text in TEXTS]
-    scores = quality_estimator_for("metricx-tiny").score(pairs, "en", "de")
+    scores = resolve("metricx-tiny", "quality").score(pairs, "en", "de")
 
     raw = _raw_scores(model_dirs["regressor"], [s for s, _ in pairs], [t for _, t in pairs])
     expected = [100 - 4 * min(max(x, 0), 25) for x in raw]
@@ -302,8 +297,8 @@ def test_qe_scores_are_the_metricx_mapping_of_the_regressor_output(model_dirs):
 
 def test_a_learned_estimator_reads_the_source_only(model_dirs):
     learned("sentinel-tiny", model_dirs["regressor"], batch_size=3)
-    quality = difficulty_estimator_for("sentinel-tiny").estimate(TEXTS, "en", "de")
-    again = difficulty_estimator_for("sentinel-tiny").estimate(TEXTS, "en", None)
+    quality = resolve("sentinel-tiny", "difficulty").estimate(TEXTS, "en", "de")
+    again = resolve("sentinel-tiny", "difficulty").estimate(TEXTS, "en", None)
 
     raw = _raw_scores(model_dirs["regressor"], TEXTS, None)
     assert quality == pytest.approx([100 / (1 + math.exp(-x)) for x in raw], abs=1e-4)
@@ -334,7 +329,7 @@ def test_a_learned_estimator_in_a_dec_evaluation(model_dirs, tmp_path):
     evaluation = services.run_difficulty_evaluation(evaluation.pk)
 
     assert evaluation.status == "done", evaluation.error
-    estimate = difficulty_estimator_for("sentinel-dec").estimate([r["src"] for r in rows], "en")
+    estimate = resolve("sentinel-dec", "difficulty").estimate([r["src"] for r in rows], "en")
     taus = [
         stats.kendalltau(estimate, [r["scores"][s] for r in rows], variant="b").statistic
         for s in ("a", "b")
@@ -351,7 +346,7 @@ def test_a_learned_estimator_in_a_dec_evaluation(model_dirs, tmp_path):
 def test_the_packaged_minilm_embeds_offline_and_ranks_paraphrases_closest():
     minilm()
     vectors = np.asarray(
-        embedder_for("minilm").embed(
+        resolve("minilm", "embed").embed(
             [
                 "The cat sits on the mat.",
                 "A cat is sitting on a rug.",

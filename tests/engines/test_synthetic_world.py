@@ -1,4 +1,4 @@
-"""engines.synthetic_world: the generative process of seed 000 §3.3. No database."""
+"""engines.offline.synthetic_world: the generative process of seed 000 §3.3. No database."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.synthetic_world import SyntheticWorld
+from engines.offline.synthetic_world import SyntheticWorld
 
 
 def test_means_are_reproducible_from_the_seed() -> None:

@@ -1,4 +1,4 @@
-"""The offline lexical world (engines/lexical_world.py): both reply shapes, pure and
+"""The offline lexical world (engines/offline/lexical_world.py): both reply shapes, pure and
 deterministic, and its engine kind through the engines call path."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from engines import lexical_world
 from engines.kinds import KIND_LABELS, ParamsError, validate_params
-from engines.lexical_world import rules_reply, selection_reply, world_reply, write_rules
+from engines.offline import lexical_world
+from engines.offline.lexical_world import rules_reply, selection_reply, world_reply, write_rules
 from lexical.rules.prompts import RulePrompt, VariationSentences, parse_rules, rule_messages
 
 PROMPT = RulePrompt(
@@ -231,11 +231,11 @@ def test_the_kind_is_labelled_a_simulation_and_validates_its_parameters():
 @pytest.mark.django_db
 def test_the_engine_answers_through_the_call_path_with_a_local_ledger_row():
     from engines.models import EngineCall
-    from engines.registry import chat_model_for
+    from engines.registry import resolve
     from tests.lexical.rule_helpers import world_engine
 
     world_engine("world", skill=1.0, rule_words=1)
-    chat = chat_model_for("world", scope="lexical_rules:test")
+    chat = resolve("world", "chat", scope="lexical_rules:test")
     one, two = chat.complete_many(
         [rule_messages(PROMPT), [{"role": "user", "content": _select("palm", ["a", "b"])}]]
     )

@@ -383,7 +383,7 @@ def test_top_by_score_breaks_ties_by_topic_id() -> None:
 
 def test_no_django_import() -> None:
     code = (
-        "import sys, search.bandit, engines.synthetic_world; "
+        "import sys, search.bandit, engines.offline.synthetic_world; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework')]; "
         "sys.exit(1 if bad else 0)"
     )

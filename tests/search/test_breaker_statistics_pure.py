@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from engines.breaker_world import analysis_reply
+from engines.offline.breaker_world import analysis_reply
 from search.breaker.analysis import analysis_prompt, parse_analysis
 from search.breaker.parsing import ParseFailure
 from search.breaker.statistics import (

@@ -14,8 +14,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 import rounds
-from engines import breaker_world
 from engines.models import EngineCall
+from engines.offline import breaker_world
 from engines.selectors import cost_by_scope
 from search.breaker.config import create_comparison, create_run
 from search.breaker.demo import FRAGILE, FRAGILE_B, FRAGILE_QE

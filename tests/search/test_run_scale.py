@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.registry import synthetic_world_for
+from engines.registry import resolve
 from search.models import Pull, Topic
 from search.runs.config import create_run
 from search.runs.selectors import run_summary, top_topics
@@ -28,7 +28,7 @@ def test_a_million_topic_synthetic_run(db):
     policy = restore_policy(run)
     assert policy.stats.n_scored == 20_000 and policy.n_topics == 1_000_000
     summary = run_summary(run)
-    world = synthetic_world_for(run.difficulty_engine)
+    world = resolve(run.difficulty_engine, "world")
     population = float(world.true_means.astype(np.float64).mean())
     # 0.02 pulls per topic: the pick cannot be the oracle's, but it is far above average.
     assert summary["true_top_k_mean"] > population + 10

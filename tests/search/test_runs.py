@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from engines.models import CachedResponse, Engine, EngineCall
-from engines.registry import difficulty_estimator_for
+from engines.registry import resolve
 from search import tasks
 from search.bandit import default_choice
 from search.models import Pull, SearchRun
@@ -189,9 +189,9 @@ def test_synthetic_run_spends_the_budget_exactly_and_beats_random(world):
     summary = run_summary(run)
     assert len(summary["top_k"]) == 5
     # The recommended topics are truly harder than the average topic of the world.
-    from engines.registry import synthetic_world_for
+    from engines.registry import resolve
 
-    truth = synthetic_world_for(world).true_means
+    truth = resolve(world, "world").true_means
     assert summary["true_top_k_mean"] > float(truth.mean()) + 5
     assert summary["oracle_top_k_mean"] >= summary["true_top_k_mean"]
     assert restore_policy(run).stats.n_scored == 600
@@ -271,7 +271,7 @@ def test_heuristic_difficulty_is_the_negated_quality(db, corpus_tree):
     engine = HeuristicEngineFactory(name="length")
     run = run_in_foreground(create_run(corpus_config(corpus_tree, engine), enqueue=False).pk)
     pull = Pull.objects.filter(run=run).first()
-    (quality,) = difficulty_estimator_for(engine).estimate([pull.text], "en")
+    (quality,) = resolve(engine, "difficulty").estimate([pull.text], "en")
     assert quality < 0  # minus the length in tokens
     assert pull.automatic_difficulty == pull.difficulty == -quality
 
@@ -437,7 +437,7 @@ def test_an_llm_judge_drives_a_run_on_its_0_100_scale(db, corpus_tree, fake_open
     run = run_in_foreground(create_run(corpus_config(corpus_tree, judge), enqueue=False).pk)
     assert run.status == "finished", run.error
     pull = Pull.objects.filter(run=run).first()
-    (quality,) = difficulty_estimator_for(judge).estimate([pull.text], "en", "cs")
+    (quality,) = resolve(judge, "difficulty").estimate([pull.text], "en", "cs")
     assert 0 <= quality <= 100
     assert pull.automatic_difficulty == pytest.approx(100 - quality)
     judged = [r for r in fake_openai.requests if "[[[" in r.prompt]

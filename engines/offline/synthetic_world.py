@@ -1,7 +1,7 @@
 """Synthetic topic world of seed 000 §3.3 ("Search Algorithms at Scale").
 
-Pure numpy; no Django import. The engine kind "synthetic" wraps it, and the bandit benchmarks
-drive it directly.
+Pure numpy; no Django import. The engine kind "synthetic" wraps it (``synthetic_adapters``), and
+the bandit benchmarks drive it directly.
 
 Generative process (seed 000 §3.3, Fig. 4/5):
 
@@ -25,6 +25,7 @@ paper reports for its own (more conservative) synthetic world. Difficulties are 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -159,3 +160,17 @@ class SyntheticWorld:
             locs=tuple(float(v) for v in data["locs"]),
             scales=tuple(float(v) for v in data["scales"]),
         )
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> SyntheticWorld:
+        """The world a synthetic engine's parameters describe (only ``n_topics`` is required;
+        the others default as above). Raises ValueError for an impossible world."""
+        kwargs: dict[str, Any] = {"n_topics": int(params["n_topics"])}
+        if "seed" in params:
+            kwargs["seed"] = int(params["seed"])
+        if "noise_sd" in params:
+            kwargs["noise_sd"] = float(params["noise_sd"])
+        for key in ("weights", "locs", "scales"):
+            if key in params:
+                kwargs[key] = tuple(float(v) for v in params[key])
+        return cls(**kwargs)

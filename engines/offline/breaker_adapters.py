@@ -1,4 +1,4 @@
-"""Adapters of the offline MT-breaker world (``engines.breaker_world``): a SIMULATION.
+"""Adapters of the offline MT-breaker world (``engines.offline.breaker_world``): a SIMULATION.
 
 Three local kinds, answered in-process through the call path's ``local`` ledger rows (no cache,
 no cost): ``breaker_editor`` (chat), ``fragile_mt`` (translate) and ``fragile_qe`` (quality).
@@ -7,41 +7,22 @@ no cost): ``breaker_editor`` (chat), ``fragile_mt`` (translate) and ``fragile_qe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from engines import breaker_world
-from engines.adapters import _Adapter
-from engines.interfaces import Completion, Message
+from engines.adapters import Adapter
+from engines.offline import breaker_world
+from engines.offline.chat import Replier, RuleBasedChat
 
 __all__ = ["BreakerEditorEngine", "FragileQEEngine", "FragileTranslatorEngine"]
 
 
-def _tokens(text: str) -> int:
-    return len(text.split())
-
-
-class BreakerEditorEngine(_Adapter):
+class BreakerEditorEngine(RuleBasedChat):
     """A rule-based "LLM" that edits texts in seed 001's formats (simulation)."""
 
-    def complete(self, messages: Sequence[Message], **params: Any) -> Completion:
-        (completion,) = self.complete_many([messages], **params)
-        return completion
-
-    def complete_many(
-        self, conversations: Sequence[Sequence[Message]], **params: Any
-    ) -> list[Completion]:
-        def run() -> list[Completion]:
-            out = []
-            for messages in conversations:
-                text = breaker_world.editor_reply(list(messages))
-                tokens_in = sum(_tokens(m["content"]) for m in messages)
-                out.append(Completion(text, tokens_in, _tokens(text)))
-            return out
-
-        return self.path.local("complete", len(conversations), run)
+    def replier(self) -> Replier:
+        return breaker_world.editor_reply
 
 
-class FragileTranslatorEngine(_Adapter):
+class FragileTranslatorEngine(Adapter):
     """Translates word by word and fails on exactly its ``fails_on`` (simulation)."""
 
     def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]:
@@ -53,7 +34,7 @@ class FragileTranslatorEngine(_Adapter):
         )
 
 
-class FragileQEEngine(_Adapter):
+class FragileQEEngine(Adapter):
     """Penalises exactly the fragile translator's failures (simulation)."""
 
     def score(self, pairs: Sequence[tuple[str, str]], src_lang: str, tgt_lang: str) -> list[float]:

@@ -126,7 +126,7 @@ def _hash(*parts: object) -> int:
 # --- the editor ------------------------------------------------------------------------------
 
 
-def _sources(messages: Sequence[dict]) -> list[tuple[str, float | None]]:
+def _sources(messages: Sequence[dict[str, str]]) -> list[tuple[str, float | None]]:
     """Each source the editor proposed with the score it was then shown (if any)."""
     found: list[tuple[str, float | None]] = []
     for i, message in enumerate(messages):
@@ -214,7 +214,7 @@ def analysis_reply(text: str) -> str:
     return json.dumps(answer, ensure_ascii=False)
 
 
-def editor_reply(messages: Sequence[dict]) -> str:
+def editor_reply(messages: Sequence[dict[str, str]]) -> str:
     """The editor's answer to a chat in seed 001's formats (see the module docstring)."""
     first = messages[0]["content"] if messages else ""
     analysed = _ANALYSE.search(first)
