@@ -27,7 +27,7 @@ import rounds
 from annotation import protocols
 from engines.interfaces import EngineError
 from engines.models import Engine
-from engines.registry import quality_estimator_for
+from engines.registry import resolve
 from engines.selectors import queue_for_engines
 from ranking import inputs, stats
 from ranking.inputs import InputError, ScoredInput
@@ -342,7 +342,7 @@ def _qe_round(ranking: SystemRanking, round_index: int, worker: str) -> rounds.O
         matrix = np.full((len(systems), len(keys)), np.nan)
     chunk = cells[ranking.cells_done : ranking.cells_done + QE_CHUNK]
     if chunk:
-        estimator = quality_estimator_for(ranking.score, scope=ranking.scope)
+        estimator = resolve(ranking.score, "quality", scope=ranking.scope)
         values = estimator.score([(c.source, c.translation) for c in chunk], src, tgt)
         if len(values) != len(chunk):
             raise EngineError(
