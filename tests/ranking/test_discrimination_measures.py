@@ -3,6 +3,7 @@ full set's order, Zouhar et al. (2025a)'s stepwise cluster count, and one subset
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -46,10 +47,8 @@ def test_power_against_the_full_order_is_the_mean_wilcoxon_p_of_full_set_neighbo
     d = rd.discrimination(scores, subset, full=full)
 
     expected = [
-        stats.wilcoxon(
-            scores[upper, subset], scores[lower, subset], alternative="greater"
-        ).pvalue
-        for upper, lower in zip(ranked_rows[:-1], ranked_rows[1:], strict=True)
+        stats.wilcoxon(scores[upper, subset], scores[lower, subset], alternative="greater").pvalue
+        for upper, lower in itertools.pairwise(ranked_rows)
     ]
     assert list(ranked_rows) == [1, 2, 0, 3]
     assert d.mean_adjacent_p_full_order == pytest.approx(np.mean(expected))
