@@ -55,6 +55,7 @@ __all__ = [
     "Subset",
     "breaker_subject",
     "hardest_subject",
+    "version_refusal",
     "version_subject",
 ]
 
@@ -184,6 +185,20 @@ def _checked_rows(
                 f"{pair.code}; the dataset changed since the items were taken from it",
             )
     return sorted({row for row, _ in rows})
+
+
+def version_refusal(version: FrozenVersion) -> str | None:
+    """Why the version cannot be measured at all, read from its items alone (no dataset read):
+    the version's section says so before anyone asks."""
+    label = f"{version.challenge_set.name} v{version.number}"
+    items = ranking_inputs.version_items(version)
+    if not items:
+        return f"{label} has no items"
+    try:
+        _version_group(label, items, "")
+    except InputError as exc:
+        return str(exc) if exc.field == "version" else None
+    return None
 
 
 def version_subject(version: FrozenVersion, code: str = "") -> Subject:

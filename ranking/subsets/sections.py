@@ -1,0 +1,42 @@
+"""The sections this package draws on other apps' pages (``core.sections``), which may not import
+``ranking``: a frozen version's row on its challenge set's page, a finished DEC evaluation's page
+(per estimator), an MT-breaker comparison's page.
+
+Each section is a slot that htmx fills on load from a URL of ours (``views.*_section``): reading
+a version's items or the latest analyses stays off the page's own request, and without
+JavaScript the slot is a link to the new-analysis form. The context functions only decide who
+sees the slot (the URL checks again).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from challenge_sets.access import may_curate
+from core.sections import register_section
+from ranking.subsets.selectors import may_measure
+
+__all__ = ["register_sections"]
+
+
+def _version(request: Any, version: Any) -> dict[str, Any] | None:
+    return {"version": version} if may_curate(request.user) else None
+
+
+def _evaluation(request: Any, evaluation: Any) -> dict[str, Any] | None:
+    if not may_measure(request.user) or evaluation.status != "done":
+        return None
+    return {"evaluation": evaluation}
+
+
+def _comparison(request: Any, name: Any) -> dict[str, Any] | None:
+    return {"name": name} if may_measure(request.user) and name else None
+
+
+def register_sections() -> None:
+    register_section("challenge_sets.version", "discrimination",
+                     "ranking/discrimination_slot_version.html", _version)  # fmt: skip
+    register_section("difficulty.evaluation", "discrimination",
+                     "ranking/discrimination_slot_evaluation.html", _evaluation)  # fmt: skip
+    register_section("search.breaker_comparison", "discrimination",
+                     "ranking/discrimination_slot_comparison.html", _comparison)  # fmt: skip
