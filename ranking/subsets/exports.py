@@ -30,6 +30,8 @@ FIELD_LABELS: dict[str, str] = {
     "kendall_tau": "Kendall τ against the full set",
     "spa": "SPA against the full set",
 }
+# Decimals the page shows (clusters are counts; their random mean keeps one decimal).
+DIGITS = {"n_clusters_stepwise": 0, "n_clusters": 0, "mean_adjacent_gap": 2, "mean_difficulty": 2}
 # Which way is better for a subset that separates systems (the page marks the better side).
 LOWER_IS_BETTER = {"mean_adjacent_p", "mean_adjacent_p_full_order"}
 TARGET = 0.25  # the headline's subset size on a curve: seed 002's and the issue's hardest 25 %
@@ -70,8 +72,10 @@ def point_rows(point: dict[str, Any]) -> list[dict[str, Any]]:
         better = None
         if field != "mean_difficulty" and value is not None and mean is not None and value != mean:
             better = value < mean if field in LOWER_IS_BETTER else value > mean
+        digits = DIGITS.get(field, 3)
         rows.append({"field": field, "label": label, "value": value, "mean": mean,
-                     "sd": point["random_sd"].get(field), "better": better})  # fmt: skip
+                     "sd": point["random_sd"].get(field), "better": better,
+                     "digits": digits, "band_digits": max(digits, 2)})  # fmt: skip
     return rows
 
 
