@@ -2,10 +2,11 @@
 ``ranking``: a frozen version's row on its challenge set's page, a finished DEC evaluation's page
 (per estimator), an MT-breaker comparison's page.
 
-Each section is a slot that htmx fills on load from a URL of ours (``views.*_section``): reading
-a version's items or the latest analyses stays off the page's own request, and without
-JavaScript the slot is a link to the new-analysis form. The context functions only decide who
-sees the slot (the URL checks again).
+The evaluation and comparison sections read their latest analyses in one query each, drawn
+with the page (also when a polled evaluation page swaps in its finished state). A version's row
+is a slot that htmx fills on load from a URL of ours (``views.version_section``): whether a
+version can be measured at all is read from its items, which stays off the set page's own
+request; without JavaScript the slot is a link to the new-analysis form.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from challenge_sets.access import may_curate
 from core.sections import register_section
-from ranking.subsets.selectors import may_measure
+from ranking.subsets.selectors import comparison_summary, evaluation_summary, may_measure
 
 __all__ = ["register_sections"]
 
@@ -26,11 +27,13 @@ def _version(request: Any, version: Any) -> dict[str, Any] | None:
 def _evaluation(request: Any, evaluation: Any) -> dict[str, Any] | None:
     if not may_measure(request.user) or evaluation.status != "done":
         return None
-    return {"evaluation": evaluation}
+    return evaluation_summary(request.user, evaluation)
 
 
 def _comparison(request: Any, name: Any) -> dict[str, Any] | None:
-    return {"name": name} if may_measure(request.user) and name else None
+    if not may_measure(request.user) or not name:
+        return None
+    return comparison_summary(request.user, name)
 
 
 def register_sections() -> None:

@@ -15,11 +15,7 @@ urlpatterns: list = [
          name="discrimination_csv"),
     path("discrimination/<int:pk>/discrimination.json", views.analysis_download,
          {"fmt": "json"}, name="discrimination_json"),
-    # The sections drawn on other apps' pages (ranking/subsets/sections.py), loaded by htmx.
+    # A version's row on its challenge set's page loads this (ranking/subsets/sections.py).
     path("discrimination/section/version/<int:pk>/", views.version_section,
          name="discrimination_section_version"),
-    path("discrimination/section/evaluation/<int:pk>/", views.evaluation_section,
-         name="discrimination_section_evaluation"),
-    path("discrimination/section/comparison/", views.comparison_section,
-         name="discrimination_section_comparison"),
 ]  # fmt: skip

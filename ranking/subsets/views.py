@@ -1,6 +1,6 @@
 """Pages of discrimination analyses, under ``/ranking/discrimination/``: the list, the new-analysis
-form, an analysis's page (curves, table, downloads) and the small sections other pages load
-(a version's row, a DEC evaluation, a comparison). Thin: parse, call one service or selector,
+form, an analysis's page (curves, table, downloads) and the section a version's row loads.
+Thin: parse, call one service or selector,
 render."""
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from django_htmx.http import HttpResponseStopPolling
 
 from challenge_sets.access import may_curate
 from core.http import HtmxHttpRequest, download
-from difficulty.selectors import evaluation_for_user
 from ranking.subsets import exports, plots, selectors
 from ranking.subsets.forms import AnalysisForm
 from ranking.subsets.models import DiscriminationAnalysis
@@ -27,7 +26,6 @@ from ranking.subsets.services import (
     cancel_analysis,
     start_analysis,
 )
-from search.breaker.selectors import comparison_rows, runs_for_user
 
 Kind = DiscriminationAnalysis.SubjectKind
 DOWNLOADS = {"csv": ("text/csv; charset=utf-8", "csv"), "json": ("application/json", "json")}
@@ -136,7 +134,7 @@ def analysis_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("ranking:discrimination_detail", pk=analysis.pk)
 
 
-# --- the sections other pages load (core.sections; see ranking/subsets/sections.py) ----------
+# --- the version section a challenge set's page loads (ranking/subsets/sections.py) ----------
 
 
 @staff_member_required
@@ -149,22 +147,3 @@ def version_section(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("No such version.")
     context = selectors.version_summary(request.user, version)
     return render(request, "ranking/discrimination_section_version.html", context)
-
-
-@staff_member_required
-@require_GET
-def evaluation_section(request: HttpRequest, pk: int) -> HttpResponse:
-    evaluation = evaluation_for_user(request.user, pk)
-    context = selectors.evaluation_summary(request.user, evaluation)
-    return render(request, "ranking/discrimination_section_evaluation.html", context)
-
-
-@staff_member_required
-@require_GET
-def comparison_section(request: HttpRequest) -> HttpResponse:
-    name = request.GET.get("name", "")
-    visible = set(runs_for_user(request.user).values_list("pk", flat=True))
-    if not name or not any(run.pk in visible for run in comparison_rows(name)):
-        raise Http404("No such comparison.")
-    context = selectors.comparison_summary(request.user, name)
-    return render(request, "ranking/discrimination_section_comparison.html", context)

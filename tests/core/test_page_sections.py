@@ -52,5 +52,5 @@ def test_registered_sections_draw_in_order_for_whom_their_context_says(registry)
 
 def test_a_page_without_sections_draws_nothing_and_keys_are_checked(registry):
     assert _render(AnonymousUser(), "v1") == "<main></main>"
-    with pytest.raises(ValueError, match="app.page"):
+    with pytest.raises(ValueError, match=r"'app\.page'"):
         sections.register_section("Version Page", "x", "section.html", lambda r, o: {})

@@ -1,6 +1,6 @@
-"""The journey in a real browser: a finished DEC evaluation's page loads its discrimination
-section, "measure" opens the form preset to that estimator, the analysis page polls while the
-job runs and, once it is done, shows its headline and draws its curves."""
+"""The journey in a real browser: a finished DEC evaluation's page lists its estimators in its
+discrimination section, "measure" opens the form preset to that estimator, the analysis page
+polls while the job runs and, once it is done, shows its headline and draws its curves."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.urls import reverse
 from difficulty.services import run_difficulty_evaluation, start_difficulty_evaluation
 from ranking.subsets import services
 from ranking.subsets.models import DiscriminationAnalysis
-from tests.core.test_csp_browser import Watched, htmx_request
+from tests.core.test_csp_browser import Watched
 from tests.factories import UserFactory
 from tests.ranking.support import tiered_dataset
 
@@ -25,8 +25,7 @@ def test_from_a_dec_evaluation_to_the_curves_of_its_hardest_segments(browser, li
     watched = Watched(browser, live_server, "boss")
     page = watched.page
 
-    with page.expect_response(lambda r: htmx_request(r) and "/section/evaluation/" in r.url):
-        watched.open(reverse("difficulty:evaluation_detail", args=[evaluation.pk]))
+    watched.open(reverse("difficulty:evaluation_detail", args=[evaluation.pk]))
     row = page.locator(".discrimination-estimators tr", has_text="human-score oracle")
     row.get_by_role("link", name="measure").click()
     page.wait_for_selector("form.ranking-form")

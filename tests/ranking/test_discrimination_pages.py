@@ -131,22 +131,47 @@ def test_the_version_row_section_loads_its_refusal_or_its_headline(admin_client,
     assert "none from a difficulty dataset" in section.content.decode()
 
 
-def test_the_dec_evaluation_section_lists_the_oracle_and_each_estimator(admin_client, dataset):
+def test_the_dec_evaluation_page_lists_the_oracle_and_each_estimator(admin_client, dataset):
     evaluation = start_difficulty_evaluation(dataset, ["length"], n_bootstrap=0, enqueue=False)
     evaluation = run_difficulty_evaluation(evaluation.pk)
     analysis = services.start_analysis(subject_kind="hardest", evaluation=evaluation,
                                        estimator="oracle", fractions=[0.25], enqueue=False,
                                        **FAST)  # fmt: skip
     services.run_in_foreground(analysis.pk)
-    page = admin_client.get(reverse("difficulty:evaluation_detail", args=[evaluation.pk]))
-    section_url = reverse("ranking:discrimination_section_evaluation", args=[evaluation.pk])
+    url = reverse("difficulty:evaluation_detail", args=[evaluation.pk])
 
-    section = admin_client.get(section_url).content.decode()
+    page = admin_client.get(url).content.decode()
+    polled = admin_client.get(url, headers={"HX-Request": "true"})
 
-    assert f'hx-get="{section_url}"' in page.content.decode()
+    section = page[page.index("How well the hardest segments separate systems") :]
     assert "human-score oracle" in section and "separates systems:" in section
     assert "<code>length</code>" in section and "not measured" in section
     assert f"?evaluation={evaluation.pk}&amp;estimator=length" in section
+    assert polled.status_code == 286 and "separates systems:" in polled.content.decode()
+
+
+def test_the_comparison_page_has_a_line_per_method(admin_client):
+    from search.breaker.config import create_comparison
+    from search.breaker.demo import FRAGILE, FRAGILE_B
+    from search.breaker.services import run_in_foreground
+    from tests.search.breaker_helpers import offline_config
+
+    config = {**offline_config(n_steps=2), "name": "Multi", "targets": [FRAGILE, FRAGILE_B],
+              "methods": ["seeds", "breaker_seeded"]}  # fmt: skip
+    for run in create_comparison(config, enqueue=False):
+        run_in_foreground(run.pk)
+    url = reverse("search:breaker_comparison") + "?name=Multi"
+    before = admin_client.get(url).content.decode()
+    analysis = services.start_analysis(subject_kind="breaker", comparison="Multi", enqueue=False,
+                                       **FAST)  # fmt: skip
+    services.run_in_foreground(analysis.pk)
+
+    after = admin_client.get(url).content.decode()
+
+    assert "Measure how well each method's texts separate the translators" in before
+    assert "<li>Seeds: separates systems:" in after
+    assert "<li>MT-breaker (seeded): separates systems:" in after
+    assert reverse("ranking:discrimination_detail", args=[analysis.pk]) in after
 
 
 def test_sections_and_pages_are_for_staff_and_versions_for_curators(client, finished):
