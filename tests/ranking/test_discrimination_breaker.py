@@ -98,3 +98,30 @@ def test_unknown_and_unfinished_comparisons_are_refused():
         services.start_analysis(subject_kind="breaker", comparison="Busy")
     with pytest.raises(services.AnalysisError, match="'qe' or 'human'"):
         services.start_analysis(subject_kind="breaker", comparison="Busy", score="bleu")
+
+
+def test_people_s_scores_of_the_selected_steps_are_the_human_subject():
+    runs = _comparison("Judged", [FRAGILE, FRAGILE_B])
+    chains = BreakerChain.objects.filter(run__in=runs).exclude(selected_text="")
+    chains = list(chains.order_by("run_id", "index"))
+    for k, chain in enumerate(chains):
+        step = chain.steps.get(index=chain.selected_step)
+        step.human = {FRAGILE: {"7": {"protocol": "esa", "score": 40 + k},
+                                "8": {"protocol": "mqm", "score": 60 + k}},
+                      FRAGILE_B: {"7": {"protocol": "esa", "score": "n/a"}}}  # fmt: skip
+        step.save()
+
+    with pytest.raises(services.AnalysisError, match=r"for 1 translator"):
+        services.start_analysis(subject_kind="breaker", comparison="Judged", score="human")
+    for chain in chains:
+        step = chain.steps.get(index=chain.selected_step)
+        step.human[FRAGILE_B] = {"7": {"protocol": "esa", "score": 30.0}}
+        step.save()
+    subject = breaker_subject("Judged", score="human")
+
+    assert subject.systems == sorted([FRAGILE, FRAGILE_B])
+    row = subject.systems.index(FRAGILE)
+    assert list(subject.scores[row]) == [50.0 + k for k in range(len(chains))]  # campaigns' mean
+    with pytest.raises(services.AnalysisError, match="not 'de'"):
+        services.start_analysis(subject_kind="breaker", comparison="Judged", score="human",
+                                language_pair="de")  # fmt: skip
