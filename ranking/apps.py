@@ -19,5 +19,8 @@ class RankingConfig(AppConfig):
 
     def ready(self) -> None:
         from ranking.services import register_recovery
+        from ranking.subsets import sections, services
 
         register_recovery()
+        services.register_recovery()
+        sections.register_sections()

@@ -19,12 +19,25 @@ subset of segments (columns of ``scores``) :func:`discrimination` computes:
    (WMT24 metrics task's system-level meta-metric): the mean over system pairs i < j of
    ``1 - |p_subset(i > j) - p_full(i > j)|`` with one-sided p-values; here the subset plays
    the metric and the full set the human judgments;
-6. ``n_clusters``: the number of WMT significance clusters on the subset (``stats.wmt_clusters``).
+6. ``n_clusters``: the number of WMT significance clusters on the subset (``stats.wmt_clusters``);
+7. ``mean_adjacent_p_full_order``: statistical power measured against the full set's ranking,
+   the mean over the full set's neighbours (a directly above b there) of the subset's one-sided
+   ``P[a, b]``: small = the subset confirms the gold order of neighbours. Unlike (1) it does not
+   reward a subset that reorders close systems (in its own order every neighbour is "ahead");
+8. ``n_clusters_stepwise``: the cluster count of Zouhar et al. (2025a), "How to select datapoints
+   for efficient human evaluation of NLG models?" (the subset-selection work seed 000 App. A
+   cites; its ``subset2evaluate`` package counts clusters this way): walk the systems in the
+   subset's mean order; a system opens a new cluster when the first system of the current
+   cluster is significantly better than it (``P[head, s] < alpha``), else it joins that
+   cluster. WMT's rule (6) needs every system above a boundary to beat every system below it,
+   which on a few dozen segments and a dozen systems almost never happens; this count still
+   resolves a subset's power there.
 
 The p-values come from the same tests as a ranking (``stats.TESTS``), over all pairs.
 :func:`subset_curve` does this for the hardest 5 %, 10 %, ..., 50 % of the segments and for
 ``n_random`` random subsets of each size, whose mean and standard deviation per field draw the
-band a hardest subset is compared with.
+band a hardest subset is compared with; :func:`subset_point` is one such size (a fixed subset,
+e.g. a challenge set's segments, against random subsets of its size).
 """
 
 from __future__ import annotations
@@ -56,7 +69,9 @@ __all__ = [
     "FIELDS",
     "Discrimination",
     "discrimination",
+    "stepwise_clusters",
     "subset_curve",
+    "subset_point",
 ]
 
 DEFAULT_FRACTIONS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
@@ -67,6 +82,8 @@ FIELDS = (
     "kendall_tau",
     "spa",
     "n_clusters",
+    "mean_adjacent_p_full_order",
+    "n_clusters_stepwise",
 )
 MAX_RANDOM_SUBSETS = 1000
 
@@ -80,7 +97,9 @@ class Discrimination:
     mean_adjacent_gap: float
     kendall_tau: float  # vs the full set's ranking
     spa: float  # soft pairwise accuracy vs the full set (Thompson et al. 2024)
-    n_clusters: int
+    n_clusters: int  # WMT's rule
+    mean_adjacent_p_full_order: float  # neighbours in the full set's order
+    n_clusters_stepwise: int  # Zouhar et al. (2025a)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-safe (NaN -> None)."""
@@ -154,6 +173,22 @@ def _adjacent(values: FloatArray) -> float:
     return float(finite.mean()) if finite.size else math.nan
 
 
+def stepwise_clusters(p_values: ArrayLike, order: ArrayLike, alpha: float = 0.05) -> int:
+    """Zouhar et al. (2025a)'s cluster count (measure 8): walk ``order`` (best first); a system
+    opens a new cluster when the current cluster's first system beats it, ``P[head, s] <
+    alpha`` (NaN: untested, not significant)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    order = np.asarray(order, dtype=np.intp)
+    if order.size == 0:
+        return 0
+    clusters, head = 1, int(order[0])
+    for system in order[1:].tolist():
+        value = p[head, system]
+        if np.isfinite(value) and value < alpha:
+            clusters, head = clusters + 1, system
+    return clusters
+
+
 def discrimination(
     scores: ArrayLike,
     subset: ArrayLike,
@@ -183,6 +218,9 @@ def discrimination(
         kendall_tau=_kendall_tau(np.asarray(full.means, dtype=np.float64), means),
         spa=_soft_pairwise_accuracy(p, np.asarray(full.p_values, dtype=np.float64)),
         n_clusters=int(wmt_clusters(p, order, alpha).max()),
+        # Rows follow the full ranking, so its neighbours are rows k and k + 1.
+        mean_adjacent_p_full_order=_adjacent(np.diagonal(p, offset=1).copy()),
+        n_clusters_stepwise=stepwise_clusters(p, order, alpha),
     )
 
 
@@ -204,6 +242,54 @@ def _band(values: Sequence[Discrimination]) -> tuple[dict[str, float], dict[str,
     return mean, sd
 
 
+def subset_point(
+    scores: ArrayLike,
+    subset: ArrayLike,
+    *,
+    full: Ranking,
+    n_random: int = 20,
+    rng: np.random.Generator,
+    test: str = "wilcoxon",
+    difficulty: ArrayLike | None = None,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+) -> dict[str, Any]:
+    """One subset against ``n_random`` random subsets of its size drawn from all segments.
+
+    Returns ``{"fraction", "size", "subset": {field: value}, "random_mean": {...},
+    "random_sd": {...}}`` (JSON-safe; the sd is the sample sd, ddof=1, over the random subsets).
+    """
+    x = as_scores(scores)
+    n_segments = x.shape[1]
+    if not 1 <= n_random <= MAX_RANDOM_SUBSETS:
+        raise ValueError(f"n_random must be between 1 and {MAX_RANDOM_SUBSETS}")
+    columns = _subset_columns(subset, n_segments)
+    settings: dict[str, Any] = {
+        "full": full,
+        "difficulty": difficulty,
+        "test": test,
+        "rng": rng,
+        "n_resamples": n_resamples,
+        "alpha": alpha,
+    }
+    chosen = discrimination(x, columns, **settings)
+    randoms = [
+        discrimination(x, rng.choice(n_segments, size=columns.size, replace=False), **settings)
+        for _ in range(n_random)
+    ]
+    mean, sd = _band(randoms)
+    point: dict[str, Any] = json_safe(
+        {
+            "fraction": columns.size / n_segments,
+            "size": int(columns.size),
+            "subset": asdict(chosen),
+            "random_mean": mean,
+            "random_sd": sd,
+        }
+    )
+    return point
+
+
 def subset_curve(
     scores: ArrayLike,
     order_hardest_first: ArrayLike,
@@ -222,7 +308,7 @@ def subset_curve(
     ``order_hardest_first`` lists segment indices, hardest first (e.g. ascending estimated
     quality); the subset of fraction f is its first ``f * n_segments`` entries (rounded, at least
     2). Each size also gets ``n_random`` subsets drawn without replacement from all segments by
-    ``rng``. Returns a JSON-safe dict::
+    ``rng`` (:func:`subset_point`). Returns a JSON-safe dict::
 
         {"test": ..., "n_random": ..., "n_segments": ..., "full": {field: value},
          "points": [{"fraction": f, "size": k, "subset": {field: value},
@@ -251,21 +337,8 @@ def subset_curve(
         size = _subset_size(float(fraction), n_segments)
         if size > hardest.size:
             raise ValueError(f"order_hardest_first lists {hardest.size} segments, need {size}")
-        chosen = discrimination(x, hardest[:size], **settings)
-        randoms = [
-            discrimination(x, rng.choice(n_segments, size=size, replace=False), **settings)
-            for _ in range(n_random)
-        ]
-        mean, sd = _band(randoms)
-        points.append(
-            {
-                "fraction": float(fraction),
-                "size": size,
-                "subset": asdict(chosen),
-                "random_mean": mean,
-                "random_sd": sd,
-            }
-        )
+        point = subset_point(x, hardest[:size], n_random=n_random, **settings)
+        points.append(point | {"fraction": float(fraction)})
     whole = discrimination(x, np.arange(n_segments), **settings)
     result: dict[str, Any] = json_safe(
         {

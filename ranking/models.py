@@ -190,3 +190,7 @@ class SystemRanking(models.Model):
 
     def set_score_matrix(self, matrix: np.ndarray) -> None:
         self.scores = matrix_to_bytes(matrix)
+
+
+# The discrimination analyses (issue 41, seed 000 App. A) live in their own package.
+from ranking.subsets.models import DiscriminationAnalysis  # noqa: E402, F401

@@ -10,6 +10,7 @@ from celery import shared_task
 
 import rounds
 from ranking import services
+from ranking.subsets import services as subset_services
 
 
 @shared_task(name=services.ADVANCE_TASK, bind=True)
@@ -21,3 +22,15 @@ def advance_ranking(self, ranking_id: int, round_index: int) -> None:
     rounds.run_round(
         self, services.advance_ranking, services.enqueue_round, ranking_id, round_index
     )
+
+
+@shared_task(name=subset_services.ADVANCE_TASK, bind=True)
+def advance_discrimination(self, analysis_id: int, round_index: int) -> None:
+    """One round of a discrimination analysis, then its successor.
+
+    Foreground twin: ``python manage.py discriminability ...``.
+    """
+    rounds.run_round(
+        self, subset_services.advance_analysis, subset_services.enqueue_round, analysis_id,
+        round_index,
+    )  # fmt: skip

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from ranking import views
+from ranking.subsets.urls import urlpatterns as discrimination_urls
 
 app_name = "ranking"
 
@@ -18,3 +19,4 @@ urlpatterns: list = [
     path("<int:pk>/ranking.typ", views.ranking_download, {"fmt": "typst"}, name="download_typst"),
     path("<int:pk>/ranking.json", views.ranking_download, {"fmt": "json"}, name="download_json"),
 ]
+urlpatterns += discrimination_urls

@@ -3,7 +3,11 @@
 from rest_framework.routers import DefaultRouter
 
 from ranking.api.views import RankingViewSet
+from ranking.subsets.api import DiscriminationAnalysisViewSet
 
 
 def register(router: DefaultRouter) -> None:
     router.register("rankings", RankingViewSet, basename="ranking")
+    router.register(
+        "discrimination-analyses", DiscriminationAnalysisViewSet, basename="discrimination-analysis"
+    )

@@ -1,0 +1,186 @@
+"""A discrimination analysis: how well a subset separates MT systems, kept as a job.
+
+The subject is a frozen challenge-set version, a difficulty dataset's hardest segments by one
+estimator (or by the human-score oracle), or an MT-breaker comparison. ``start_analysis`` reads
+it once into a snapshot kept on the row: the full set's scores (``scores``, systems × segments,
+rows following ``systems``) and in ``state`` the subsets (segment columns, hardest first for a
+curve), the per-segment difficulty and the notes. Rounds then compute the full set's ranking and
+one subset size each (``ranking.subsets.services``); ``result`` holds what came out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from difficulty.models import matrix_from_bytes, matrix_to_bytes
+from ranking.models import Test
+
+
+def _validate_json_object(value: Any) -> None:
+    if not isinstance(value, dict):
+        raise ValidationError("must be a JSON object")
+
+
+def _validate_string_list(value: Any) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationError("must be a list of strings")
+
+
+def _validate_fractions(value: Any) -> None:
+    if not isinstance(value, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and 0 < v <= 1 for v in value
+    ):
+        raise ValidationError("must be a list of fractions in (0, 1]")
+
+
+class AnalysisStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class SubjectKind(models.TextChoices):
+    VERSION = "version", "Challenge-set version"
+    HARDEST = "hardest", "Hardest segments of a difficulty dataset"
+    BREAKER = "breaker", "MT-breaker comparison"
+
+
+class DiscriminationAnalysis(models.Model):
+    Status = AnalysisStatus
+    ACTIVE = (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING)
+    SubjectKind = SubjectKind
+    Test = Test
+
+    name = models.CharField(max_length=200)
+    subject_kind = models.CharField(max_length=16, choices=SubjectKind.choices)
+    version = models.ForeignKey(
+        "challenge_sets.FrozenVersion",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    dataset = models.ForeignKey(
+        "difficulty.DifficultyDataset",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    # The DEC evaluation whose estimator orders the segments (empty for the oracle started from
+    # a dataset); its estimates are read when the analysis starts.
+    evaluation = models.ForeignKey(
+        "difficulty.DifficultyEvaluation",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    # An estimator of the evaluation, or "oracle": hardest by the mean human score.
+    estimator = models.CharField(max_length=200, blank=True)
+    comparison = models.CharField(max_length=200, blank=True, db_index=True)
+    # "src-tgt"; "" when the subject has a single language pair. A breaker comparison's target
+    # language (its runs' own, or a transfer's).
+    language_pair = models.CharField(max_length=40, blank=True)
+    # "human", or for a breaker comparison "qe" (the targets' and transfers' QE quality).
+    score = models.CharField(max_length=16, default="human")
+    test = models.CharField(max_length=16, choices=Test.choices, default=Test.PERMUTATION)
+    n_resamples = models.PositiveIntegerField(default=1000)
+    n_random = models.PositiveIntegerField(default=20)
+    alpha = models.FloatField(default=0.05)
+    seed = models.BigIntegerField(default=0)
+    fractions = models.JSONField(default=list, blank=True, validators=[_validate_fractions])
+
+    status = models.CharField(
+        max_length=10, choices=AnalysisStatus.choices, default=AnalysisStatus.QUEUED
+    )
+    round_index = models.PositiveIntegerField(default=0)
+    points_done = models.PositiveIntegerField(default=0)
+    points_total = models.PositiveIntegerField(default=0)
+    systems = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
+    scores = models.BinaryField(default=b"", blank=True)
+    state = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    result = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    error = models.TextField(blank=True)
+    # A lease, not a lock (rounds.leases): a killed worker's round is taken over after it.
+    claimed_by = models.CharField(max_length=255, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "discrimination analyses"
+        constraints = [
+            # Exactly the subject its kind reads: the job and the pages follow that link.
+            models.CheckConstraint(
+                condition=(
+                    models.Q(
+                        subject_kind="version",
+                        version__isnull=False,
+                        dataset__isnull=True,
+                        evaluation__isnull=True,
+                        comparison="",
+                    )
+                    | models.Q(
+                        subject_kind="hardest",
+                        version__isnull=True,
+                        dataset__isnull=False,
+                        comparison="",
+                    )
+                    & ~models.Q(estimator="")
+                    | models.Q(
+                        subject_kind="breaker",
+                        version__isnull=True,
+                        dataset__isnull=True,
+                        evaluation__isnull=True,
+                    )
+                    & ~models.Q(comparison="")
+                ),
+                name="discrimination_subject_matches_kind",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(alpha__gt=0) & models.Q(alpha__lt=1),
+                name="discrimination_alpha_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(n_random__gte=1), name="discrimination_n_random_positive"
+            ),
+        ]
+        indexes = [
+            # The DEC evaluation page's section: an evaluation's latest analysis per estimator.
+            models.Index(fields=["evaluation", "estimator", "-created_at"], name="disc_eval_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or f"Discrimination analysis {self.pk}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED}
+
+    @property
+    def progress_percent(self) -> int:
+        if self.status == self.Status.DONE:
+            return 100
+        if not self.points_total:
+            return 0
+        return min(100, round(100 * self.points_done / self.points_total))
+
+    def score_matrix(self) -> np.ndarray:
+        return matrix_from_bytes(self.scores)
+
+    def set_score_matrix(self, matrix: np.ndarray) -> None:
+        self.scores = matrix_to_bytes(matrix)
