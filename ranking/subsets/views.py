@@ -17,7 +17,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from challenge_sets.access import may_curate
 from core.http import HtmxHttpRequest, download
-from ranking.subsets import exports, plots, selectors
+from ranking.subsets import charts, exports, selectors
 from ranking.subsets.forms import AnalysisForm
 from ranking.subsets.models import DiscriminationAnalysis
 from ranking.subsets.services import (
@@ -107,7 +107,7 @@ def analysis_chart(request: HttpRequest, pk: int) -> HttpResponse:
     analysis = _finished(request, pk)
     if isinstance(analysis, HttpResponse):
         return analysis
-    return HttpResponse(plots.curves_svg(analysis.result), content_type="image/svg+xml")
+    return HttpResponse(charts.curves_svg(analysis.result), content_type="image/svg+xml")
 
 
 @staff_member_required

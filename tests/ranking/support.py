@@ -61,7 +61,8 @@ def make_version(items: list[dict[str, Any]], name: str = "Hard set") -> FrozenV
     challenge_set = make_set(name, rows=[])
     lines = "".join(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n" for item in items)
     return FrozenVersion.objects.create(
-        challenge_set=challenge_set, number=1, items_jsonl=lines, manifest="{}\n",
+        challenge_set=challenge_set, number=1, items_jsonl=lines,
+        manifest=json.dumps({"counts": {"by_origin": {"jsonl": len(items)}}}) + "\n",
         checksum="0" * 64, n_items=len(items),
     )  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""The curves of a discrimination analysis (matplotlib, Agg, SVG; seed 000 Fig. 8's panels).
+"""The curves of a discrimination analysis (SVG through core.charts; seed 000 Fig. 8's panels).
 
 One panel per measure. A curve (a dataset's hardest segments) is drawn over the subset fraction:
 the subset as a line with points, random subsets of the same size as their mean (dashed) and a
@@ -10,14 +10,19 @@ subsets as their mean with a ± sd bar beside it.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from difficulty.plots import _RC, _svg
+from core import charts
 from ranking.subsets.exports import FIELD_LABELS
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 __all__ = ["curves_svg"]
+
+_STYLE: dict[RcKeyType, Any] = {"svg.hashsalt": "hardset-discrimination", "font.size": 9}
 
 _SUBSET = "#cc0000"
 _RANDOM = "#3465a4"
@@ -76,16 +81,14 @@ def _fixed(axes: Any, subsets: list[dict[str, Any]], field: str, label: bool) ->
 
 def curves_svg(result: dict[str, Any]) -> bytes:
     """Every measure of every subset against random subsets of its size (see the module)."""
-    from matplotlib import rc_context
-    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
     subsets = [s for s in result["subsets"] if s["points"]]
     curve = any(s["curve"] and len(s["points"]) > 1 for s in subsets)
     fields = list(FIELD_LABELS)
     rows = -(-len(fields) // _COLUMNS)
-    with rc_context(_RC):
-        figure = Figure(figsize=(3.3 * _COLUMNS, 2.9 * rows + 0.7), layout="constrained")
+    with charts.figure(3.3 * _COLUMNS, 2.9 * rows + 0.7, _STYLE) as figure:
+        figure.set_layout_engine("constrained")
         panels = figure.subplots(rows, _COLUMNS, squeeze=False).ravel()
         for k, (axes, field) in enumerate(zip(panels, fields, strict=False)):
             if curve:
@@ -103,4 +106,4 @@ def curves_svg(result: dict[str, Any]) -> bytes:
         for axes in panels[len(fields) :]:
             axes.set_visible(False)
         figure.legend(loc="outside lower center", ncols=4, frameon=False)
-        return _svg(figure)
+        return charts.svg(figure)
