@@ -8,8 +8,8 @@ import re
 from tests.conftest import REPO_ROOT
 from tests.databases import ENGINE_SPECIFIC_SOURCES, POSTGRESQL_MODULES
 
-APPS = ("accounts", "annotation", "challenge_sets", "config", "core", "difficulty", "engines", "formats",
-        "imports", "lexical", "rounds", "search")  # fmt: skip
+APPS = ("accounts", "annotation", "challenge_sets", "config", "core", "difficulty", "engines",
+        "formats", "imports", "lexical", "rounds", "search")  # fmt: skip
 # Code whose behaviour is the engine's: a branch on the vendor, or SQL written by hand.
 ENGINE_SPECIFIC = re.compile(r"connection\.vendor|\.vendor [!=]=|cursor\.execute|RawSQL|\.raw\(")
 
