@@ -56,6 +56,12 @@ class EngineError(Exception):
         return f"{type(self).__name__}({self.message!r}, permanent={self.permanent})"
 
 
+def transient_engine_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is an engine error that retrying can help (a rate limit, a timeout): the
+    transient test a job kind passes to the round kernel (``rounds.LeasedJobKind``)."""
+    return isinstance(exc, EngineError) and not exc.permanent
+
+
 class HeuristicUnavailable(EngineError):
     """A heuristic that cannot run here (e.g. no spaCy pipeline for the language).
 

@@ -13,6 +13,7 @@ from difficulty.services.datasets import (
 )
 from difficulty.services.evaluations import (
     ADVANCE_TASK,
+    DEC_EVALUATIONS,
     advance_difficulty_evaluation,
     cancel_difficulty_evaluation,
     enqueue_evaluation_round,
@@ -25,6 +26,7 @@ from difficulty.services.evaluations import (
 __all__ = [
     "ADVANCE_TASK",
     "DATASET_FORMATS",
+    "DEC_EVALUATIONS",
     "DatasetFormatError",
     "DifficultyDatasetError",
     "advance_difficulty_evaluation",

@@ -20,7 +20,6 @@ and ``lexical_answer_unique_cell`` keep any answer from being written twice.
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import EngineError, transient_engine_error
 from engines.registry import chat_model_for, translator_for
 from engines.selectors import cost_of_scope
 from lexical.evaluation import matching, prompts
@@ -53,7 +52,6 @@ __all__ = [
     "run_in_foreground",
 ]
 
-logger = logging.getLogger(__name__)
 ADVANCE_TASK = "lexical.advance_evaluation"
 Status = rounds.Status
 
@@ -265,30 +263,22 @@ def advance_evaluation(
     interrupts: tuple[type[BaseException], ...] = (),
 ) -> rounds.Outcome:
     """Run round ``round_index`` of an evaluation (see the module docstring)."""
-    if not EVALUATIONS.claim(evaluation_id, round_index, worker):
-        return EVALUATIONS.unclaimed_outcome(evaluation_id, round_index)
+    return EVALUATIONS.guarded_round(
+        evaluation_id,
+        round_index,
+        worker=worker,
+        interrupts=interrupts,
+        work=lambda: _ask_pending(evaluation_id),
+        commit=lambda items: _commit(evaluation_id, round_index, worker, items),
+    )
+
+
+def _ask_pending(evaluation_id: int) -> list[Item]:
+    """The round's missing answers, asked for (engine calls, no transaction)."""
     evaluation = LexicalEvaluation.objects.get(pk=evaluation_id)
-    rows = LexicalEvaluation.objects.filter(pk=evaluation_id)
-    try:
-        items = pending_items(evaluation, _round_items())
-        _ask(evaluation, items)
-    except interrupts:
-        rounds.release(rows, worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            rounds.release(rows, worker)
-            logger.warning(
-                "evaluation %s: transient engine error, retrying: %s", evaluation_id, exc
-            )
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        EVALUATIONS.fail(evaluation_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("evaluation %s failed", evaluation_id)
-        EVALUATIONS.fail(evaluation_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(evaluation_id, round_index, worker, items)
+    items = pending_items(evaluation, _round_items())
+    _ask(evaluation, items)
+    return items
 
 
 def _commit(evaluation_id: int, round_index: int, worker: str, items: list[Item]) -> rounds.Outcome:
@@ -325,8 +315,9 @@ EVALUATIONS = rounds.LeasedJobKind(
     advance=advance_evaluation,
     enqueue_round=enqueue_round,
     state_error=EvaluationStateError,
+    transient=transient_engine_error,
+    permanent=(EngineError,),
 )
 cancel_evaluation = EVALUATIONS.cancel
 recover_evaluations = EVALUATIONS.recover
-register_recovery = EVALUATIONS.register_recovery
 run_in_foreground = EVALUATIONS.run_in_foreground

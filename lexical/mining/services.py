@@ -18,7 +18,6 @@ passes (``items_total`` is twice the corpus size).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,7 +54,6 @@ __all__ = [
     "start_mining",
 ]
 
-logger = logging.getLogger(__name__)
 ADVANCE_TASK = "lexical.advance_mining"
 Status = rounds.Status
 
@@ -197,23 +195,20 @@ def advance_mining(
     interrupts: tuple[type[BaseException], ...] = (),
 ) -> rounds.Outcome:
     """Run round ``round_index`` of a mining job (see the module docstring)."""
-    if not MINING_JOBS.claim(job_id, round_index, worker):
-        return MINING_JOBS.unclaimed_outcome(job_id, round_index)
+    return MINING_JOBS.guarded_round(
+        job_id,
+        round_index,
+        worker=worker,
+        interrupts=interrupts,
+        work=lambda: _mine_chunk(job_id),
+        commit=lambda result: _commit(job_id, round_index, worker, result),
+    )
+
+
+def _mine_chunk(job_id: int) -> _Round:
     job = MiningJob.objects.select_related("corpus").get(pk=job_id)
     state, _ = MiningState.objects.get_or_create(job=job)
-    try:
-        result = _run_round(job, state)
-    except interrupts:
-        rounds.release(MiningJob.objects.filter(pk=job_id), worker)
-        raise
-    except TaggerUnavailable as exc:
-        MINING_JOBS.fail(job_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("mining job %s failed", job_id)
-        MINING_JOBS.fail(job_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(job_id, round_index, worker, result)
+    return _run_round(job, state)
 
 
 def _commit(job_id: int, round_index: int, worker: str, result: _Round) -> rounds.Outcome:
@@ -306,8 +301,8 @@ MINING_JOBS = rounds.LeasedJobKind(
     advance=advance_mining,
     enqueue_round=enqueue_round,
     state_error=MiningStateError,
+    permanent=(TaggerUnavailable,),
 )
 cancel_mining = MINING_JOBS.cancel
 recover_mining = MINING_JOBS.recover
-register_recovery = MINING_JOBS.register_recovery
 run_in_foreground = MINING_JOBS.run_in_foreground

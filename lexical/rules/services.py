@@ -20,7 +20,6 @@ any rule from being written twice.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import EngineError, transient_engine_error
 from engines.models import Engine
 from engines.registry import chat_model_for
 from engines.selectors import cost_of_scope
@@ -53,11 +52,9 @@ __all__ = [
     "create_rule_jobs",
     "enqueue_round",
     "recover_jobs",
-    "register_recovery",
     "run_in_foreground",
 ]
 
-logger = logging.getLogger(__name__)
 ADVANCE_TASK = "lexical.advance_rule_job"
 Status = rounds.Status
 MAX_CONCEPTS = 10_000
@@ -302,33 +299,27 @@ def advance_job(
     interrupts: tuple[type[BaseException], ...] = (),
 ) -> rounds.Outcome:
     """Run round ``round_index`` of a rule job (see the module docstring)."""
-    if not RULE_JOBS.claim(job_id, round_index, worker):
-        return RULE_JOBS.unclaimed_outcome(job_id, round_index)
+    return RULE_JOBS.guarded_round(
+        job_id,
+        round_index,
+        worker=worker,
+        interrupts=interrupts,
+        work=lambda: _ask_pending(job_id),
+        commit=lambda work: _commit(job_id, round_index, worker, work),
+    )
+
+
+def _ask_pending(job_id: int) -> list[Work]:
+    """The round's pending concepts, asked for their rules (engine calls, no transaction)."""
     job = RuleJob.objects.get(pk=job_id)
-    work: list[Work] = []
-    try:
-        pending = list(
-            job.job_concepts.filter(status=RuleJobConcept.Status.PENDING)
-            .select_related("concept")
-            .order_by("position")[: _round_concepts()]
-        )
-        work = _prepare(job, pending)
-        _ask(job, work)
-    except interrupts:
-        rounds.release(RuleJob.objects.filter(pk=job_id), worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            rounds.release(RuleJob.objects.filter(pk=job_id), worker)
-            logger.warning("rule job %s: transient engine error, retrying: %s", job_id, exc)
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        RULE_JOBS.fail(job_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("rule job %s failed", job_id)
-        RULE_JOBS.fail(job_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(job_id, round_index, worker, work)
+    pending = list(
+        job.job_concepts.filter(status=RuleJobConcept.Status.PENDING)
+        .select_related("concept")
+        .order_by("position")[: _round_concepts()]
+    )
+    work = _prepare(job, pending)
+    _ask(job, work)
+    return work
 
 
 def _write(job: RuleJob, work: list[Work]) -> None:
@@ -395,9 +386,10 @@ RULE_JOBS = rounds.LeasedJobKind(
     advance=advance_job,
     enqueue_round=enqueue_round,
     state_error=JobStateError,
+    transient=transient_engine_error,
+    permanent=(EngineError,),
     cost=lambda job_id: cost_of_scope(f"lexical_rules:{job_id}"),
 )
 cancel_job = RULE_JOBS.cancel
 recover_jobs = RULE_JOBS.recover
-register_recovery = RULE_JOBS.register_recovery
 run_in_foreground = RULE_JOBS.run_in_foreground

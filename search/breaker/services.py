@@ -16,13 +16,11 @@ chats from the same stored steps, and is answered from the cache: no step is wri
 
 from __future__ import annotations
 
-import logging
-
 from django.db import connection, transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import EngineError, transient_engine_error
 from engines.selectors import cost_of_scope, queue_for_engines
 from search.breaker.methods import steps_per_chain
 from search.breaker.selection import curves, select_step
@@ -41,7 +39,6 @@ __all__ = [
     "run_in_foreground",
 ]
 
-logger = logging.getLogger(__name__)
 ADVANCE_TASK = "search.advance_breaker_run"
 Status = rounds.Status
 
@@ -70,32 +67,23 @@ def advance_run(
     interrupts: tuple[type[BaseException], ...] = (),
 ) -> rounds.Outcome:
     """Run round ``round_index`` of a breaker run (see the module docstring)."""
-    if not BREAKER_RUNS.claim(run_id, round_index, worker):
-        return BREAKER_RUNS.unclaimed_outcome(run_id, round_index)
+    return BREAKER_RUNS.guarded_round(
+        run_id,
+        round_index,
+        worker=worker,
+        interrupts=interrupts,
+        work=lambda: _step_chains(run_id),
+        commit=lambda stepped: _commit(run_id, round_index, worker, *stepped),
+    )
+
+
+def _step_chains(run_id: int) -> tuple[list[StepResult], dict[int, list[BreakerStep]]]:
+    """Every advancing chain's next step (engine calls, no transaction), and the stored ones."""
     run = BreakerRun.objects.select_related("llm_engine").get(pk=run_id)
     chains = list(BreakerChain.objects.filter(run=run).order_by("index"))
     steps = _stored_steps(run)
-    results: list[StepResult] = []
-    try:
-        if not run.money_spent:
-            results = run_round(run, plan_round(run, chains, steps))
-    except interrupts:
-        rounds.release(BreakerRun.objects.filter(pk=run_id), worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            rounds.release(BreakerRun.objects.filter(pk=run_id), worker)
-            logger.warning("breaker run %s: transient engine error, retrying: %s", run_id, exc)
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        BREAKER_RUNS.fail(run_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        if rounds.database_lost(exc):
-            raise  # the run is intact; the task runs the round again when the database is back
-        logger.exception("breaker run %s failed", run_id)
-        BREAKER_RUNS.fail(run_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(run_id, round_index, worker, results, steps)
+    results = [] if run.money_spent else run_round(run, plan_round(run, chains, steps))
+    return results, steps
 
 
 def _commit(run_id, round_index, worker, results, steps) -> rounds.Outcome:
@@ -243,6 +231,8 @@ BREAKER_RUNS = rounds.LeasedJobKind(
     advance=advance_run,
     enqueue_round=enqueue_round,
     state_error=RunStateError,
+    transient=transient_engine_error,
+    permanent=(EngineError,),
 )
 recover_runs = BREAKER_RUNS.recover
 run_in_foreground = BREAKER_RUNS.run_in_foreground

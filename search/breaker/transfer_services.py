@@ -19,7 +19,6 @@ claim and ``transfer_result_unique_cell`` keep any result from being written twi
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
@@ -29,7 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import EngineError, transient_engine_error
 from engines.registry import quality_estimator_for, translator_for
 from engines.selectors import cost_of_scope, queue_for_engines
 from search.breaker.services import RunStateError
@@ -46,7 +45,6 @@ __all__ = [
     "run_in_foreground",
 ]
 
-logger = logging.getLogger(__name__)
 ADVANCE_TASK = "search.advance_breaker_transfer"
 Status = rounds.Status
 
@@ -156,30 +154,25 @@ def advance_transfer(
     interrupts: tuple[type[BaseException], ...] = (),
 ) -> rounds.Outcome:
     """Run round ``round_index`` of a transfer (see the module docstring)."""
-    if not TRANSFERS.claim(transfer_id, round_index, worker):
-        return TRANSFERS.unclaimed_outcome(transfer_id, round_index)
+    return TRANSFERS.guarded_round(
+        transfer_id,
+        round_index,
+        worker=worker,
+        interrupts=interrupts,
+        work=lambda: _translate_and_score(transfer_id),
+        commit=lambda items: _commit(transfer_id, round_index, worker, items),
+    )
+
+
+def _translate_and_score(transfer_id: int) -> list[Item]:
+    """The round's missing results, translated and scored (engine calls, no transaction)."""
     transfer = BreakerTransfer.objects.get(pk=transfer_id)
-    items: list[Item] = []
-    try:
-        if not transfer.money_spent:
-            items = pending_items(transfer)[: _round_items()]
-            _translate(transfer, items)
-            _score(transfer, items)
-    except interrupts:
-        rounds.release(BreakerTransfer.objects.filter(pk=transfer_id), worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            rounds.release(BreakerTransfer.objects.filter(pk=transfer_id), worker)
-            logger.warning("transfer %s: transient engine error, retrying: %s", transfer_id, exc)
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        TRANSFERS.fail(transfer_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("transfer %s failed", transfer_id)
-        TRANSFERS.fail(transfer_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(transfer_id, round_index, worker, items)
+    if transfer.money_spent:
+        return []
+    items = pending_items(transfer)[: _round_items()]
+    _translate(transfer, items)
+    _score(transfer, items)
+    return items
 
 
 def _commit(transfer_id: int, round_index: int, worker: str, items: list[Item]) -> rounds.Outcome:
@@ -222,6 +215,8 @@ TRANSFERS = rounds.LeasedJobKind(
     advance=advance_transfer,
     enqueue_round=enqueue_round,
     state_error=RunStateError,
+    transient=transient_engine_error,
+    permanent=(EngineError,),
 )
 cancel_transfer = TRANSFERS.cancel
 recover_transfers = TRANSFERS.recover

@@ -21,7 +21,6 @@ The lease, the outcome, queuing by task name and the foreground loop come from t
 from __future__ import annotations
 
 import json
-import logging
 import resource
 import sys
 from dataclasses import dataclass
@@ -29,12 +28,11 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
-from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import EngineError, transient_engine_error
 from engines.models import Engine
 from engines.registry import difficulty_estimator_for, synthetic_world_for
 from engines.selectors import cost_of_scope, queue_for_engines
@@ -58,15 +56,8 @@ __all__ = [
     "run_in_foreground",
 ]
 
-logger = logging.getLogger(__name__)
-
-
 ADVANCE_TASK = "search.advance_search_run"
 Status = rounds.Status
-
-
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
 
 
 def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = None) -> None:
@@ -118,24 +109,6 @@ def score_texts(run: SearchRun, draws: list[Draw]) -> list[Scored]:
     return [Scored(_to_difficulty(float(q), on_scale), {}, []) for q in qualities]
 
 
-def _claim(run_id: int, round_index: int, worker: str) -> bool:
-    rows = SearchRun.objects.filter(
-        pk=run_id,
-        round_index=round_index,
-        status__in=[SearchRun.Status.QUEUED, SearchRun.Status.RUNNING],
-    )
-    return rounds.claim(rows, worker, _lease(), status=SearchRun.Status.RUNNING)
-
-
-def _unclaimed_outcome(run_id: int, round_index: int) -> rounds.Outcome:
-    run = SearchRun.objects.filter(pk=run_id).first()
-    if run is None or run.round_index != round_index:
-        return rounds.Outcome(Status.STALE)
-    if run.status in (SearchRun.Status.QUEUED, SearchRun.Status.RUNNING) and run.claimed_by:
-        return rounds.Outcome(Status.BUSY, retry_in=rounds.retry_after_lease(run.lease_expires_at))
-    return rounds.Outcome(Status.STOPPED)
-
-
 def advance_run(
     run_id: int,
     round_index: int,
@@ -149,35 +122,28 @@ def advance_run(
     ``interrupts`` (e.g. Celery's soft time limit) end the round without failing the run: the
     claim is released and the exception propagates; the round is simply run again.
     """
-    if not _claim(run_id, round_index, worker):
-        return _unclaimed_outcome(run_id, round_index)
+    return SEARCH_RUNS.guarded_round(
+        run_id,
+        round_index,
+        worker=worker,
+        interrupts=interrupts,
+        work=lambda: _draw_and_score(run_id),
+        commit=lambda drawn: _commit(run_id, round_index, worker, *drawn),
+    )
+
+
+def _draw_and_score(run_id: int) -> tuple[Policy, np.ndarray, list[Draw], list[Scored]]:
+    """The round's arms, a text drawn for each and its score (engine calls, no transaction)."""
     run = SearchRun.objects.select_related("difficulty_engine", "sampler_engine", "tree").get(
         pk=run_id
     )
     policy = state.policy_for_round(run)
     arms = np.empty(0, dtype=np.int64) if run.money_spent else policy.select(run.batch_size)
-    try:
-        # Scored pulls per arm as the bandit counts them (pending ones are this round's).
-        pulled = policy.stats.counts[arms] if arms.shape[0] else None
-        draws = draw_texts(run, arms, pulled) if arms.shape[0] else []
-        scored = score_texts(run, draws) if draws else []
-    except interrupts:
-        _release(run_id, worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            _release(run_id, worker)
-            logger.warning("search run %s: transient engine error, retrying: %s", run_id, exc)
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        _fail(run_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        if rounds.database_lost(exc):
-            raise  # the run is intact; the task runs the round again when the database is back
-        logger.exception("search run %s failed", run_id)
-        _fail(run_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(run_id, round_index, worker, policy, arms, draws, scored)
+    # Scored pulls per arm as the bandit counts them (pending ones are this round's).
+    pulled = policy.stats.counts[arms] if arms.shape[0] else None
+    draws = draw_texts(run, arms, pulled) if arms.shape[0] else []
+    scored = score_texts(run, draws) if draws else []
+    return policy, arms, draws, scored
 
 
 def _commit(run_id, round_index, worker, policy, arms, draws, scored) -> rounds.Outcome:
@@ -309,18 +275,6 @@ def _record_progress(run: SearchRun, policy: Policy) -> None:
     }
 
 
-def _release(run_id: int, worker: str) -> None:
-    rounds.release(SearchRun.objects.filter(pk=run_id), worker)
-
-
-def _fail(run_id: int, worker: str, message: str) -> None:
-    rows = SearchRun.objects.filter(pk=run_id)
-    now = timezone.now()
-    rounds.release(
-        rows, worker, status=SearchRun.Status.FAILED, error=message[:5000], finished_at=now
-    )
-
-
 def settle(run_id: int, *, deadline_passed: bool = False) -> bool:
     """Apply human scores that arrived while no round holds the run; finish a waiting run
     whose humans are done (or whose deadline passed). False when a round holds the run (its
@@ -378,7 +332,7 @@ def cancel_run(run: SearchRun) -> SearchRun:
     """End the run for good; the round in flight still records what it paid for."""
     now = timezone.now()
     updated = SearchRun.objects.filter(
-        pk=run.pk, status__in=[*SearchRun.ACTIVE, SearchRun.Status.PAUSED]
+        pk=run.pk, status__in=[*SearchRun.ACTIVE, SearchRun.Status.WAITING, SearchRun.Status.PAUSED]
     ).update(status=SearchRun.Status.CANCELLED, finished_at=now, updated_at=now)
     if not updated:
         raise RunStateError(f"a {run.get_status_display().lower()} run cannot be cancelled")
@@ -389,36 +343,26 @@ def cancel_run(run: SearchRun) -> SearchRun:
 # --- Recovery and the foreground loop --------------------------------------------------------
 
 
-def recover_runs(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue the current round of runs whose round nobody is working on (the sweep's part for
-    search runs, see :mod:`rounds.recovery`), and finish waiting runs past their human deadline."""
-    active = SearchRun.objects.filter(
-        status__in=[SearchRun.Status.QUEUED, SearchRun.Status.RUNNING]
-    )
-    recovered = rounds.requeue_stalled(
-        active,
-        _lease(),
-        enqueue_round,
-        dead_worker_prefix=dead_worker_prefix,
-        fields=("pk", "round_index"),
-    )
+def _settle_past_deadline() -> None:
+    """Finish waiting runs past their human deadline (each sweep does, see :mod:`rounds`)."""
     for run_id in SearchRun.objects.filter(
         status=SearchRun.Status.WAITING, human_deadline__lt=timezone.now()
     ).values_list("pk", flat=True):
         settle(run_id, deadline_passed=True)
-    return recovered
 
 
-def run_in_foreground(run_id: int, *, worker: str | None = None) -> SearchRun:
-    """Every round of a run in this process until it finishes, waits or stops."""
-    worker = worker or rounds.foreground_worker()
-
-    def advance() -> rounds.Outcome:
-        round_index = SearchRun.objects.values_list("round_index", flat=True).get(pk=run_id)
-        return advance_run(run_id, round_index, worker=worker)
-
-    try:
-        rounds.run_in_foreground(advance)
-    except rounds.Busy:
-        raise RunStateError(f"run {run_id} is being run by a worker; try again later") from None
-    return SearchRun.objects.get(pk=run_id)
+# The lifecycle every round-based job shares (rounds.jobs), for search runs (whose cancel, which
+# also ends waiting and paused runs, and pause/resume stay above).
+SEARCH_RUNS = rounds.LeasedJobKind(
+    label="run",
+    sweep_name="search run",
+    model=SearchRun,
+    advance=advance_run,
+    enqueue_round=enqueue_round,
+    state_error=RunStateError,
+    transient=transient_engine_error,
+    permanent=(EngineError,),
+    also_sweep=_settle_past_deadline,
+)
+recover_runs = SEARCH_RUNS.recover
+run_in_foreground = SEARCH_RUNS.run_in_foreground

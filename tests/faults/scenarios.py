@@ -131,7 +131,7 @@ def test_redis_restarted_mid_search_run(
     # next scenario; the module's fixture shuts down whichever server holds the port.
     private_redis.start()
     # The sweep takes rows nobody claimed for a lease's length; a short one for the test.
-    settings.SEARCH_ROUND_LEASE_S = 2
+    settings.ROUND_LEASE_S = 2
     recovered: list[int] = []
 
     def swept_and_finished() -> bool:

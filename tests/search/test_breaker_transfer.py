@@ -272,7 +272,7 @@ class Killed(BaseException):
 def test_a_round_killed_mid_way_writes_nothing_and_the_sweep_recovers_it(
     comparison, settings, monkeypatch
 ):
-    settings.SEARCH_ROUND_LEASE_S = 60
+    settings.ROUND_LEASE_S = 60
     transfer = create_transfer(_config(comparison), enqueue=False)
     from search.breaker import transfer_services
 
