@@ -1,5 +1,5 @@
-"""An evaluation's lifecycle on the round kernel (like the breaker transfers): rounds, cancel,
-recovery and the foreground loop.
+"""An evaluation's lifecycle on the round kernel (like the breaker transfers): start, rounds,
+cancel, recovery and the foreground loop.
 
 A round (:func:`advance_evaluation`):
 
@@ -36,6 +36,7 @@ from engines.interfaces import EngineError, transient_engine_error
 from engines.registry import chat_model_for, translator_for
 from engines.selectors import cost_of_scope
 from lexical.evaluation import matching, prompts
+from lexical.evaluation.config import EvaluationConfigError, items_total, validate_evaluation
 from lexical.evaluation.entries import TRANSLATE, Entry
 from lexical.evaluation.options import option_order
 from lexical.models import LexicalAnswer, LexicalEvaluation
@@ -50,6 +51,7 @@ __all__ = [
     "pending_items",
     "recover_evaluations",
     "run_in_foreground",
+    "start_lexical_evaluation",
 ]
 
 ADVANCE_TASK = "lexical.advance_evaluation"
@@ -72,6 +74,34 @@ def enqueue_round(evaluation_id: int, round_index: int, *, countdown: float | No
         queue=settings.CELERY_SLOW_QUEUE,
         countdown=countdown,
     )
+
+
+def start_lexical_evaluation(
+    config: Any, *, created_by=None, enqueue: bool = True
+) -> LexicalEvaluation:
+    """Validate ``config`` (:func:`lexical.evaluation.config.validate_evaluation`), create the
+    evaluation with what it will ask frozen in, and queue its first round on commit."""
+    fields, errors = validate_evaluation(config)
+    if errors:
+        raise EvaluationConfigError(errors)
+    fields["name"] = (
+        fields["name"]
+        or (
+            f"{fields['selection'].name}: "
+            + ", ".join(Entry.from_dict(e).key for e in fields["entries"])
+        )[:200]
+    )
+    with transaction.atomic():
+        evaluation = LexicalEvaluation.objects.create(
+            **fields,
+            created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
+            items_total=items_total(
+                fields["entries"], fields["runs"], len(fields["snapshot"]["examples"])
+            ),
+        )
+        if enqueue:
+            enqueue_round(evaluation.pk, 0)
+    return evaluation
 
 
 # --- What to ask -----------------------------------------------------------------------------

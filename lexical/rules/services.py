@@ -49,10 +49,10 @@ __all__ = [
     "RuleConfigError",
     "advance_job",
     "cancel_job",
-    "create_rule_jobs",
     "enqueue_round",
     "recover_jobs",
     "run_in_foreground",
+    "start_rule_jobs",
 ]
 
 ADVANCE_TASK = "lexical.advance_rule_job"
@@ -188,7 +188,7 @@ def _concepts(config: dict, errors: dict[str, str]) -> tuple[str, Any, list[Conc
     return key, row, concepts
 
 
-def create_rule_jobs(config: Any, *, created_by=None, enqueue: bool = True) -> list[RuleJob]:
+def start_rule_jobs(config: Any, *, created_by=None, enqueue: bool = True) -> list[RuleJob]:
     """One queued job per engine of ``config``; nothing is written if anything is refused.
 
     ``config``: ``{"engines": [names], one of "mining_job": id | "selection": id |

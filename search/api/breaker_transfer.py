@@ -7,19 +7,18 @@ from __future__ import annotations
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
 from rest_framework.decorators import action
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_jobs import JobViewSet
 from core.api_parsers import StrictJSONParser
-from search.api.breaker import ConfigErrorSerializer, ControlErrorSerializer
+from search.api.breaker import ConfigErrorSerializer
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
-from search.breaker.transfer_config import create_transfer
 from search.breaker.transfer_selectors import (
     csv_response,
     jsonl_response,
@@ -29,7 +28,7 @@ from search.breaker.transfer_selectors import (
     transfer_for_user,
     transfers_for_user,
 )
-from search.breaker.transfer_services import cancel_transfer
+from search.breaker.transfer_services import cancel_transfer, start_transfer
 from search.models import BreakerTransfer
 
 
@@ -106,30 +105,21 @@ class TransferConfigSerializer(serializers.Serializer):
     budget_money = serializers.FloatField(required=False)
 
 
-class BreakerTransferViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class BreakerTransferViewSet(JobViewSet):
     """Transfers of MT-breaker texts to other translators and languages (staff only)."""
 
-    permission_classes = [IsAdminUser]
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
     queryset = BreakerTransfer.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = BreakerTransferSerializer
+    detail_serializer = BreakerTransferDetailSerializer
+    job_for_user = staticmethod(transfer_for_user)
+    cancel_job = staticmethod(cancel_transfer)
+    state_error = RunStateError
 
-    def get_queryset(self):
-        return transfers_for_user(self.request.user).prefetch_related("runs")
-
-    def get_object(self) -> BreakerTransfer:
-        return transfer_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_serializer_class(self):
-        return (
-            BreakerTransferSerializer if self.action == "list" else BreakerTransferDetailSerializer
-        )
-
-    def _data(self, transfer: BreakerTransfer) -> dict:
-        context = self.get_serializer_context()
-        return BreakerTransferDetailSerializer(transfer, context=context).data
+    @staticmethod
+    def jobs_for_user(user):
+        return transfers_for_user(user).prefetch_related("runs")
 
     @extend_schema(
         request=TransferConfigSerializer,
@@ -138,25 +128,10 @@ class BreakerTransferViewSet(
     def create(self, request: Request) -> Response:
         """Start a transfer of finished runs' selected texts."""
         try:
-            transfer = create_transfer(request.data, created_by=request.user)
+            transfer = start_transfer(request.data, created_by=request.user)
         except BreakerConfigError as exc:
             return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
-        return Response(self._data(transfer), status=status.HTTP_201_CREATED)
-
-    @extend_schema(
-        request=None,
-        responses={
-            200: BreakerTransferDetailSerializer,
-            409: OpenApiResponse(ControlErrorSerializer, description="the transfer is over"),
-        },
-    )
-    @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None) -> Response:
-        try:
-            transfer = cancel_transfer(self.get_object())
-        except RunStateError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(self._data(transfer))
+        return Response(self.detail_data(transfer), status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])

@@ -1,4 +1,4 @@
-"""A breaker run's lifecycle: rounds, pause/resume/cancel, recovery and the foreground loop.
+"""A breaker run's lifecycle: start, rounds, pause/resume/cancel, recovery, the foreground loop.
 
 A round (:func:`advance_run`), on the round kernel like search runs (ADR 0008, 0010):
 
@@ -16,13 +16,18 @@ chats from the same stored steps, and is answered from the cache: no step is wri
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import connection, transaction
 from django.utils import timezone
 
 import rounds
 from engines.interfaces import EngineError, transient_engine_error
+from engines.models import Engine
 from engines.selectors import cost_of_scope, queue_for_engines
+from search.breaker.config import CheckedRun, check_comparison, check_run
 from search.breaker.methods import steps_per_chain
+from search.breaker.parsing import word_count
 from search.breaker.selection import curves, select_step
 from search.breaker.stepping import StepResult, new_step, plan_round, run_round
 from search.models import BreakerChain, BreakerRun, BreakerStep
@@ -37,6 +42,9 @@ __all__ = [
     "recover_runs",
     "resume_run",
     "run_in_foreground",
+    "saved_engine",
+    "start_breaker_comparison",
+    "start_breaker_run",
 ]
 
 ADVANCE_TASK = "search.advance_breaker_run"
@@ -50,6 +58,71 @@ def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = No
     ).get(pk=run_id)
     queue = queue_for_engines([llm, *targets, *qe])
     rounds.enqueue(ADVANCE_TASK, (run_id, round_index), queue=queue, countdown=countdown)
+
+
+# --- Start ------------------------------------------------------------------------------------
+
+
+def saved_engine(engine: Engine) -> Engine:
+    """An inline engine, saved once (a comparison checks the same spec once per method)."""
+    if engine.pk is not None:
+        return engine
+    existing = Engine.objects.filter(name=engine.name).first()
+    if existing is not None:
+        return existing
+    engine.save()
+    return engine
+
+
+def _create(checked: CheckedRun, created_by) -> BreakerRun:
+    fields, seeds, engines = checked
+    for engine in engines:
+        saved_engine(engine)
+    if fields.get("llm_engine") is not None:
+        fields = {**fields, "llm_engine": saved_engine(fields["llm_engine"])}
+    run = BreakerRun.objects.create(**fields, created_by=created_by)
+    BreakerChain.objects.bulk_create(
+        BreakerChain(
+            run=run,
+            index=i,
+            seed_text=seed.text,
+            seed_ref=seed.ref,
+            target_words=word_count(seed.text) if seed.text else run.target_words,
+        )
+        for i, seed in enumerate(seeds)
+    )
+    return run
+
+
+def start_breaker_run(
+    config: dict[str, Any], *, created_by=None, enqueue: bool = True
+) -> BreakerRun:
+    """Validate ``config`` (:func:`search.breaker.config.check_run`), create the run with one
+    chain per item, and queue its first round on commit."""
+    method = config.get("method", "") if isinstance(config, dict) else ""
+    checked = check_run(config, method)
+    with transaction.atomic():
+        run = _create(checked, created_by)
+        if enqueue:
+            enqueue_round(run.pk, 0)
+    return run
+
+
+def start_breaker_comparison(
+    config: dict[str, Any], *, created_by=None, enqueue: bool = True
+) -> list[BreakerRun]:
+    """One run per method of ``config["methods"]`` on the same seeds ("compare methods"),
+    validated together (:func:`search.breaker.config.check_comparison`), each queued."""
+    checked = check_comparison(config)
+    with transaction.atomic():
+        runs = [_create(each, created_by) for each in checked]
+        if enqueue:
+            for run in runs:
+                enqueue_round(run.pk, 0)
+    return runs
+
+
+# --- Rounds -----------------------------------------------------------------------------------
 
 
 def _stored_steps(run: BreakerRun) -> dict[int, list[BreakerStep]]:

@@ -1,5 +1,5 @@
-"""A transfer's lifecycle on the round kernel (ADR 0010, 0016): rounds, cancel, recovery and the
-foreground loop.
+"""A transfer's lifecycle on the round kernel (ADR 0010, 0016): start, rounds, cancel, recovery
+and the foreground loop.
 
 A round (:func:`advance_transfer`):
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -31,8 +32,9 @@ import rounds
 from engines.interfaces import EngineError, transient_engine_error
 from engines.registry import quality_estimator_for, translator_for
 from engines.selectors import cost_of_scope, queue_for_engines
-from search.breaker.services import RunStateError
+from search.breaker.services import RunStateError, saved_engine
 from search.breaker.stepping import isolated
+from search.breaker.transfer_config import validate_transfer
 from search.models import BreakerChain, BreakerTransfer, TransferResult
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "pending_items",
     "recover_transfers",
     "run_in_foreground",
+    "start_transfer",
 ]
 
 ADVANCE_TASK = "search.advance_breaker_transfer"
@@ -60,6 +63,22 @@ def enqueue_round(transfer_id: int, round_index: int, *, countdown: float | None
     )
     queue = queue_for_engines([*translators, *qe])
     rounds.enqueue(ADVANCE_TASK, (transfer_id, round_index), queue=queue, countdown=countdown)
+
+
+def start_transfer(
+    config: dict[str, Any], *, created_by=None, enqueue: bool = True
+) -> BreakerTransfer:
+    """Validate ``config`` (:func:`search.breaker.transfer_config.validate_transfer`), create
+    the transfer (and its inline engines) and queue its first round on commit."""
+    fields, runs, engines = validate_transfer(config)
+    with transaction.atomic():
+        for engine in engines:
+            saved_engine(engine)
+        transfer = BreakerTransfer.objects.create(**fields, created_by=created_by)
+        transfer.runs.set(runs)
+        if enqueue:
+            enqueue_round(transfer.pk, 0)
+    return transfer
 
 
 @dataclass

@@ -237,4 +237,3 @@ class BreakerStatistics(RoundJob):
     def scope(self) -> str:
         """The engine-ledger scope of the statistics' calls (booked apart from the run's)."""
         return f"breaker_statistics:{self.pk}"
-

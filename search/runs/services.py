@@ -1,4 +1,4 @@
-"""A search run's lifecycle: rounds, pause/resume/cancel, recovery and the foreground loop.
+"""A search run's lifecycle: start, rounds, pause/resume/cancel, recovery and the foreground loop.
 
 A round (:func:`advance_run`) is the unit a worker executes:
 
@@ -25,7 +25,7 @@ import resource
 import sys
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from django.db import connection, transaction
@@ -36,9 +36,11 @@ from engines.interfaces import EngineError, transient_engine_error
 from engines.models import Engine
 from engines.registry import difficulty_estimator_for, synthetic_world_for
 from engines.selectors import cost_of_scope, queue_for_engines
+from search.bandit import resolve_policy
 from search.bandit.base import Policy
 from search.models import Pull, SearchRun
 from search.runs import human_loop, state
+from search.runs.config import check_config
 from search.runs.samplers import Draw, draw_texts
 
 if TYPE_CHECKING:
@@ -54,6 +56,7 @@ __all__ = [
     "restore_policy",
     "resume_run",
     "run_in_foreground",
+    "start_search_run",
 ]
 
 ADVANCE_TASK = "search.advance_search_run"
@@ -65,6 +68,29 @@ def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = No
     engine = SearchRun.objects.values_list("difficulty_engine__name", flat=True).get(pk=run_id)
     queue = queue_for_engines([engine])
     rounds.enqueue(ADVANCE_TASK, (run_id, round_index), queue=queue, countdown=countdown)
+
+
+def start_search_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True) -> SearchRun:
+    """Validate ``config`` (:func:`search.runs.config.check_config`), create the run with its
+    initial bandit state (and the engines its config describes inline), and queue its first
+    round on commit."""
+    checked = check_config(config)
+    with transaction.atomic():
+        for field in ("difficulty_engine", "sampler_engine"):
+            engine = checked.fields.get(field)
+            if engine is not None and engine.pk is None:
+                engine.save()
+        run = SearchRun(**checked.fields, created_by=created_by)
+        assert checked.policy is not None  # check_config raised unless the policy was built
+        policy, params = resolve_policy(run.algorithm, run.n_topics, run.params, run.budget_pulls)
+        run.method = {"policy": policy, "params": params}
+        run.save()
+        # Not kept in memory: the first round may well run in another process.
+        state.save_policy(run, checked.policy, keep=False)
+        run.save(update_fields=["policy_state"])
+        if enqueue:
+            enqueue_round(run.pk, 0)
+    return run
 
 
 def restore_policy(run: SearchRun) -> Policy:
