@@ -1,7 +1,7 @@
 """What every long job's page shares: the version its polling carries, the polled status block
 (``templates/platform/_job_status.html``, rendered as the page's ``status`` partial) and the
-answer of its control buttons (cancel, pause, resume). Runs, transfers, mining jobs, rule jobs and evaluations each had these
-written out with only the names changed.
+answer of its control buttons (cancel, pause, resume). Runs, transfers, mining jobs, rule jobs
+and evaluations each had these written out with only the names changed.
 """
 
 from __future__ import annotations

@@ -62,6 +62,11 @@ def transient_engine_error(exc: BaseException) -> bool:
     return isinstance(exc, EngineError) and not exc.permanent
 
 
+# How a job kind whose rounds call engines treats their errors (``rounds.LeasedJobKind``): a
+# transient one runs the round again later, a permanent one fails the job with its message.
+ENGINE_ERRORS: dict[str, Any] = {"transient": transient_engine_error, "permanent": (EngineError,)}
+
+
 class HeuristicUnavailable(EngineError):
     """A heuristic that cannot run here (e.g. no spaCy pipeline for the language).
 

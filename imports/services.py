@@ -86,31 +86,14 @@ def _count_lines(upload: File) -> int:
     return lines + (last != b"\n")
 
 
-def run_import_job(
-    job_id: int, *, worker: str, interrupts: tuple[type[BaseException], ...] = ()
-) -> rounds.Outcome:
-    """Import a job's file; DONE, STOPPED (failed: the row says why), STALE or BUSY."""
-    return IMPORT_JOBS.guarded_round(
-        job_id,
-        None,
-        worker=worker,
-        interrupts=interrupts,
-        work=lambda: _import(job_id, worker),
-        commit=_done,
-    )
-
-
-def _import(job_id: int, worker: str) -> ImportJob:
-    """Read the stored file and have the kind write the result (marking the job done)."""
+def _import(job_id: int, worker: str) -> rounds.Outcome:
+    """Read the stored file and have the kind write the result, which marks the job done in
+    the same transaction (:func:`_finish`); the upload is dropped then."""
     job = ImportJob.objects.select_related("created_by").get(pk=job_id)
     if job.attempts > MAX_ATTEMPTS:
         raise GaveUp(f"gave up: the worker died during each of {MAX_ATTEMPTS} runs")
     with job.file.open("rb") as stream:
         _run_kind(job, worker, stream)
-    return job
-
-
-def _done(job: ImportJob) -> rounds.Outcome:
     _drop_file(job)
     return rounds.Outcome(rounds.Status.DONE)
 
@@ -197,7 +180,7 @@ IMPORT_JOBS = rounds.LeasedJobKind(
     label="import job",
     sweep_name="import",
     model=ImportJob,
-    advance=run_import_job,
+    work=_import,
     enqueue_round=enqueue_import,
     state_error=ImportStateError,
     numbered=False,
@@ -210,4 +193,6 @@ IMPORT_JOBS = rounds.LeasedJobKind(
     internal_reason=lambda exc: [f"the import failed unexpectedly ({type(exc).__name__})"],
     on_failed=lambda job_id: _drop_file(ImportJob.objects.get(pk=job_id)),
 )
+# Import a job's file: DONE, STOPPED (failed: the row says why), STALE or BUSY.
+run_import_job = IMPORT_JOBS.advance
 recover_import_jobs = IMPORT_JOBS.recover

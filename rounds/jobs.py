@@ -3,10 +3,10 @@
 Every long job of the platform (search runs, breaker runs, statistics and transfers, DEC
 evaluations, imports, topic-tree generations, mining, rule jobs, lexical evaluations) runs the
 same steps around its own work: claim the row, explain a claim that failed, run the work under
-one guard (:meth:`LeasedJobKind.guarded_round`), fail for good, cancel, re-queue stalled rows,
+one guard (:meth:`LeasedJobKind.advance`), fail for good, cancel, re-queue stalled rows,
 and run every round in the foreground. :class:`LeasedJobKind` holds what differs between kinds;
-a services module builds one after its round function and exports its bound methods under the
-names callers already use (``cancel_job = RULE_JOBS.cancel``).
+a services module builds one after its round's work and commit and exports its bound methods
+under the names callers already use (``advance_job = RULE_JOBS.advance``).
 
 How to add a job kind
 ---------------------
@@ -15,20 +15,20 @@ How to add a job kind
    row says what is left); a different status vocabulary redeclares ``Status``, ``status``,
    ``ACTIVE`` (the statuses a round may claim), ``ENDED`` and ``SUCCEEDED``.
 2. In ``<app>/<kind>/services.py``: ``enqueue_round(pk, round_index, *, countdown=None)``
-   queuing the task by name (:func:`rounds.enqueue`), and the round::
+   queuing the task by name (:func:`rounds.enqueue`), the round's two halves, and the kind::
 
-       def advance_thing(pk, round_index, *, worker, interrupts=()) -> rounds.Outcome:
-           return THINGS.guarded_round(
-               pk, round_index, worker=worker, interrupts=interrupts,
-               work=lambda: _work(pk), commit=lambda done: _commit(pk, round_index, worker, done),
-           )
+       def _work(pk, worker):  # engine calls, outside any transaction
+           ...
+       def _commit(job, done) -> rounds.Status:  # in the round's transaction, the job locked
+           ...  # write ``done``; return THINGS.after_round(job, more=...)
+       THINGS = rounds.LeasedJobKind(
+           label="thing", sweep_name="thing", model=Thing, work=_work, commit=_commit,
+           enqueue_round=enqueue_round, state_error=ThingStateError, **ENGINE_ERRORS,
+       )
+       advance_thing = THINGS.advance  # the round: claim, work, commit, under the guard
 
-   ``_work`` calls engines outside any transaction; ``_commit`` writes the result in one
-   transaction that first checks ``claimed_by == worker`` and the round index (else STALE),
-   then releases the claim. Then ``THINGS = rounds.LeasedJobKind(label=..., sweep_name=...,
-   model=..., advance=advance_thing, enqueue_round=enqueue_round, state_error=...,
-   transient=..., permanent=(...))``; ``transient`` is how this kind tells an error worth
-   retrying (an engine's ``not exc.permanent``), passed in so that this package imports no app.
+   ``transient`` (in ``engines.interfaces.ENGINE_ERRORS``: an engine's ``not exc.permanent``)
+   is how the kind tells an error worth retrying, passed in so that this package imports no app.
 3. The task (``<app>/tasks.py``): ``rounds.run_round(self, services.advance_thing,
    services.enqueue_round, pk, round_index)`` (:func:`rounds.run_job_round` for a kind whose
    rounds carry no number). It retries a round whose database went away.
@@ -45,9 +45,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
 
@@ -71,8 +72,6 @@ _MAX_ERROR = 5000
 # How long a round that met a transient error (an engine's rate limit, a timeout) waits before
 # it runs again: long enough for a rate limit's window to pass, short next to a job.
 TRANSIENT_RETRY_S = 30.0
-
-Result = TypeVar("Result")
 
 
 def round_lease() -> timedelta:
@@ -105,13 +104,17 @@ def internal_error(exc: BaseException) -> str:
 class LeasedJobKind:
     """What differs between kinds of round-based job.
 
-    ``advance(pk, round_index, worker=...)`` runs one round (``advance(pk, worker=...)`` when
-    ``numbered`` is False: the row says what is left); ``enqueue_round(pk, index)`` queues one
-    (``enqueue_round(pk)``); ``state_error`` is what a refused cancel or a busy foreground run
-    raises; ``label`` names one job in messages ("rule job"); ``sweep_name`` is the name the
-    shared recovery sweep reports; ``lease`` is how long a round holds its job.
+    A round (:meth:`advance`) runs ``work(pk, worker, **options)`` (engine calls, outside any
+    transaction), then ``commit(job, done)`` with what it returned, in the round's transaction
+    (:meth:`commit_round`); without ``commit``, ``work`` returns the round's outcome itself.
+    ``counts_rounds``: each committed round moves ``round_index`` on (a one-round job whose
+    number names a computation keeps it). ``enqueue_round(pk, index)``
+    queues a round (``enqueue_round(pk)`` when ``numbered`` is False: the row says what is
+    left); ``state_error`` is what a refused cancel or a busy foreground run raises; ``label``
+    names one job in messages ("rule job"); ``sweep_name`` is the name the shared recovery
+    sweep reports; ``lease`` is how long a round holds its job.
 
-    The guard's ladder (:meth:`guarded_round`): ``transient(exc)`` says an error is worth
+    The guard's ladder (:meth:`advance`): ``transient(exc)`` says an error is worth
     running the round again; ``permanent`` are the errors whose message is the job's reason to
     fail (``reason(exc)`` reads it); ``interrupted``, when set, is the reason a round cut short
     fails its job with (a job that cannot resume), instead of being run again. ``failure``
@@ -126,10 +129,12 @@ class LeasedJobKind:
     label: str
     sweep_name: str
     model: type[Model]
-    advance: Callable[..., Outcome]
+    work: Callable[..., Any]
     enqueue_round: Callable[..., None]
     state_error: type[Exception]
+    commit: Callable[[Any, Any], Status] | None = None
     numbered: bool = True
+    counts_rounds: bool = True
     lease: Callable[[], timedelta] = round_lease
     running: str = "running"
     claim_changes: Callable[[str], dict[str, Any]] | None = None
@@ -208,18 +213,18 @@ class LeasedJobKind:
 
     # --- The guarded round -----------------------------------------------------------------
 
-    def guarded_round(
+    def advance(
         self,
         pk: int,
-        round_index: int | None,
+        round_index: int | None = None,
         *,
         worker: str,
-        interrupts: tuple[type[BaseException], ...],
-        work: Callable[[], Result],
-        commit: Callable[[Result], Outcome] | None = None,
+        interrupts: tuple[type[BaseException], ...] = (),
+        **options: Any,
     ) -> Outcome:
-        """Claim the job, run ``work`` (engine calls, outside any transaction), then
-        ``commit`` what it returned (without ``commit``, ``work`` returns the outcome).
+        """Round ``round_index`` of job ``pk`` (None where rounds carry no number): claim the
+        job, run ``work`` (``options`` go to it), then ``commit`` what it returned; the caller
+        queues the successor the outcome asks for (the task) or runs it (the foreground loop).
 
         Every error of ``work`` goes down one ladder: an interrupt (the soft time limit)
         releases the claim and propagates, so the round runs again (or fails the job, for a
@@ -232,7 +237,7 @@ class LeasedJobKind:
         if not self.claim(pk, round_index, worker):
             return self.unclaimed_outcome(pk, round_index)
         try:
-            done = work()
+            done = self.work(pk, worker, **options)
         except interrupts:
             if self.interrupted is not None:
                 return self._failed(pk, worker, self.interrupted)
@@ -244,7 +249,37 @@ class LeasedJobKind:
             if database_lost(exc):
                 raise
             return self._after_error(pk, worker, exc)
-        return commit(done) if commit is not None else done  # type: ignore[return-value]
+        if self.commit is None:
+            return done
+        return self.commit_round(pk, round_index, worker, done)
+
+    def commit_round(self, pk: int, round_index: int | None, worker: str, done: Any) -> Outcome:
+        """The round's commit, in one transaction: lock the job, check that ``worker`` still
+        holds this round (else STALE: its lease ran out and another worker took over), have
+        ``commit(job, done)`` write what the round did and say what follows, then count the
+        round, release the claim and save the job."""
+        assert self.commit is not None
+        with transaction.atomic():
+            job = self._objects.select_for_update().get(pk=pk)
+            if job.claimed_by != worker or (self.numbered and job.round_index != round_index):
+                return Outcome(Status.STALE)
+            status = self.commit(job, done)
+            if self.numbered and self.counts_rounds:
+                job.round_index += 1
+            job.claimed_by, job.lease_expires_at = "", None
+            job.save()
+        return Outcome(status)
+
+    def after_round(self, job: Any, *, more: bool) -> Status:
+        """What follows a committed round, for a commit to return: a job paused or cancelled
+        during the round stops at this boundary; one with ``more`` to do goes on; else it
+        finished (its status and end time are set)."""
+        if job.status != self.running:
+            return Status.STOPPED
+        if more:
+            return Status.MORE
+        job.status, job.finished_at = job.SUCCEEDED[0], timezone.now()
+        return Status.DONE
 
     def _after_error(self, pk: int, worker: str, exc: Exception) -> Outcome:
         """The ladder's rungs below the lost database: transient, permanent, internal."""

@@ -433,30 +433,9 @@ def _record(evaluation_id: int, worker: str, key: str, write: Callable) -> bool:
     return True
 
 
-def advance_difficulty_evaluation(
-    evaluation_id: int,
-    *,
-    worker: str,
-    budget_s: float = ROUND_BUDGET_S,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """One round: claim the evaluation, run units until ``budget_s`` is spent, record each.
-
-    ``interrupts`` are exceptions (e.g. Celery's soft time limit) that end the round early
-    without failing the evaluation: the lease is released and the exception propagates, so the
-    caller can queue the next round; the unit in flight is simply run again.
-    """
-    return DEC_EVALUATIONS.guarded_round(
-        evaluation_id,
-        None,
-        worker=worker,
-        interrupts=interrupts,
-        work=lambda: _run_units(evaluation_id, worker, budget_s),
-    )
-
-
-def _run_units(evaluation_id: int, worker: str, budget_s: float) -> rounds.Outcome:
-    """The units left, in plan order, each recorded as it ends, until ``budget_s`` is spent."""
+def _run_units(evaluation_id: int, worker: str, budget_s: float = ROUND_BUDGET_S) -> rounds.Outcome:
+    """One round: the units left, in plan order, each recorded as it ends, until ``budget_s``
+    is spent (the foreground run passes no limit)."""
     evaluation = DifficultyEvaluation.objects.select_related("dataset").get(pk=evaluation_id)
     run = _Run(evaluation)
     done = set(evaluation.state.get("done", []))
@@ -489,10 +468,14 @@ DEC_EVALUATIONS = rounds.LeasedJobKind(
     label="evaluation",
     sweep_name="DEC evaluation",
     model=DifficultyEvaluation,
-    advance=advance_difficulty_evaluation,
+    work=_run_units,
     enqueue_round=enqueue_evaluation_round,
     state_error=DifficultyDatasetError,
     numbered=False,
     permanent=(est.EstimatorError,),
 )
+# A round: claim the evaluation, run units until ``budget_s`` is spent, record each. Celery's
+# soft time limit (``interrupts``) ends it early without failing the evaluation: the unit in
+# flight is simply run again by the next round.
+advance_difficulty_evaluation = DEC_EVALUATIONS.advance
 recover_evaluations = DEC_EVALUATIONS.recover

@@ -29,10 +29,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError, transient_engine_error
+from engines.interfaces import ENGINE_ERRORS, EngineError
 from engines.registry import chat_model_for, translator_for
 from engines.selectors import cost_of_scope
 from lexical.evaluation import matching, prompts
@@ -285,25 +284,7 @@ def _answer(evaluation: LexicalEvaluation, item: Item) -> LexicalAnswer:
 # --- Rounds ------------------------------------------------------------------------------------
 
 
-def advance_evaluation(
-    evaluation_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of an evaluation (see the module docstring)."""
-    return EVALUATIONS.guarded_round(
-        evaluation_id,
-        round_index,
-        worker=worker,
-        interrupts=interrupts,
-        work=lambda: _ask_pending(evaluation_id),
-        commit=lambda items: _commit(evaluation_id, round_index, worker, items),
-    )
-
-
-def _ask_pending(evaluation_id: int) -> list[Item]:
+def _ask_pending(evaluation_id: int, worker: str) -> list[Item]:
     """The round's missing answers, asked for (engine calls, no transaction)."""
     evaluation = LexicalEvaluation.objects.get(pk=evaluation_id)
     items = pending_items(evaluation, _round_items())
@@ -311,30 +292,11 @@ def _ask_pending(evaluation_id: int) -> list[Item]:
     return items
 
 
-def _commit(evaluation_id: int, round_index: int, worker: str, items: list[Item]) -> rounds.Outcome:
-    with transaction.atomic():
-        evaluation = LexicalEvaluation.objects.select_for_update().get(pk=evaluation_id)
-        if evaluation.claimed_by != worker or evaluation.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        LexicalAnswer.objects.bulk_create([_answer(evaluation, item) for item in items])
-        evaluation.items_done = LexicalAnswer.objects.filter(evaluation=evaluation).count()
-        evaluation.round_index += 1
-        evaluation.cost = cost_of_scope(evaluation.scope)
-        outcome = _next(evaluation)
-        evaluation.claimed_by, evaluation.lease_expires_at = "", None
-        evaluation.save()
-    return rounds.Outcome(outcome)
-
-
-def _next(evaluation: LexicalEvaluation) -> rounds.Status:
-    """What follows the round; sets the evaluation's status accordingly."""
-    if evaluation.status != LexicalEvaluation.Status.RUNNING:
-        return Status.STOPPED  # cancelled during the round: stops at this boundary
-    if evaluation.items_done < evaluation.items_total:
-        return Status.MORE
-    evaluation.status = LexicalEvaluation.Status.FINISHED
-    evaluation.finished_at = timezone.now()
-    return Status.DONE
+def _commit(evaluation: LexicalEvaluation, items: list[Item]) -> rounds.Status:
+    LexicalAnswer.objects.bulk_create([_answer(evaluation, item) for item in items])
+    evaluation.items_done = LexicalAnswer.objects.filter(evaluation=evaluation).count()
+    evaluation.cost = cost_of_scope(evaluation.scope)
+    return EVALUATIONS.after_round(evaluation, more=evaluation.items_done < evaluation.items_total)
 
 
 # The lifecycle every round-based job shares (rounds.jobs), for lexical evaluations.
@@ -342,12 +304,13 @@ EVALUATIONS = rounds.LeasedJobKind(
     label="evaluation",
     sweep_name="lexical evaluation",
     model=LexicalEvaluation,
-    advance=advance_evaluation,
+    work=_ask_pending,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=EvaluationStateError,
-    transient=transient_engine_error,
-    permanent=(EngineError,),
+    **ENGINE_ERRORS,
 )
+advance_evaluation = EVALUATIONS.advance  # a round (see the module docstring)
 cancel_evaluation = EVALUATIONS.cancel
 recover_evaluations = EVALUATIONS.recover
 run_in_foreground = EVALUATIONS.run_in_foreground

@@ -23,7 +23,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 from django.utils.module_loading import import_string
 
 import rounds
@@ -187,62 +186,33 @@ def _run_round(job: MiningJob, state: MiningState) -> _Round:
     return result
 
 
-def advance_mining(
-    job_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a mining job (see the module docstring)."""
-    return MINING_JOBS.guarded_round(
-        job_id,
-        round_index,
-        worker=worker,
-        interrupts=interrupts,
-        work=lambda: _mine_chunk(job_id),
-        commit=lambda result: _commit(job_id, round_index, worker, result),
-    )
-
-
-def _mine_chunk(job_id: int) -> _Round:
+def _mine_chunk(job_id: int, worker: str) -> _Round:
     job = MiningJob.objects.select_related("corpus").get(pk=job_id)
     state, _ = MiningState.objects.get_or_create(job=job)
     return _run_round(job, state)
 
 
-def _commit(job_id: int, round_index: int, worker: str, result: _Round) -> rounds.Outcome:
-    with transaction.atomic():
-        job = MiningJob.objects.select_for_update().select_related("corpus").get(pk=job_id)
-        if job.claimed_by != worker or job.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        state = MiningState.objects.select_for_update().get(job=job)
-        state.phase, state.cursor = result.phase, result.cursor
-        if result.counts is not None:
-            state.counts = result.counts
-        if result.concepts is not None:
-            state.concepts = result.concepts
-        if result.examples is not None:
-            state.examples = result.examples
-        job.items_done = min(job.items_total, job.items_done + result.pairs)
-        if result.stats:
-            job.stats = {**job.stats, **result.stats}
-        job.round_index += 1
-        job.claimed_by, job.lease_expires_at = "", None
-        if job.status != MiningJob.Status.RUNNING:
-            outcome = Status.STOPPED  # cancelled during the round: stops at this boundary
-        elif result.finish:
-            written = _write_concepts(job, state)
-            job.stats = {**job.stats, **written}
-            job.items_done = job.items_total
-            job.status, job.finished_at = MiningJob.Status.FINISHED, timezone.now()
-            state.phase = MiningState.Phase.DONE
-            outcome = Status.DONE
-        else:
-            outcome = Status.MORE
-        state.save()
-        job.save()
-    return rounds.Outcome(outcome)
+def _commit(job: MiningJob, result: _Round) -> rounds.Status:
+    """The chunk's counts (or examples) and cursor; the last round writes every concept."""
+    state = MiningState.objects.select_for_update().get(job=job)
+    state.phase, state.cursor = result.phase, result.cursor
+    if result.counts is not None:
+        state.counts = result.counts
+    if result.concepts is not None:
+        state.concepts = result.concepts
+    if result.examples is not None:
+        state.examples = result.examples
+    job.items_done = min(job.items_total, job.items_done + result.pairs)
+    if result.stats:
+        job.stats = {**job.stats, **result.stats}
+    status = MINING_JOBS.after_round(job, more=not result.finish)
+    if status is Status.DONE:
+        written = _write_concepts(job, state)
+        job.stats = {**job.stats, **written}
+        job.items_done = job.items_total
+        state.phase = MiningState.Phase.DONE
+    state.save()
+    return status
 
 
 def _write_concepts(job: MiningJob, state: MiningState) -> dict[str, int]:
@@ -298,11 +268,13 @@ MINING_JOBS = rounds.LeasedJobKind(
     label="mining job",
     sweep_name="lexical mining",
     model=MiningJob,
-    advance=advance_mining,
+    work=_mine_chunk,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=MiningStateError,
     permanent=(TaggerUnavailable,),
 )
+advance_mining = MINING_JOBS.advance  # a round (see the module docstring)
 cancel_mining = MINING_JOBS.cancel
 recover_mining = MINING_JOBS.recover
 run_in_foreground = MINING_JOBS.run_in_foreground

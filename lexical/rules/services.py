@@ -28,7 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError, transient_engine_error
+from engines.interfaces import ENGINE_ERRORS
 from engines.models import Engine
 from engines.registry import chat_model_for
 from engines.selectors import cost_of_scope
@@ -291,25 +291,7 @@ def _ask(job: RuleJob, work: list[Work]) -> None:
             item.error = f"no usable rules after {item.attempts} answer(s); the last: {item.error}"
 
 
-def advance_job(
-    job_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a rule job (see the module docstring)."""
-    return RULE_JOBS.guarded_round(
-        job_id,
-        round_index,
-        worker=worker,
-        interrupts=interrupts,
-        work=lambda: _ask_pending(job_id),
-        commit=lambda work: _commit(job_id, round_index, worker, work),
-    )
-
-
-def _ask_pending(job_id: int) -> list[Work]:
+def _ask_pending(job_id: int, worker: str) -> list[Work]:
     """The round's pending concepts, asked for their rules (engine calls, no transaction)."""
     job = RuleJob.objects.get(pk=job_id)
     pending = list(
@@ -352,30 +334,13 @@ def _write(job: RuleJob, work: list[Work]) -> None:
     Rule.objects.bulk_create(rules)
 
 
-def _commit(job_id: int, round_index: int, worker: str, work: list[Work]) -> rounds.Outcome:
-    with transaction.atomic():
-        job = RuleJob.objects.select_for_update().get(pk=job_id)
-        if job.claimed_by != worker or job.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        _write(job, work)
-        outcomes = job.job_concepts
-        job.items_done = outcomes.exclude(status=RuleJobConcept.Status.PENDING).count()
-        job.round_index += 1
-        job.cost = cost_of_scope(job.scope)
-        status = _next(job, outcomes.filter(status=RuleJobConcept.Status.PENDING).exists())
-        job.claimed_by, job.lease_expires_at = "", None
-        job.save()
-    return rounds.Outcome(status)
-
-
-def _next(job: RuleJob, pending: bool) -> rounds.Status:
-    if job.status != RuleJob.Status.RUNNING:
-        return Status.STOPPED  # cancelled during the round: stops at this boundary
-    if pending:
-        return Status.MORE
-    job.status = RuleJob.Status.FINISHED
-    job.finished_at = timezone.now()
-    return Status.DONE
+def _commit(job: RuleJob, work: list[Work]) -> rounds.Status:
+    _write(job, work)
+    outcomes = job.job_concepts
+    job.items_done = outcomes.exclude(status=RuleJobConcept.Status.PENDING).count()
+    job.cost = cost_of_scope(job.scope)
+    pending = outcomes.filter(status=RuleJobConcept.Status.PENDING).exists()
+    return RULE_JOBS.after_round(job, more=pending)
 
 
 # The lifecycle every round-based job shares (rounds.jobs), for rule jobs.
@@ -383,13 +348,14 @@ RULE_JOBS = rounds.LeasedJobKind(
     label="rule job",
     sweep_name="lexical rule job",
     model=RuleJob,
-    advance=advance_job,
+    work=_ask_pending,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=JobStateError,
-    transient=transient_engine_error,
-    permanent=(EngineError,),
+    **ENGINE_ERRORS,
     cost=lambda job_id: cost_of_scope(f"lexical_rules:{job_id}"),
 )
+advance_job = RULE_JOBS.advance  # a round (see the module docstring)
 cancel_job = RULE_JOBS.cancel
 recover_jobs = RULE_JOBS.recover
 run_in_foreground = RULE_JOBS.run_in_foreground

@@ -29,7 +29,7 @@ from django.db.models import F
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError, transient_engine_error
+from engines.interfaces import ENGINE_ERRORS, EngineError
 from engines.models import Engine
 from engines.prompts import language_name
 from engines.registry import chat_model_for, difficulty_estimator_for, embedder_for
@@ -257,43 +257,19 @@ def _compute(stats: BreakerStatistics, run: BreakerRun) -> _Computed:
     return out
 
 
-def compute_statistics(
-    stats_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """The statistics round (see the module docstring)."""
-    return STATISTICS.guarded_round(
-        stats_id,
-        round_index,
-        worker=worker,
-        interrupts=interrupts,
-        work=lambda: _compute_row(stats_id),
-        commit=lambda computed: _commit(stats_id, round_index, worker, computed),
-    )
-
-
-def _compute_row(stats_id: int) -> _Computed:
+def _compute_row(stats_id: int, worker: str) -> _Computed:
     stats = BreakerStatistics.objects.select_related(
         "run", "embedder", "analyst", "difficulty_engine"
     ).get(pk=stats_id)
     return _compute(stats, stats.run)
 
 
-def _commit(stats_id: int, round_index: int, worker: str, computed: _Computed) -> rounds.Outcome:
-    with transaction.atomic():
-        locked = BreakerStatistics.objects.select_for_update().get(pk=stats_id)
-        if locked.claimed_by != worker or locked.round_index != round_index:
-            return rounds.Outcome(Status.STALE)
-        locked.values, locked.texts = computed.values, computed.texts
-        locked.chrf_signature, locked.error = computed.signature, computed.warning
-        locked.cost = cost_by_scope(locked.scope)["cost"]
-        locked.status, locked.finished_at = BreakerStatistics.Status.DONE, timezone.now()
-        locked.claimed_by, locked.lease_expires_at = "", None
-        locked.save()
-    return rounds.Outcome(Status.DONE)
+def _commit(stats: BreakerStatistics, computed: _Computed) -> rounds.Status:
+    stats.values, stats.texts = computed.values, computed.texts
+    stats.chrf_signature, stats.error = computed.signature, computed.warning
+    stats.cost = cost_by_scope(stats.scope)["cost"]
+    stats.status, stats.finished_at = BreakerStatistics.Status.DONE, timezone.now()
+    return Status.DONE
 
 
 # --- Recovery and the foreground loop --------------------------------------------------------
@@ -303,11 +279,15 @@ STATISTICS = rounds.LeasedJobKind(
     label="statistics",
     sweep_name="breaker statistics",
     model=BreakerStatistics,
-    advance=compute_statistics,
+    work=_compute_row,
+    commit=_commit,
     enqueue_round=enqueue_statistics,
     state_error=RunStateError,
-    transient=transient_engine_error,
-    permanent=(EngineError,),
+    # The round number names a computation (bumped at each start): a duplicate message of a
+    # finished one is stale.
+    counts_rounds=False,
+    **ENGINE_ERRORS,
 )
+compute_statistics = STATISTICS.advance  # the round (see the module docstring)
 recover_statistics = STATISTICS.recover
 statistics_in_foreground = STATISTICS.run_in_foreground

@@ -22,7 +22,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError, transient_engine_error
+from engines.interfaces import ENGINE_ERRORS
 from engines.models import Engine
 from engines.selectors import cost_of_scope, queue_for_engines
 from search.breaker.config import CheckedRun, check_comparison, check_run
@@ -132,25 +132,10 @@ def _stored_steps(run: BreakerRun) -> dict[int, list[BreakerStep]]:
     return steps
 
 
-def advance_run(
-    run_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a breaker run (see the module docstring)."""
-    return BREAKER_RUNS.guarded_round(
-        run_id,
-        round_index,
-        worker=worker,
-        interrupts=interrupts,
-        work=lambda: _step_chains(run_id),
-        commit=lambda stepped: _commit(run_id, round_index, worker, *stepped),
-    )
+Stepped = tuple[list[StepResult], dict[int, list[BreakerStep]]]
 
 
-def _step_chains(run_id: int) -> tuple[list[StepResult], dict[int, list[BreakerStep]]]:
+def _step_chains(run_id: int, worker: str) -> Stepped:
     """Every advancing chain's next step (engine calls, no transaction), and the stored ones."""
     run = BreakerRun.objects.select_related("llm_engine").get(pk=run_id)
     chains = list(BreakerChain.objects.filter(run=run).order_by("index"))
@@ -159,26 +144,20 @@ def _step_chains(run_id: int) -> tuple[list[StepResult], dict[int, list[BreakerS
     return results, steps
 
 
-def _commit(run_id, round_index, worker, results, steps) -> rounds.Outcome:
-    with transaction.atomic():
-        run = BreakerRun.objects.select_for_update().get(pk=run_id)
-        if run.claimed_by != worker or run.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        per_chain = steps_per_chain(run.method, run.n_steps, run.k_generations)
-        chains = {c.pk: c for c in BreakerChain.objects.filter(run=run)}
-        written = [new_step(r) for r in results if not r.error]
-        BreakerStep.objects.bulk_create(written)
-        for result in results:
-            _apply(chains[result.chain_id], result, steps.get(result.chain_id, []), per_chain)
-        _update_chains([chains[r.chain_id] for r in results])
-        run.steps_done += len(written)
-        run.round_index += 1
-        run.cost = cost_of_scope(run.scope)
-        run.curves = _curves(run)
-        outcome = _next(run, chains.values())
-        run.claimed_by, run.lease_expires_at = "", None
-        run.save()
-    return rounds.Outcome(outcome)
+def _commit(run: BreakerRun, stepped: Stepped) -> rounds.Status:
+    """The round's steps and the chains' selections, on the locked run."""
+    results, steps = stepped
+    per_chain = steps_per_chain(run.method, run.n_steps, run.k_generations)
+    chains = {c.pk: c for c in BreakerChain.objects.filter(run=run)}
+    written = [new_step(r) for r in results if not r.error]
+    BreakerStep.objects.bulk_create(written)
+    for result in results:
+        _apply(chains[result.chain_id], result, steps.get(result.chain_id, []), per_chain)
+    _update_chains([chains[r.chain_id] for r in results])
+    run.steps_done += len(written)
+    run.cost = cost_of_scope(run.scope)
+    run.curves = _curves(run)
+    return _next(run, chains.values())
 
 
 _CHAIN_COLUMNS = ("status", "error", "steps_done", "selected_step", "selected_quality",
@@ -230,21 +209,15 @@ def _curves(run: BreakerRun) -> list[dict]:
 
 
 def _next(run: BreakerRun, chains) -> rounds.Status:
-    """What follows the round; sets the run's status accordingly."""
-    if run.status != BreakerRun.Status.RUNNING:
-        return Status.STOPPED  # paused or cancelled during the round: stops at this boundary
+    """What follows the round (a spent budget stops the chains still going)."""
     active = [c for c in chains if c.status == BreakerChain.Status.ACTIVE]
-    if active and run.money_spent:
+    if active and run.money_spent and run.status == BreakerRun.Status.RUNNING:
         BreakerChain.objects.filter(pk__in=[c.pk for c in active]).update(
             status=BreakerChain.Status.STOPPED, error="the run's money budget was spent"
         )
         run.error = f"stopped: the budget of {run.budget_money} was spent ({run.cost:.4f})"
         active = []
-    if active:
-        return Status.MORE
-    run.status = BreakerRun.Status.FINISHED
-    run.finished_at = timezone.now()
-    return Status.DONE
+    return BREAKER_RUNS.after_round(run, more=bool(active))
 
 
 # --- Controls -----------------------------------------------------------------------------------
@@ -301,11 +274,12 @@ BREAKER_RUNS = rounds.LeasedJobKind(
     label="run",
     sweep_name="breaker run",
     model=BreakerRun,
-    advance=advance_run,
+    work=_step_chains,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=RunStateError,
-    transient=transient_engine_error,
-    permanent=(EngineError,),
+    **ENGINE_ERRORS,
 )
+advance_run = BREAKER_RUNS.advance  # a round (see the module docstring)
 recover_runs = BREAKER_RUNS.recover
 run_in_foreground = BREAKER_RUNS.run_in_foreground

@@ -26,10 +26,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError, transient_engine_error
+from engines.interfaces import ENGINE_ERRORS, EngineError
 from engines.registry import quality_estimator_for, translator_for
 from engines.selectors import cost_of_scope, queue_for_engines
 from search.breaker.services import RunStateError, saved_engine
@@ -165,25 +164,7 @@ def _result(transfer: BreakerTransfer, item: Item) -> TransferResult:
     )
 
 
-def advance_transfer(
-    transfer_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a transfer (see the module docstring)."""
-    return TRANSFERS.guarded_round(
-        transfer_id,
-        round_index,
-        worker=worker,
-        interrupts=interrupts,
-        work=lambda: _translate_and_score(transfer_id),
-        commit=lambda items: _commit(transfer_id, round_index, worker, items),
-    )
-
-
-def _translate_and_score(transfer_id: int) -> list[Item]:
+def _translate_and_score(transfer_id: int, worker: str) -> list[Item]:
     """The round's missing results, translated and scored (engine calls, no transaction)."""
     transfer = BreakerTransfer.objects.get(pk=transfer_id)
     if transfer.money_spent:
@@ -194,36 +175,19 @@ def _translate_and_score(transfer_id: int) -> list[Item]:
     return items
 
 
-def _commit(transfer_id: int, round_index: int, worker: str, items: list[Item]) -> rounds.Outcome:
-    with transaction.atomic():
-        transfer = BreakerTransfer.objects.select_for_update().get(pk=transfer_id)
-        if transfer.claimed_by != worker or transfer.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        TransferResult.objects.bulk_create([_result(transfer, item) for item in items])
-        transfer.items_done = TransferResult.objects.filter(transfer=transfer).count()
-        transfer.round_index += 1
-        transfer.cost = cost_of_scope(transfer.scope)
-        outcome = _next(transfer)
-        transfer.claimed_by, transfer.lease_expires_at = "", None
-        transfer.save()
-    return rounds.Outcome(outcome)
-
-
-def _next(transfer: BreakerTransfer) -> rounds.Status:
-    """What follows the round; sets the transfer's status accordingly."""
-    if transfer.status != BreakerTransfer.Status.RUNNING:
-        return Status.STOPPED  # cancelled during the round: stops at this boundary
+def _commit(transfer: BreakerTransfer, items: list[Item]) -> rounds.Status:
+    """The round's results on the locked transfer; a spent budget ends it with a note."""
+    TransferResult.objects.bulk_create([_result(transfer, item) for item in items])
+    transfer.items_done = TransferResult.objects.filter(transfer=transfer).count()
+    transfer.cost = cost_of_scope(transfer.scope)
     missing = transfer.items_total - transfer.items_done
-    if missing and transfer.money_spent:
+    if missing and transfer.money_spent and transfer.status == BreakerTransfer.Status.RUNNING:
         transfer.error = (
             f"stopped: the budget of {transfer.budget_money} was spent ({transfer.cost:.4f}); "
             f"{missing} translation(s) not made"
         )
-    elif missing:
-        return Status.MORE
-    transfer.status = BreakerTransfer.Status.FINISHED
-    transfer.finished_at = timezone.now()
-    return Status.DONE
+        missing = 0
+    return TRANSFERS.after_round(transfer, more=bool(missing))
 
 
 # The lifecycle every round-based job shares (rounds.jobs), for breaker transfers.
@@ -231,12 +195,13 @@ TRANSFERS = rounds.LeasedJobKind(
     label="transfer",
     sweep_name="breaker transfer",
     model=BreakerTransfer,
-    advance=advance_transfer,
+    work=_translate_and_score,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=RunStateError,
-    transient=transient_engine_error,
-    permanent=(EngineError,),
+    **ENGINE_ERRORS,
 )
+advance_transfer = TRANSFERS.advance  # a round (see the module docstring)
 cancel_transfer = TRANSFERS.cancel
 recover_transfers = TRANSFERS.recover
 run_in_foreground = TRANSFERS.run_in_foreground

@@ -32,7 +32,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError, transient_engine_error
+from engines.interfaces import ENGINE_ERRORS
 from engines.models import Engine
 from engines.registry import difficulty_estimator_for, synthetic_world_for
 from engines.selectors import cost_of_scope, queue_for_engines
@@ -135,30 +135,10 @@ def score_texts(run: SearchRun, draws: list[Draw]) -> list[Scored]:
     return [Scored(_to_difficulty(float(q), on_scale), {}, []) for q in qualities]
 
 
-def advance_run(
-    run_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a run (see the module docstring); the caller queues the
-    successor the outcome asks for (the task adapter) or runs it (the foreground loop).
-
-    ``interrupts`` (e.g. Celery's soft time limit) end the round without failing the run: the
-    claim is released and the exception propagates; the round is simply run again.
-    """
-    return SEARCH_RUNS.guarded_round(
-        run_id,
-        round_index,
-        worker=worker,
-        interrupts=interrupts,
-        work=lambda: _draw_and_score(run_id),
-        commit=lambda drawn: _commit(run_id, round_index, worker, *drawn),
-    )
+Drawn = tuple[Policy, np.ndarray, list[Draw], list[Scored]]
 
 
-def _draw_and_score(run_id: int) -> tuple[Policy, np.ndarray, list[Draw], list[Scored]]:
+def _draw_and_score(run_id: int, worker: str) -> Drawn:
     """The round's arms, a text drawn for each and its score (engine calls, no transaction)."""
     run = SearchRun.objects.select_related("difficulty_engine", "sampler_engine", "tree").get(
         pk=run_id
@@ -172,29 +152,24 @@ def _draw_and_score(run_id: int) -> tuple[Policy, np.ndarray, list[Draw], list[S
     return policy, arms, draws, scored
 
 
-def _commit(run_id, round_index, worker, policy, arms, draws, scored) -> rounds.Outcome:
-    with transaction.atomic():
-        run = SearchRun.objects.select_for_update().get(pk=run_id)
-        if run.claimed_by != worker or run.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        calibration = human_loop.current_calibration(run)
-        difficulties = [calibration(result.automatic) for result in scored]
-        _insert_pulls(run, round_index, draws, scored, difficulties)
-        if difficulties:
-            policy.update(arms, np.array(difficulties))
-        human_loop.apply_received(run, policy)
-        human_loop.send_chosen(run, policy, round_index)
-        run.pulls_done += len(difficulties)
-        run.round_index += 1
-        run.cost = cost_of_scope(run.scope)
-        run.worker_memory_mb = max(run.worker_memory_mb or 0.0, _memory_mb())
-        outcome = _next_step(run, policy)
-        if _progress_due(run, outcome):
-            _record_progress(run, policy)
-        run.claimed_by, run.lease_expires_at = "", None
-        state.save_policy(run, policy)
-        run.save()
-    return rounds.Outcome(outcome)
+def _commit(run: SearchRun, drawn: Drawn) -> rounds.Status:
+    """The round's pulls, the bandit's update and the human loop, on the locked run."""
+    policy, arms, draws, scored = drawn
+    calibration = human_loop.current_calibration(run)
+    difficulties = [calibration(result.automatic) for result in scored]
+    _insert_pulls(run, run.round_index, draws, scored, difficulties)
+    if difficulties:
+        policy.update(arms, np.array(difficulties))
+    human_loop.apply_received(run, policy)
+    human_loop.send_chosen(run, policy, run.round_index)
+    run.pulls_done += len(difficulties)
+    run.cost = cost_of_scope(run.scope)
+    run.worker_memory_mb = max(run.worker_memory_mb or 0.0, _memory_mb())
+    outcome = _next_step(run, policy)
+    if _progress_due(run, outcome):
+        _record_progress(run, policy)
+    state.save_policy(run, policy)
+    return outcome
 
 
 _PULL_COLUMNS = (
@@ -383,12 +358,15 @@ SEARCH_RUNS = rounds.LeasedJobKind(
     label="run",
     sweep_name="search run",
     model=SearchRun,
-    advance=advance_run,
+    work=_draw_and_score,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=RunStateError,
-    transient=transient_engine_error,
-    permanent=(EngineError,),
     also_sweep=_settle_past_deadline,
+    **ENGINE_ERRORS,
 )
+# A round (see the module docstring); Celery's soft time limit, passed as ``interrupts``, ends
+# it without failing the run: the claim is released and the round is simply run again.
+advance_run = SEARCH_RUNS.advance
 recover_runs = SEARCH_RUNS.recover
 run_in_foreground = SEARCH_RUNS.run_in_foreground

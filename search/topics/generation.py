@@ -126,28 +126,15 @@ def enqueue_tree_generation(tree_id: int, *, countdown: float | None = None) -> 
     )
 
 
-def advance_generation(
-    tree_id: int, *, worker: str, interrupts: tuple[type[BaseException], ...] = ()
-) -> rounds.Outcome:
-    """The job: ask the engine for each root's subtree, then save the whole tree or fail it."""
-    return TREE_GENERATIONS.guarded_round(
-        tree_id,
-        None,
-        worker=worker,
-        interrupts=interrupts,
-        work=lambda: _generate_specs(TopicTree.objects.get(pk=tree_id)),
-        commit=lambda specs: _save(tree_id, worker, specs),
-    )
+def _generate(tree_id: int, worker: str) -> list[TopicSpec]:
+    return _generate_specs(TopicTree.objects.get(pk=tree_id))
 
 
-def _save(tree_id: int, worker: str, specs: list[TopicSpec]) -> rounds.Outcome:
-    with transaction.atomic():
-        locked = TopicTree.objects.select_for_update().get(pk=tree_id)
-        if locked.status != TopicTree.Status.GENERATING or locked.claimed_by != worker:
-            return rounds.Outcome(rounds.Status.STALE)  # another worker took the tree over
-        save_generated_tree(locked, specs)
-        rounds.release(TopicTree.objects.filter(pk=tree_id), worker, finished_at=timezone.now())
-    return rounds.Outcome(rounds.Status.DONE)
+def _save(tree: TopicTree, specs: list[TopicSpec]) -> rounds.Status:
+    """The whole tree at once, in the round's transaction (the tree locked)."""
+    save_generated_tree(tree, specs)
+    tree.finished_at = timezone.now()
+    return rounds.Status.DONE
 
 
 def generate_topic_tree(tree_id: int, *, worker: str | None = None) -> TopicTree:
@@ -215,7 +202,8 @@ TREE_GENERATIONS = rounds.LeasedJobKind(
     label="topic tree generation",
     sweep_name="topic tree generation",
     model=TopicTree,
-    advance=advance_generation,
+    work=_generate,
+    commit=_save,
     enqueue_round=enqueue_tree_generation,
     state_error=TopicTreeError,
     numbered=False,
@@ -224,6 +212,8 @@ TREE_GENERATIONS = rounds.LeasedJobKind(
     interrupted="the engine took longer than the task time limit; try again",
     internal_reason=lambda exc: f"unexpected error: {exc}",
 )
+# The job: ask the engine for each root's subtree, then save the whole tree or fail it.
+advance_generation = TREE_GENERATIONS.advance
 recover_tree_generations = TREE_GENERATIONS.recover
 
 
