@@ -120,7 +120,8 @@ class LeasedJobKind:
     fails its job with (a job that cannot resume), instead of being run again. ``failure``
     turns a reason into the row's changes; ``internal_reason`` words an unexpected error;
     ``cost`` (optional) reads a job's spend when it fails; ``on_failed`` (optional) tidies up
-    after a failure (an import drops its file).
+    after a failure (an import drops its file), ``on_cancelled`` (optional) after a cancel, in
+    its transaction (a breaker run stops its chains).
 
     The claim: ``running`` is the status a claimed job takes; ``claim_changes(worker)`` are
     written with the claim. ``also_sweep`` (optional) runs with each recovery sweep.
@@ -146,6 +147,7 @@ class LeasedJobKind:
     internal_reason: Callable[[BaseException], Any] = internal_error
     cost: Callable[[int], Any] | None = None
     on_failed: Callable[[int], None] | None = None
+    on_cancelled: Callable[[Any], None] | None = None
     also_sweep: Callable[[], None] | None = None
 
     @property
@@ -294,15 +296,47 @@ class LeasedJobKind:
 
     # --- Controls, recovery, the foreground ------------------------------------------------
 
+    def _refused(self, job: Any, action: str) -> Exception:
+        state = job.get_status_display().lower()
+        return self.state_error(f"a {state} {self.label} cannot be {action}")
+
     def cancel(self, job: Any) -> Any:
-        """End the job for good; the round in flight still records what it paid for."""
+        """End the job for good (whatever did not end yet: paused and waiting jobs too); the
+        round in flight still records what it paid for."""
         now = timezone.now()
+        with transaction.atomic():
+            updated = (
+                self._objects.filter(pk=job.pk)
+                .exclude(status__in=job.ENDED)
+                .update(status=job.Status.CANCELLED, finished_at=now, updated_at=now)
+            )
+            if not updated:
+                raise self._refused(job, "cancelled")
+            if self.on_cancelled is not None:
+                self.on_cancelled(job)
+        job.refresh_from_db()
+        return job
+
+    def pause(self, job: Any) -> Any:
+        """Stop after the round in flight (a kind whose statuses have PAUSED); :meth:`resume`
+        carries on."""
         updated = self._objects.filter(pk=job.pk, status__in=job.ACTIVE).update(
-            status=job.Status.CANCELLED, finished_at=now, updated_at=now
+            status=job.Status.PAUSED, updated_at=timezone.now()
         )
         if not updated:
-            state = job.get_status_display().lower()
-            raise self.state_error(f"a {state} {self.label} cannot be cancelled")
+            raise self._refused(job, "paused")
+        job.refresh_from_db()
+        return job
+
+    def resume(self, job: Any) -> Any:
+        """Queue the round a paused job stopped before."""
+        with transaction.atomic():
+            locked = self._objects.select_for_update().get(pk=job.pk)
+            if locked.status != locked.Status.PAUSED:
+                raise self._refused(locked, "resumed")
+            locked.status = self.running
+            locked.save(update_fields=["status", "updated_at"])
+            self.enqueue_round(job.pk, locked.round_index)
         job.refresh_from_db()
         return job
 

@@ -227,49 +227,15 @@ class RunStateError(ValueError):
     """The action does not apply to the run in its current state."""
 
 
-def pause_run(run: BreakerRun) -> BreakerRun:
-    """Stop after the round in flight; :func:`resume_run` carries on."""
-    updated = BreakerRun.objects.filter(pk=run.pk, status__in=BreakerRun.ACTIVE).update(
-        status=BreakerRun.Status.PAUSED, updated_at=timezone.now()
+def _stop_chains(run: BreakerRun) -> None:
+    BreakerChain.objects.filter(run=run, status=BreakerChain.Status.ACTIVE).update(
+        status=BreakerChain.Status.STOPPED, error="the run was cancelled"
     )
-    if not updated:
-        raise RunStateError(f"a {run.get_status_display().lower()} run cannot be paused")
-    run.refresh_from_db()
-    return run
-
-
-def resume_run(run: BreakerRun) -> BreakerRun:
-    with transaction.atomic():
-        locked = BreakerRun.objects.select_for_update().get(pk=run.pk)
-        if locked.status != BreakerRun.Status.PAUSED:
-            raise RunStateError(f"a {locked.get_status_display().lower()} run cannot be resumed")
-        locked.status = BreakerRun.Status.RUNNING
-        locked.save(update_fields=["status", "updated_at"])
-        enqueue_round(run.pk, locked.round_index)
-    run.refresh_from_db()
-    return run
-
-
-def cancel_run(run: BreakerRun) -> BreakerRun:
-    """End the run for good; the round in flight still records what it paid for."""
-    now = timezone.now()
-    with transaction.atomic():
-        updated = BreakerRun.objects.filter(
-            pk=run.pk, status__in=[*BreakerRun.ACTIVE, BreakerRun.Status.PAUSED]
-        ).update(status=BreakerRun.Status.CANCELLED, finished_at=now, updated_at=now)
-        if not updated:
-            raise RunStateError(f"a {run.get_status_display().lower()} run cannot be cancelled")
-        BreakerChain.objects.filter(run=run, status=BreakerChain.Status.ACTIVE).update(
-            status=BreakerChain.Status.STOPPED, error="the run was cancelled"
-        )
-    run.refresh_from_db()
-    return run
 
 
 # --- Recovery and the foreground loop --------------------------------------------------------
 
-# The lifecycle every round-based job shares (rounds.jobs), for breaker runs (whose cancel,
-# which also stops the chains, and pause/resume stay above).
+# The lifecycle every round-based job shares (rounds.jobs), for breaker runs.
 BREAKER_RUNS = rounds.LeasedJobKind(
     label="run",
     sweep_name="breaker run",
@@ -278,8 +244,12 @@ BREAKER_RUNS = rounds.LeasedJobKind(
     commit=_commit,
     enqueue_round=enqueue_round,
     state_error=RunStateError,
+    on_cancelled=_stop_chains,
     **ENGINE_ERRORS,
 )
 advance_run = BREAKER_RUNS.advance  # a round (see the module docstring)
+pause_run = BREAKER_RUNS.pause  # stops after the round in flight; resume_run carries on
+resume_run = BREAKER_RUNS.resume
+cancel_run = BREAKER_RUNS.cancel
 recover_runs = BREAKER_RUNS.recover
 run_in_foreground = BREAKER_RUNS.run_in_foreground

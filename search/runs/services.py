@@ -305,42 +305,6 @@ class RunStateError(ValueError):
     """The action does not apply to the run in its current state."""
 
 
-def pause_run(run: SearchRun) -> SearchRun:
-    """Stop after the round in flight; :func:`resume_run` carries on."""
-    updated = SearchRun.objects.filter(
-        pk=run.pk, status__in=[SearchRun.Status.QUEUED, SearchRun.Status.RUNNING]
-    ).update(status=SearchRun.Status.PAUSED, updated_at=timezone.now())
-    if not updated:
-        raise RunStateError(f"a {run.get_status_display().lower()} run cannot be paused")
-    run.refresh_from_db()
-    return run
-
-
-def resume_run(run: SearchRun) -> SearchRun:
-    with transaction.atomic():
-        locked = SearchRun.objects.select_for_update().get(pk=run.pk)
-        if locked.status != SearchRun.Status.PAUSED:
-            raise RunStateError(f"a {locked.get_status_display().lower()} run cannot be resumed")
-        locked.status = SearchRun.Status.RUNNING
-        locked.save(update_fields=["status", "updated_at"])
-        round_index = locked.round_index
-        enqueue_round(run.pk, round_index)
-    run.refresh_from_db()
-    return run
-
-
-def cancel_run(run: SearchRun) -> SearchRun:
-    """End the run for good; the round in flight still records what it paid for."""
-    now = timezone.now()
-    updated = SearchRun.objects.filter(
-        pk=run.pk, status__in=[*SearchRun.ACTIVE, SearchRun.Status.WAITING, SearchRun.Status.PAUSED]
-    ).update(status=SearchRun.Status.CANCELLED, finished_at=now, updated_at=now)
-    if not updated:
-        raise RunStateError(f"a {run.get_status_display().lower()} run cannot be cancelled")
-    run.refresh_from_db()
-    return run
-
-
 # --- Recovery and the foreground loop --------------------------------------------------------
 
 
@@ -352,8 +316,7 @@ def _settle_past_deadline() -> None:
         settle(run_id, deadline_passed=True)
 
 
-# The lifecycle every round-based job shares (rounds.jobs), for search runs (whose cancel, which
-# also ends waiting and paused runs, and pause/resume stay above).
+# The lifecycle every round-based job shares (rounds.jobs), for search runs.
 SEARCH_RUNS = rounds.LeasedJobKind(
     label="run",
     sweep_name="search run",
@@ -368,5 +331,8 @@ SEARCH_RUNS = rounds.LeasedJobKind(
 # A round (see the module docstring); Celery's soft time limit, passed as ``interrupts``, ends
 # it without failing the run: the claim is released and the round is simply run again.
 advance_run = SEARCH_RUNS.advance
+pause_run = SEARCH_RUNS.pause  # stops after the round in flight; resume_run carries on
+resume_run = SEARCH_RUNS.resume
+cancel_run = SEARCH_RUNS.cancel
 recover_runs = SEARCH_RUNS.recover
 run_in_foreground = SEARCH_RUNS.run_in_foreground
