@@ -20,11 +20,23 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-__all__ = ["JobControlErrorSerializer", "JobViewSet"]
+__all__ = ["JobConfigErrorSerializer", "JobControlErrorSerializer", "JobViewSet"]
 
 
 class JobControlErrorSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="Why the job's state refuses the control.")
+
+
+class JobConfigErrorSerializer(serializers.Serializer):
+    """The 400 of a refused job configuration (``rounds.JobConfigError``)."""
+
+    detail = serializers.CharField(help_text="Every problem on one line.")
+    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
+    errors = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.CharField(),
+        required=False,
+        help_text="Field -> message; absent when the body itself is not readable JSON.",
+    )
 
 
 class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

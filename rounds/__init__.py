@@ -27,11 +27,13 @@ from rounds.outage import database_lost, retry_when_database_is_back
 from rounds.outcome import Busy, Outcome, Status
 from rounds.queue import enqueue
 from rounds.recovery import JobKind, register, registered, sweep
+from rounds.refusal import JobConfigError
 from rounds.tasks import run_job_round, run_round, worker_name
 
 __all__ = [
     "TRANSIENT_RETRY_S",
     "Busy",
+    "JobConfigError",
     "JobKind",
     "LeaseLost",
     "LeasedJobKind",

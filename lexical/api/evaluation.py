@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
-from core.api_jobs import JobViewSet
+from core.api_jobs import JobConfigErrorSerializer, JobViewSet
 from core.api_parsers import StrictJSONParser
 from lexical.evaluation import selectors
 from lexical.evaluation.config import EvaluationConfigError
@@ -70,13 +70,6 @@ class EvaluationConfigSerializer(serializers.Serializer):
     )
     runs = serializers.IntegerField(required=False, help_text="1–10, default 3.")
     seed = serializers.IntegerField(required=False, help_text="Drawn and stored when absent.")
-
-
-class EvaluationConfigErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    # Absent when the body itself is not readable JSON (the strict parser's 400).
-    errors = serializers.DictField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
 
 
 def results_record(evaluation: LexicalEvaluation) -> dict:
@@ -135,7 +128,7 @@ class LexicalEvaluationViewSet(JobViewSet):
 
     @extend_schema(
         request=EvaluationConfigSerializer,
-        responses={201: LexicalEvaluationSerializer, 400: EvaluationConfigErrorSerializer},
+        responses={201: LexicalEvaluationSerializer, 400: JobConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start an evaluation of engines × settings on an example selection."""

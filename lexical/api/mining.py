@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
-from core.api_jobs import JobViewSet
+from core.api_jobs import JobConfigErrorSerializer, JobViewSet
 from core.api_parsers import StrictJSONParser
 from lexical.mining.params import MiningParamsError
 from lexical.mining.selectors import (
@@ -80,11 +80,6 @@ class MiningStartSerializer(serializers.Serializer):
     params = serializers.DictField(required=False, help_text="Thresholds; the paper's defaults.")
 
 
-class MiningErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    errors = serializers.DictField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
-
-
 class MiningJobViewSet(JobViewSet):
     """Jobs that mine a parallel corpus for concepts with variations (staff only)."""
 
@@ -100,7 +95,7 @@ class MiningJobViewSet(JobViewSet):
 
     @extend_schema(
         request=MiningStartSerializer,
-        responses={201: MiningJobDetailSerializer, 400: MiningErrorSerializer},
+        responses={201: MiningJobDetailSerializer, 400: JobConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start mining a corpus; ``params`` default to the paper's thresholds."""

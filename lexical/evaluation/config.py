@@ -20,6 +20,7 @@ from engines.models import Engine
 from lexical.evaluation import rule_source
 from lexical.evaluation.entries import CHAT, TRANSLATE, Entry, EntryError, parse_entry
 from lexical.models import ExampleSelection, SelectedExample, Variation
+from rounds.refusal import JobConfigError
 
 __all__ = ["EvaluationConfigError", "items_total", "validate_evaluation"]
 
@@ -29,12 +30,8 @@ _MAX_ID = 2**63 - 1
 _KNOWN = {"name", "selection", "entries", "runs", "seed"}
 
 
-class EvaluationConfigError(ValueError):
-    """A configuration that cannot run; ``errors`` maps field to message."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+class EvaluationConfigError(JobConfigError):
+    """An evaluation configuration that cannot run."""
 
 
 def _int(value: Any) -> bool:

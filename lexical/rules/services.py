@@ -67,12 +67,8 @@ PARAM_BOUNDS = {
 }
 
 
-class RuleConfigError(ValueError):
-    """The job's settings are refused; ``errors`` maps each field to what is wrong."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
-        self.errors = errors
+class RuleConfigError(rounds.JobConfigError):
+    """The job's settings are refused."""
 
 
 class JobStateError(RuntimeError):

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
-from core.api_jobs import JobControlErrorSerializer, JobViewSet
+from core.api_jobs import JobConfigErrorSerializer, JobControlErrorSerializer, JobViewSet
 from core.api_parsers import StrictJSONParser
 
 # One error shape for every run control, so the schema has one ControlError component.
@@ -119,16 +119,6 @@ class BreakerConfigSerializer(serializers.Serializer):
     budget_money = serializers.FloatField(required=False)
 
 
-class ConfigErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField(help_text="Every problem on one line.")
-    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    errors = serializers.DictField(  # type: ignore[assignment]
-        child=serializers.CharField(),
-        required=False,
-        help_text="Field -> message; absent when the body itself is not readable JSON.",
-    )
-
-
 class ChainRecordSerializer(serializers.Serializer):
     """A chain as the JSONL export writes it (documentation of ``chain_record``)."""
 
@@ -216,7 +206,7 @@ class BreakerRunViewSet(JobViewSet):
 
     @extend_schema(
         request=BreakerConfigSerializer,
-        responses={201: BreakerRunDetailSerializer(many=True), 400: ConfigErrorSerializer},
+        responses={201: BreakerRunDetailSerializer(many=True), 400: JobConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start a run from its configuration (or, with ``methods``, one per method): a list."""
@@ -248,7 +238,7 @@ class BreakerRunViewSet(JobViewSet):
         request=StartStatisticsSerializer,
         responses={
             202: StatisticsSerializer,
-            400: ConfigErrorSerializer,
+            400: JobConfigErrorSerializer,
             409: JobControlErrorSerializer,
         },
     )
@@ -316,7 +306,7 @@ class BreakerRunViewSet(JobViewSet):
         return comparison_rows(run.comparison)
 
     @extend_schema(
-        request=SendSerializer, responses={201: SentSerializer, 400: ConfigErrorSerializer}
+        request=SendSerializer, responses={201: SentSerializer, 400: JobConfigErrorSerializer}
     )
     @action(
         detail=True, methods=["post"], url_path="send-to-annotation", url_name="send-to-annotation"

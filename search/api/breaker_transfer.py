@@ -14,9 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
-from core.api_jobs import JobViewSet
+from core.api_jobs import JobConfigErrorSerializer, JobViewSet
 from core.api_parsers import StrictJSONParser
-from search.api.breaker import ConfigErrorSerializer
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
 from search.breaker.transfer_selectors import (
@@ -123,7 +122,7 @@ class BreakerTransferViewSet(JobViewSet):
 
     @extend_schema(
         request=TransferConfigSerializer,
-        responses={201: BreakerTransferDetailSerializer, 400: ConfigErrorSerializer},
+        responses={201: BreakerTransferDetailSerializer, 400: JobConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start a transfer of finished runs' selected texts."""

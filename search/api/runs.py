@@ -18,7 +18,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_jobs import JobViewSet
+from core.api_jobs import JobConfigErrorSerializer, JobViewSet
 from core.api_parsers import StrictJSONParser
 from search.models import Pull, SearchRun, TopicTree
 from search.runs.config import RunConfigError
@@ -116,16 +116,6 @@ class RunConfigSerializer(serializers.Serializer):
     human_settings = serializers.DictField(required=False)
 
 
-class RunConfigErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField(help_text="Every problem on one line.")
-    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    errors = serializers.DictField(  # type: ignore[assignment]
-        child=serializers.CharField(),
-        required=False,
-        help_text="Field -> message; absent when the body itself is not readable JSON.",
-    )
-
-
 class TopTopicSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     arm = serializers.IntegerField()
@@ -191,7 +181,7 @@ class SearchRunViewSet(JobViewSet):
 
     @extend_schema(
         request=RunConfigSerializer,
-        responses={201: SearchRunDetailSerializer, 400: RunConfigErrorSerializer},
+        responses={201: SearchRunDetailSerializer, 400: JobConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start a run from its configuration (the JSON ``run_search`` reads); queued at once."""

@@ -25,6 +25,7 @@ from typing import Any
 
 from engines.models import Engine
 from engines.services import build_engine
+from rounds.refusal import JobConfigError
 from search.breaker.methods import METHODS, spec, steps_per_chain
 from search.breaker.parsing import word_count
 from search.breaker.seeds import Seed, SeedError, load_seeds
@@ -50,12 +51,8 @@ _KNOWN = {
 }  # fmt: skip
 
 
-class BreakerConfigError(ValueError):
-    """A configuration that cannot run; ``errors`` maps field to message."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+class BreakerConfigError(JobConfigError):
+    """A run or transfer configuration that cannot run."""
 
 
 def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | None:

@@ -68,12 +68,8 @@ ROLES = {
 }
 
 
-class StatisticsConfigError(ValueError):
-    """Refused input; ``errors`` maps each field to what is wrong with it."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
-        self.errors = errors
+class StatisticsConfigError(rounds.JobConfigError):
+    """Refused engines for the statistics, by field."""
 
 
 def enqueue_statistics(stats_id: int, round_index: int, *, countdown: float | None = None) -> None:

@@ -29,6 +29,7 @@ import numpy as np
 from engines.models import Engine
 from engines.registry import synthetic_world_for
 from engines.services import build_engine
+from rounds.refusal import JobConfigError
 from search.bandit import POLICIES, make_policy
 from search.bandit.base import Policy
 from search.models import SearchRun, TextSample, Topic, TopicTree
@@ -69,12 +70,8 @@ _KNOWN_KEYS = {
 }  # fmt: skip
 
 
-class RunConfigError(ValueError):
-    """A configuration that cannot run; ``errors`` maps field to message."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+class RunConfigError(JobConfigError):
+    """A search run configuration that cannot run."""
 
 
 @dataclass
