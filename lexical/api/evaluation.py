@@ -5,7 +5,6 @@ nothing is written."""
 from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
-from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -15,6 +14,7 @@ from rest_framework.response import Response
 
 from core.api_errors import field_errors
 from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from lexical.evaluation import selectors
 from lexical.evaluation.config import EvaluationConfigError
@@ -32,7 +32,13 @@ class LexicalEvaluationSerializer(serializers.ModelSerializer):
     )
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
-    links = serializers.SerializerMethodField()
+    links = LinksField(
+        page="lexical:evaluation:detail",
+        results="lexical-evaluation-results",
+        chart="lexical:evaluation:chart",
+        answers_csv="lexical:evaluation:answers_csv",
+        summary_csv="lexical:evaluation:summary_csv",
+    )
 
     class Meta:
         model = LexicalEvaluation
@@ -42,20 +48,6 @@ class LexicalEvaluationSerializer(serializers.ModelSerializer):
             "created_at", "started_at", "finished_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, evaluation: LexicalEvaluation) -> dict[str, str]:
-        request = self.context["request"]
-        names = {
-            "page": "lexical:evaluation:detail",
-            "results": "lexical-evaluation-results",
-            "chart": "lexical:evaluation:chart",
-            "answers_csv": "lexical:evaluation:answers_csv",
-            "summary_csv": "lexical:evaluation:summary_csv",
-        }
-        return {
-            key: request.build_absolute_uri(reverse(name, args=[evaluation.pk]))
-            for key, name in names.items()
-        }
 
 
 class EvaluationConfigSerializer(serializers.Serializer):

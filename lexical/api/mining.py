@@ -4,7 +4,6 @@ nothing is written."""
 
 from __future__ import annotations
 
-from django.urls import reverse
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -12,6 +11,7 @@ from rest_framework.response import Response
 
 from core.api_errors import field_errors
 from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from lexical.mining.params import MiningParamsError
 from lexical.mining.selectors import (
@@ -30,7 +30,7 @@ class MiningJobSerializer(serializers.ModelSerializer):
     )
     corpus: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(read_only=True)
     progress = serializers.FloatField(read_only=True)
-    links = serializers.SerializerMethodField()
+    links = LinksField(page="lexical:mining_job")
 
     class Meta:
         model = MiningJob
@@ -40,10 +40,6 @@ class MiningJobSerializer(serializers.ModelSerializer):
             "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, job: MiningJob) -> dict[str, str]:
-        request = self.context["request"]
-        return {"page": request.build_absolute_uri(reverse("lexical:mining_job", args=[job.pk]))}
 
 
 class MinedConceptSerializer(serializers.Serializer):

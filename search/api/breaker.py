@@ -17,6 +17,7 @@ from rest_framework.response import Response
 
 from core.api_errors import field_errors
 from core.api_jobs import JobConfigErrorSerializer, JobControlErrorSerializer, JobViewSet
+from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 
 # One error shape for every run control, so the schema has one ControlError component.
@@ -58,7 +59,11 @@ class BreakerRunSerializer(serializers.ModelSerializer):
         help_text="Mean QE quality (0–100, lower = harder) of the chains' selected steps; "
         "null while no chain has one. The number the run list and the comparison rank by."
     )
-    links = serializers.SerializerMethodField()
+    links = LinksField(
+        page="search:breaker_detail",
+        chains="breaker-run-chains",
+        export="breaker-run-export",
+    )
 
     class Meta:
         model = BreakerRun
@@ -75,18 +80,6 @@ class BreakerRunSerializer(serializers.ModelSerializer):
         annotated = hasattr(run, "mean_selected")  # on the list's rows (one query for the page)
         mean = getattr(run, "mean_selected", None) if annotated else mean_selected_quality(run)
         return None if mean is None else round(mean, 4)  # no float noise (85.69999999999999)
-
-    def get_links(self, run: BreakerRun) -> dict[str, str]:
-        request = self.context["request"]
-        names = {
-            "page": "search:breaker_detail",
-            "chains": "breaker-run-chains",
-            "export": "breaker-run-export",
-        }
-        return {
-            key: request.build_absolute_uri(reverse(name, args=[run.pk]))
-            for key, name in names.items()
-        }
 
 
 class BreakerRunDetailSerializer(BreakerRunSerializer):

@@ -5,7 +5,6 @@ configuration is a 400 with ``errors`` keyed by field, and nothing is written.""
 from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
-from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -15,6 +14,7 @@ from rest_framework.response import Response
 
 from core.api_errors import field_errors
 from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
@@ -41,7 +41,12 @@ class BreakerTransferSerializer(serializers.ModelSerializer):
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
     budget_money = serializers.FloatField(read_only=True, allow_null=True)
-    links = serializers.SerializerMethodField()
+    links = LinksField(
+        page="search:breaker_transfer",
+        results="breaker-transfer-results",
+        csv="search:breaker_transfer_csv",
+        jsonl="search:breaker_transfer_jsonl",
+    )
 
     class Meta:
         model = BreakerTransfer
@@ -51,19 +56,6 @@ class BreakerTransferSerializer(serializers.ModelSerializer):
             "created_at", "started_at", "finished_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, transfer: BreakerTransfer) -> dict[str, str]:
-        request = self.context["request"]
-        names = {
-            "page": "search:breaker_transfer",
-            "results": "breaker-transfer-results",
-            "csv": "search:breaker_transfer_csv",
-            "jsonl": "search:breaker_transfer_jsonl",
-        }
-        return {
-            key: request.build_absolute_uri(reverse(name, args=[transfer.pk]))
-            for key, name in names.items()
-        }
 
 
 class BreakerTransferDetailSerializer(BreakerTransferSerializer):

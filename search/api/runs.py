@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.http import HttpResponse, StreamingHttpResponse
-from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -19,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from search.models import Pull, SearchRun, TopicTree
 from search.runs.config import RunConfigError
@@ -57,7 +57,13 @@ class SearchRunSerializer(serializers.ModelSerializer):
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
     budget_money = serializers.FloatField(read_only=True, allow_null=True)
-    links = serializers.SerializerMethodField()
+    links = LinksField(
+        page="search:run_detail",
+        pulls_jsonl="search:run_export_pulls",
+        top_k_json="search:run_export_top_k",
+        top_k="search-run-top-k",
+        pulls="search-run-pulls",
+    )
 
     class Meta:
         model = SearchRun
@@ -69,20 +75,6 @@ class SearchRunSerializer(serializers.ModelSerializer):
             "created_by", "created_at", "started_at", "finished_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, run: SearchRun) -> dict[str, str]:
-        request = self.context["request"]
-        names = {
-            "page": "search:run_detail",
-            "pulls_jsonl": "search:run_export_pulls",
-            "top_k_json": "search:run_export_top_k",
-            "top_k": "search-run-top-k",
-            "pulls": "search-run-pulls",
-        }
-        return {
-            key: request.build_absolute_uri(reverse(name, args=[run.pk]))
-            for key, name in names.items()
-        }
 
 
 class SearchRunDetailSerializer(SearchRunSerializer):
