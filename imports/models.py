@@ -35,7 +35,7 @@ class ImportJob(LeasedJob):
     attempts = models.PositiveSmallIntegerField(default=0)
     # Why it failed is ``errors``, line by line. The lease (rounds.leases): a worker killed
     # mid-import leaves a lease that runs out, and the sweep queues the job again.
-    error = None
+    error = None  # type: ignore[assignment]  # Django removes an inherited field set to None
 
     class Meta:
         ordering = ["-created_at", "-id"]
