@@ -428,7 +428,7 @@ def _record(evaluation_id: int, worker: str, key: str, write: Callable) -> bool:
         row.state["done"].append(key)
         row.progress_done = len(row.state["done"])
         if row.status == DifficultyEvaluation.Status.RUNNING:
-            row.lease_expires_at = timezone.now() + rounds.round_lease()
+            row.lease_expires_at = timezone.now() + DEC_EVALUATIONS.lease()
         row.save()
     return True
 
