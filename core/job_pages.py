@@ -11,16 +11,35 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django_htmx.http import HttpResponseStopPolling
 
-__all__ = ["control_from_page", "job_version", "polled_status"]
+from core.http import HtmxHttpRequest
+
+__all__ = ["control_from_page", "job_page", "job_version", "polled_status"]
 
 
 def job_version(job: Any) -> str:
     """A token that changes whenever the job's row does; the page polls with ``?seen=``."""
     return str(int(job.updated_at.timestamp() * 1_000_000))
+
+
+def job_page(
+    request: HtmxHttpRequest,
+    template: str,
+    job: Any,
+    page_context: Callable[[Any], dict[str, Any]],
+    *,
+    name: str,
+    changed_event: str = "",
+) -> HttpResponse:
+    """A job's page (``page_context(job)``), or for its poll the status partial alone, the job
+    under ``name`` (:func:`polled_status`)."""
+    if not request.htmx:
+        return render(request, template, page_context(job))
+    context = {name: job, "version": job_version(job)}
+    return polled_status(request, template, context, job, changed_event=changed_event)
 
 
 def polled_status(

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_version, polled_status
+from core.job_pages import control_from_page, job_page, job_version
 from lexical.evaluation import selectors
 from lexical.evaluation.config import EvaluationConfigError
 from lexical.evaluation.forms import EvaluationForm
@@ -78,10 +78,9 @@ def _context(evaluation) -> dict:
 @require_GET
 def evaluation_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     evaluation = selectors.evaluation_for_user(request.user, pk)
-    if not request.htmx:
-        return render(request, DETAIL, _context(evaluation))
-    context = {"evaluation": evaluation, "version": job_version(evaluation)}
-    return polled_status(request, DETAIL, context, evaluation, changed_event="evaluation-changed")
+    return job_page(
+        request, DETAIL, evaluation, _context, name="evaluation", changed_event="evaluation-changed"
+    )
 
 
 @staff_member_required

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_version, polled_status
+from core.job_pages import control_from_page, job_page, job_version
 from lexical.mining.forms import MiningForm
 from lexical.mining.params import MiningParamsError
 from lexical.mining.selectors import concepts_of, mining_job_for_user, mining_jobs_for_user
@@ -53,13 +53,13 @@ def job_create(request: HttpRequest) -> HttpResponse:
 @staff_member_required
 @require_GET
 def job_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    # Once the job ends, its concepts and stats appear with the whole page (no changed_event).
     job = mining_job_for_user(request.user, pk)
-    context = {"job": job, "version": job_version(job)}
-    if not request.htmx:
-        context["concepts"] = concepts_of(job)
-        return render(request, DETAIL, context)
-    # Once it ends, the concepts and stats appear with the whole page.
-    return polled_status(request, DETAIL, context, job)
+    return job_page(request, DETAIL, job, _page_context, name="job")
+
+
+def _page_context(job) -> dict:
+    return {"job": job, "version": job_version(job), "concepts": concepts_of(job)}
 
 
 @staff_member_required

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_version, polled_status
+from core.job_pages import control_from_page, job_page, job_version
 from lexical.rules.forms import RuleJobForm
 from lexical.rules.selectors import (
     concept_for_user,
@@ -63,12 +63,16 @@ def job_create(request: HttpRequest) -> HttpResponse:
 @require_GET
 def job_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     job = job_for_user(request.user, pk)
-    context = {"job": job, "version": job_version(job)}
-    if not request.htmx:
-        context["outcomes"] = job_concepts(job)
-        context["simulated"] = job.engine in simulated_engines([job.engine])
-        return render(request, DETAIL, context)
-    return polled_status(request, DETAIL, context, job, changed_event="rules-changed")
+    return job_page(request, DETAIL, job, _page_context, name="job", changed_event="rules-changed")
+
+
+def _page_context(job) -> dict:
+    return {
+        "job": job,
+        "version": job_version(job),
+        "outcomes": job_concepts(job),
+        "simulated": job.engine in simulated_engines([job.engine]),
+    }
 
 
 @staff_member_required

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_version, polled_status
+from core.job_pages import control_from_page, job_page, job_version
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
 from search.breaker.transfer_forms import TransferForm, context_runs
@@ -65,10 +65,9 @@ def _context(transfer) -> dict:
 @require_GET
 def transfer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     transfer = transfer_for_user(request.user, pk)
-    if not request.htmx:
-        return render(request, DETAIL, _context(transfer))
-    context = {"transfer": transfer, "version": job_version(transfer)}
-    return polled_status(request, DETAIL, context, transfer, changed_event="transfer-changed")
+    return job_page(
+        request, DETAIL, transfer, _context, name="transfer", changed_event="transfer-changed"
+    )
 
 
 @staff_member_required

@@ -21,7 +21,7 @@ from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 from annotation.models import Campaign
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_version, polled_status
+from core.job_pages import control_from_page, job_page, job_version
 from search.breaker import plots
 from search.breaker.config import BreakerConfigError
 from search.breaker.data_quality import StatisticsConfigError, start_statistics
@@ -146,10 +146,7 @@ def _statistics_context(run) -> dict:
 @require_GET
 def run_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     run = run_for_user(request.user, pk)
-    if not request.htmx:
-        return render(request, DETAIL, _context(run))
-    context = {"run": run, "version": job_version(run)}
-    return polled_status(request, DETAIL, context, run, changed_event="run-changed")
+    return job_page(request, DETAIL, run, _context, name="run", changed_event="run-changed")
 
 
 @staff_member_required
