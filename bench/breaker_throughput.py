@@ -1,7 +1,7 @@
 """MT-breaker runs against a local OpenAI-compatible server: wall time vs the ideal (issue 13).
 
 100 chains × 10 edits of MT-breaker (seeded + QE, seed 001 Alg. 1: step 0 is the seed, then
-10 edits, so 11 evaluated steps per chain) run through the platform (``create_run`` +
+10 edits, so 11 evaluated steps per chain) run through the platform (``start_breaker_run`` +
 ``run_in_foreground``: claims, the engine call path with its limiter, cache and ledger, the
 stored steps). The LLM, the target translator and the GEMBA-style QE are three engines of kind
 ``openai_chat`` on the test server (``tests/engines/fake_openai.py``, its ``breaker_reply``
@@ -201,8 +201,7 @@ def make_engines(base_url: str, suffix: str, concurrency: int) -> dict[str, str]
 
 def platform_run(engines: dict[str, str], seeds: list[str], n_steps: int, seed: int) -> dict:
     from engines.models import EngineCall
-    from search.breaker.config import create_run
-    from search.breaker.services import run_in_foreground
+    from search.breaker.services import run_in_foreground, start_breaker_run
 
     lines = "\n".join(json.dumps({"text": t, "doc_id": f"d{i}"}) for i, t in enumerate(seeds))
     config = {
@@ -211,7 +210,7 @@ def platform_run(engines: dict[str, str], seeds: list[str], n_steps: int, seed: 
         "seeds": {"from": "jsonl", "lines": lines, "file": "seeds.jsonl"},
         "n_steps": n_steps, "seed": seed,
     }  # fmt: skip
-    run = create_run(config, enqueue=False)
+    run = start_breaker_run(config, enqueue=False)
     start = time.perf_counter()
     run = run_in_foreground(run.pk)
     wall = time.perf_counter() - start

@@ -6,7 +6,7 @@ the same seed, batch and budget):
 
 * ``baseline``: the bare loop ``policy.select`` → ``world.difficulty_of`` → ``policy.update``
   in memory: the cost of the search itself;
-* ``platform``: ``create_run`` + every round through ``search.runs.services`` on a throwaway
+* ``platform``: ``start_search_run`` + every round through ``search.runs.services`` on a throwaway
   SQLite database: restore the policy, select, draw text ids, score them through the engine
   call path (ledger), write every pull, persist the state, per round.
 
@@ -102,11 +102,10 @@ def part_platform(size: int, budget: int, batch: int | None, seed: int, var_dir:
     django.setup()
     call_command("migrate", verbosity=0)
     from engines.registry import resolve
-    from search.runs.config import create_run
-    from search.runs.services import run_in_foreground
+    from search.runs.services import run_in_foreground, start_search_run
     from search.runs.state import state_size
 
-    run = create_run(_config(size, budget, batch, seed), enqueue=False)
+    run = start_search_run(_config(size, budget, batch, seed), enqueue=False)
     resolve(run.difficulty_engine, "world").true_means  # noqa: B018  (as in the baseline)
     start = time.perf_counter()
     run = run_in_foreground(run.pk)

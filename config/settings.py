@@ -322,9 +322,14 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # it): its message, if the broker kept it, comes back later and is dropped as stale.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
-# A search round's claim on its run; past it another worker may take the round over. Past the
-# hard time limit the round's worker is certainly gone.
-SEARCH_ROUND_LEASE_S = env_int("SEARCH_ROUND_LEASE_S", CELERY_TASK_TIME_LIMIT + 30, minimum=2)
+# A round's claim on its job (every kind: rounds.round_lease); past it another worker may take
+# the round over. Past the hard time limit the round's worker is certainly gone.
+# SEARCH_ROUND_LEASE_S is the name it had when only search rounds read it.
+ROUND_LEASE_S = env_int(
+    "ROUND_LEASE_S",
+    env_int("SEARCH_ROUND_LEASE_S", CELERY_TASK_TIME_LIMIT + 30, minimum=2),
+    minimum=2,
+)
 # Answers a lexical model-evaluation round asks for (seed 004 §4); smaller rounds report
 # progress more often.
 LEXICAL_EVAL_ROUND_ITEMS = env_int("LEXICAL_EVAL_ROUND_ITEMS", 200, minimum=1)

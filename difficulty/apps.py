@@ -19,7 +19,7 @@ class DifficultyConfig(AppConfig):
     def ready(self) -> None:
         import rounds
         from difficulty import import_kinds
-        from difficulty.services import recover_evaluations
+        from difficulty.services import DEC_EVALUATIONS
 
-        rounds.register(rounds.JobKind("DEC evaluation", recover_evaluations))
+        rounds.register(DEC_EVALUATIONS)
         import_kinds.register()

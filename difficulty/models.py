@@ -17,6 +17,7 @@ from django.db import models
 
 from difficulty.import_report import report_lines
 from difficulty.releases import judgments
+from rounds.models import LeasedJob
 
 
 def _validate_string_list(value: Any) -> None:
@@ -232,7 +233,7 @@ class DifficultySegment(models.Model):
         return f"{self.language_pair.code} #{self.row}"
 
 
-class DifficultyEvaluation(models.Model):
+class DifficultyEvaluation(LeasedJob):
     """Estimators compared on a dataset with DEC and hardest-subset selection; kept for later.
 
     Run as a chain of short Celery rounds (or in the foreground by ``evaluate_difficulty``):
@@ -247,6 +248,10 @@ class DifficultyEvaluation(models.Model):
         FAILED = "failed", "Failed"
         CANCELLED = "cancelled", "Cancelled"
 
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+    ENDED = (Status.DONE, Status.FAILED, Status.CANCELLED)
+    SUCCEEDED = (Status.DONE,)
+
     dataset = models.ForeignKey(
         DifficultyDataset, on_delete=models.CASCADE, related_name="evaluations"
     )
@@ -260,18 +265,6 @@ class DifficultyEvaluation(models.Model):
     progress_total = models.PositiveIntegerField(default=0)
     state = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
     results = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    error = models.TextField(blank=True)
-    # A lease, not a lock: a round holds the row until it finishes or the lease runs out (a
-    # killed worker), after which a redelivered round may take it over.
-    claimed_by = models.CharField(max_length=255, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         # Created by search before difficulty became an app (ADR 0010): same tables.
@@ -286,10 +279,6 @@ class DifficultyEvaluation(models.Model):
 
     def __str__(self) -> str:
         return f"Evaluation {self.pk} of {self.dataset}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED}
 
     @property
     def progress_percent(self) -> int:

@@ -58,6 +58,17 @@ class EngineError(Exception):
         return f"{type(self).__name__}({self.message!r}, permanent={self.permanent})"
 
 
+def transient_engine_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is an engine error that retrying can help (a rate limit, a timeout): the
+    transient test a job kind passes to the round kernel (``rounds.LeasedJobKind``)."""
+    return isinstance(exc, EngineError) and not exc.permanent
+
+
+# How a job kind whose rounds call engines treats their errors (``rounds.LeasedJobKind``): a
+# transient one runs the round again later, a permanent one fails the job with its message.
+ENGINE_ERRORS: dict[str, Any] = {"transient": transient_engine_error, "permanent": (EngineError,)}
+
+
 class HeuristicUnavailable(EngineError):
     """A heuristic that cannot run here (e.g. no spaCy pipeline for the language).
 

@@ -7,6 +7,6 @@ class ImportsConfig(AppConfig):
 
     def ready(self) -> None:
         import rounds
-        from imports.services import recover_import_jobs
+        from imports.services import IMPORT_JOBS
 
-        rounds.register(rounds.JobKind("import", recover_import_jobs))
+        rounds.register(IMPORT_JOBS)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
+from rounds.models import LeasedJob
 
-class ImportJob(models.Model):
+
+class ImportJob(LeasedJob):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         READING = "reading", "Reading"
@@ -15,6 +16,8 @@ class ImportJob(models.Model):
         FAILED = "failed", "Failed"
 
     ACTIVE = (Status.QUEUED, Status.READING, Status.WRITING)
+    ENDED = (Status.DONE, Status.FAILED)
+    SUCCEEDED = (Status.DONE,)
 
     kind = models.CharField(max_length=50, help_text="A registered ImportKind's name.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
@@ -30,17 +33,9 @@ class ImportJob(models.Model):
     result_id = models.PositiveBigIntegerField(null=True, blank=True)
     summary = models.CharField(max_length=500, blank=True, help_text="What the import wrote.")
     attempts = models.PositiveSmallIntegerField(default=0)
-    # A lease, not a lock (rounds.leases): a worker killed mid-import leaves a lease that runs
-    # out, and the sweep queues the job again.
-    claimed_by = models.CharField(max_length=255, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    # Why it failed is ``errors``, line by line. The lease (rounds.leases): a worker killed
+    # mid-import leaves a lease that runs out, and the sweep queues the job again.
+    error = None  # type: ignore[assignment]  # Django removes an inherited field set to None
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -51,10 +46,6 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"import #{self.pk} ({self.kind}, {self.status})"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)
 
     @property
     def progress_percent(self) -> int:

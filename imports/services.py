@@ -9,10 +9,8 @@
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
-from datetime import timedelta
 from pathlib import PurePath
 from typing import IO, Any
 
@@ -26,8 +24,6 @@ import rounds
 from imports import kinds
 from imports.models import ImportJob
 
-logger = logging.getLogger(__name__)
-
 RUN_TASK = "imports.run_import"
 # Progress is written every so many lines: often enough for a page polling each second, rarely
 # enough to cost nothing next to parsing.
@@ -38,8 +34,12 @@ MAX_ERRORS = 100
 MAX_ATTEMPTS = 3
 
 
-class LeaseLost(RuntimeError):
-    """Another worker took the job over (this one's lease ran out): roll back, write nothing."""
+class ImportStateError(RuntimeError):
+    """The job cannot be run here now (a worker holds it)."""
+
+
+class GaveUp(RuntimeError):
+    """The job's file killed its worker too often: it is not tried again."""
 
 
 def runs_in_background(upload: File) -> bool:
@@ -74,7 +74,7 @@ def start_import(
     return job
 
 
-def enqueue_import(job_id: int, countdown: float | None = None) -> None:
+def enqueue_import(job_id: int, *, countdown: float | None = None) -> None:
     rounds.enqueue(RUN_TASK, (job_id,), countdown=countdown)
 
 
@@ -86,44 +86,14 @@ def _count_lines(upload: File) -> int:
     return lines + (last != b"\n")
 
 
-def _lease() -> timedelta:
-    # No run outlives the hard time limit, so a lease past it is only ever held by a dead worker.
-    return timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 30)
-
-
-def run_import_job(
-    job_id: int, *, worker: str, interrupts: tuple[type[BaseException], ...] = ()
-) -> rounds.Outcome:
-    """Import a job's file; DONE, STOPPED (failed: the row says why), STALE or BUSY."""
-    rows = ImportJob.objects.filter(pk=job_id, status__in=ImportJob.ACTIVE)
-    claimed = rounds.claim(
-        rows, worker, _lease(), status=ImportJob.Status.READING, lines_done=0,
-        attempts=_attempts_after_claim(worker),
-    )  # fmt: skip
-    if not claimed:
-        job = ImportJob.objects.filter(pk=job_id).first()
-        if job is None or job.is_finished:
-            return rounds.Outcome(rounds.Status.STALE)
-        return rounds.Outcome(
-            rounds.Status.BUSY, retry_in=rounds.retry_after_lease(job.lease_expires_at)
-        )
+def _import(job_id: int, worker: str) -> rounds.Outcome:
+    """Read the stored file and have the kind write the result, which marks the job done in
+    the same transaction (:func:`_finish`); the upload is dropped then."""
     job = ImportJob.objects.select_related("created_by").get(pk=job_id)
     if job.attempts > MAX_ATTEMPTS:
-        return _fail(job, worker, [f"gave up: the worker died during each of {MAX_ATTEMPTS} runs"])
-    try:
-        with job.file.open("rb") as stream:
-            _run_kind(job, worker, stream)
-    except kinds.ImportRefused as exc:
-        return _fail(job, worker, exc.errors)
-    except LeaseLost:
-        return rounds.Outcome(rounds.Status.STALE)
-    except interrupts:
-        return _fail(job, worker, ["took longer than a worker may run; use the command"])
-    except Exception as exc:
-        if rounds.database_lost(exc):
-            raise  # nothing was written (one transaction); the task imports again when it is back
-        logger.exception("import job %s failed", job_id)
-        return _fail(job, worker, [f"the import failed unexpectedly ({type(exc).__name__})"])
+        raise GaveUp(f"gave up: the worker died during each of {MAX_ATTEMPTS} runs")
+    with job.file.open("rb") as stream:
+        _run_kind(job, worker, stream)
     _drop_file(job)
     return rounds.Outcome(rounds.Status.DONE)
 
@@ -181,23 +151,19 @@ def _finish(job: ImportJob, worker: str, result_id: int, summary: str) -> None:
         errors=[], claimed_by="", lease_expires_at=None, finished_at=now, updated_at=now,
     )  # fmt: skip
     if not marked:
-        raise LeaseLost(f"import job {job.pk} is no longer held by {worker}")
+        raise rounds.LeaseLost(f"import job {job.pk} is no longer held by {worker}")
 
 
-def _fail(job: ImportJob, worker: str, errors: list[str]) -> rounds.Outcome:
+def _errors_of(exc: BaseException) -> list[str]:
+    """Why a permanent error failed the job, line by line."""
+    return exc.errors if isinstance(exc, kinds.ImportRefused) else [str(exc)]
+
+
+def _failure(errors: list[str]) -> dict[str, Any]:
+    """The row's changes for a failed import: its errors (the first ``MAX_ERRORS``)."""
     if len(errors) > MAX_ERRORS:
         errors = [*errors[:MAX_ERRORS], f"(and {len(errors) - MAX_ERRORS} more)"]
-    released = rounds.release(
-        ImportJob.objects.filter(pk=job.pk),
-        worker,
-        status=ImportJob.Status.FAILED,
-        errors=errors,
-        finished_at=timezone.now(),
-    )
-    if not released:
-        return rounds.Outcome(rounds.Status.STALE)
-    _drop_file(job)
-    return rounds.Outcome(rounds.Status.STOPPED)
+    return {"errors": errors}
 
 
 def _drop_file(job: ImportJob) -> None:
@@ -207,9 +173,26 @@ def _drop_file(job: ImportJob) -> None:
         ImportJob.objects.filter(pk=job.pk).update(file="")
 
 
-def recover_import_jobs(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue active jobs nobody works on (the sweep's part for imports)."""
-    active = ImportJob.objects.filter(status__in=ImportJob.ACTIVE).order_by("pk")
-    return rounds.requeue_stalled(
-        active, _lease(), enqueue_import, dead_worker_prefix=dead_worker_prefix
-    )
+# The lifecycle every round-based job shares (rounds.jobs), for imports: one round per job (the
+# re-run starts from the file; a dead run's transaction left nothing), and a run cut short by
+# the time limit fails the job (it would be cut short again).
+IMPORT_JOBS = rounds.LeasedJobKind(
+    label="import job",
+    sweep_name="import",
+    model=ImportJob,
+    work=_import,
+    enqueue_round=enqueue_import,
+    state_error=ImportStateError,
+    numbered=False,
+    running=ImportJob.Status.READING,
+    claim_changes=lambda worker: {"lines_done": 0, "attempts": _attempts_after_claim(worker)},
+    permanent=(kinds.ImportRefused, GaveUp),
+    reason=_errors_of,
+    interrupted=["took longer than a worker may run; use the command"],
+    failure=_failure,
+    internal_reason=lambda exc: [f"the import failed unexpectedly ({type(exc).__name__})"],
+    on_failed=lambda job_id: _drop_file(ImportJob.objects.get(pk=job_id)),
+)
+# Import a job's file: DONE, STOPPED (failed: the row says why), STALE or BUSY.
+run_import_job = IMPORT_JOBS.advance
+recover_import_jobs = IMPORT_JOBS.recover

@@ -18,16 +18,15 @@ class LexicalConfig(AppConfig):
     )
 
     def ready(self) -> None:
+        import rounds
         from annotation.signals import item_completed
-        from lexical.evaluation import services as evaluation_services
-        from lexical.mining import services as mining_services
-        from lexical.rules import services as rule_services
+        from lexical.evaluation.services import EVALUATIONS
+        from lexical.mining.services import MINING_JOBS
+        from lexical.rules.services import RULE_JOBS
         from lexical.studies.rule_validation import services as rule_validation_services
 
         item_completed.connect(
             rule_validation_services.on_item_completed,
             dispatch_uid="lexical.studies.rule_validation",
         )
-        mining_services.register_recovery()
-        rule_services.register_recovery()
-        evaluation_services.register_recovery()
+        rounds.register(MINING_JOBS, RULE_JOBS, EVALUATIONS)

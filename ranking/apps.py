@@ -18,9 +18,10 @@ class RankingConfig(AppConfig):
     )
 
     def ready(self) -> None:
-        from ranking.services import register_recovery
-        from ranking.subsets import sections, services
+        import rounds
+        from ranking.services import RANKINGS
+        from ranking.subsets import sections
+        from ranking.subsets.services import ANALYSES
 
-        register_recovery()
-        services.register_recovery()
+        rounds.register(RANKINGS, ANALYSES)
         sections.register_sections()

@@ -65,6 +65,8 @@ class SystemRanking(models.Model):
 
     Status = RankingStatus
     ACTIVE = (RankingStatus.QUEUED, RankingStatus.RUNNING)
+    ENDED = (RankingStatus.DONE, RankingStatus.FAILED, RankingStatus.CANCELLED)
+    SUCCEEDED = (RankingStatus.DONE,)
     InputKind = InputKind
     Test = Test
     Pairs = Pairs

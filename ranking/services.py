@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 import rounds
 from engines.interfaces import EngineError
@@ -42,7 +41,6 @@ __all__ = [
     "cancel_ranking",
     "enqueue_round",
     "recover_rankings",
-    "register_recovery",
     "run_in_foreground",
     "start_ranking",
 ]
@@ -284,46 +282,23 @@ def rank(ranking: SystemRanking, scored: ScoredInput) -> dict[str, Any]:
     )  # fmt: skip
 
 
-def advance_ranking(
-    ranking_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a ranking (see the module docstring)."""
-    if not RANKINGS.claim(ranking_id, round_index, worker):
-        return RANKINGS.unclaimed_outcome(ranking_id, round_index)
+# A round's work: what it read and ranked (the input, the result once every cell is scored,
+# and the QE progress), written by _commit_round in the round's transaction.
+RoundDone = tuple[ScoredInput, dict[str, Any] | None, int | None, int | None]
+
+
+def _ranking_round(ranking_id: int, worker: str) -> RoundDone:
+    """One round of a ranking (see the module docstring), outside any transaction."""
     ranking = SystemRanking.objects.select_related(
         "dataset", "campaign", "version__challenge_set"
     ).get(pk=ranking_id)
-    rows = SystemRanking.objects.filter(pk=ranking_id)
-    try:
-        if ranking.input_kind == InputKind.VERSION_QE:
-            return _qe_round(ranking, round_index, worker)
-        scored = _read_input(ranking)
-        result = rank(ranking, scored)
-    except interrupts:
-        rounds.release(rows, worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            rounds.release(rows, worker)
-            logger.warning("ranking %s: transient engine error, retrying: %s", ranking_id, exc)
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        RANKINGS.fail(ranking_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except ValueError as exc:  # InputError, or a refusal of ranking.stats
-        RANKINGS.fail(ranking_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("ranking %s failed", ranking_id)
-        RANKINGS.fail(ranking_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(ranking_id, round_index, worker, scored, result)
+    if ranking.input_kind == InputKind.VERSION_QE:
+        return _qe_round(ranking)
+    scored = _read_input(ranking)
+    return scored, rank(ranking, scored), None, None
 
 
-def _qe_round(ranking: SystemRanking, round_index: int, worker: str) -> rounds.Outcome:
+def _qe_round(ranking: SystemRanking) -> RoundDone:
     """Score the next chunk of translations with the QE engine; rank once all are scored."""
     assert ranking.version is not None
     systems, keys, cells, (src, tgt) = inputs.qe_cells(ranking.version, ranking.language_pair)
@@ -347,40 +322,24 @@ def _qe_round(ranking: SystemRanking, round_index: int, worker: str) -> rounds.O
     label = f"{ranking.version.challenge_set.name} v{ranking.version.number}"
     scored = ScoredInput(systems, matrix, keys, f"{label} (QE: {ranking.score})")
     result = rank(ranking, inputs.drop_unscored(scored)) if done >= len(cells) else None
-    return _commit(ranking.pk, round_index, worker, scored, result, done=done, total=len(cells))
+    return scored, result, done, len(cells)
 
 
-def _commit(
-    ranking_id: int,
-    round_index: int,
-    worker: str,
-    scored: ScoredInput,
-    result: dict[str, Any] | None,
-    *,
-    done: int | None = None,
-    total: int | None = None,
-) -> rounds.Outcome:
-    with transaction.atomic():
-        ranking = SystemRanking.objects.select_for_update().get(pk=ranking_id)
-        if ranking.claimed_by != worker or ranking.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        ranking.input_systems = scored.systems
-        ranking.set_score_matrix(scored.scores)
-        ranking.cells_total = total if total is not None else int(scored.scores.size)
-        ranking.cells_done = done if done is not None else ranking.cells_total
-        ranking.round_index += 1
-        ranking.claimed_by, ranking.lease_expires_at = "", None
-        if ranking.status != SystemRanking.Status.RUNNING:
-            outcome = Status.STOPPED  # cancelled during the round: stops at this boundary
-        elif result is None:
-            outcome = Status.MORE
-        else:
-            ranking.result = result
-            ranking.status = SystemRanking.Status.DONE
-            ranking.finished_at = timezone.now()
-            outcome = Status.DONE
-        ranking.save()
-    return rounds.Outcome(outcome)
+def _commit_round(ranking: SystemRanking, done: RoundDone) -> Status:
+    """Write what a round read and ranked (the kernel holds the row's lock)."""
+    scored, result, cells_done, total = done
+    ranking.input_systems = scored.systems
+    ranking.set_score_matrix(scored.scores)
+    ranking.cells_total = total if total is not None else int(scored.scores.size)
+    ranking.cells_done = cells_done if cells_done is not None else ranking.cells_total
+    status = RANKINGS.after_round(ranking, more=result is None)
+    if status == Status.DONE:
+        ranking.result = result
+    return status
+
+
+def _transient(exc: BaseException) -> bool:
+    return isinstance(exc, EngineError) and not exc.permanent
 
 
 # The lifecycle every round-based job shares (rounds.jobs), for rankings.
@@ -388,11 +347,15 @@ RANKINGS = rounds.LeasedJobKind(
     label="ranking",
     sweep_name="system ranking",
     model=SystemRanking,
-    advance=advance_ranking,
+    work=_ranking_round,
+    commit=_commit_round,
     enqueue_round=enqueue_round,
     state_error=RankingStateError,
+    transient=_transient,
+    # An engine's refusal, an InputError or a refusal of ranking.stats: the job's reason to fail.
+    permanent=(EngineError, ValueError),
 )
+advance_ranking = RANKINGS.advance
 cancel_ranking = RANKINGS.cancel
 recover_rankings = RANKINGS.recover
-register_recovery = RANKINGS.register_recovery
 run_in_foreground = RANKINGS.run_in_foreground

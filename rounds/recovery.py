@@ -12,24 +12,37 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 logger = logging.getLogger(__name__)
 
 
+class Recoverable(Protocol):
+    """What the sweep needs of a kind: a name, and ``recover(dead_worker_prefix)`` that queues
+    its stalled jobs and returns their ids (a :class:`rounds.LeasedJobKind` is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def recover(self, dead_worker_prefix: str | None = None) -> list[int]: ...
+
+
 @dataclass(frozen=True)
 class JobKind:
-    """``recover(dead_worker_prefix)`` queues this kind's stalled jobs and returns their ids."""
+    """A recovery written by hand: ``recover(dead_worker_prefix)`` queues stalled jobs."""
 
     name: str
     recover: Callable[[str | None], list[int]]
 
 
-_KINDS: dict[str, JobKind] = {}
+_KINDS: dict[str, Recoverable] = {}
 
 
-def register(kind: JobKind) -> None:
-    """Called from an app's ``AppConfig.ready``; registering a name again replaces it."""
-    _KINDS[kind.name] = kind
+def register(*kinds: Recoverable) -> None:
+    """The one way to have the sweep recover a kind of job: ``rounds.register(KIND, ...)`` in
+    the app's ``AppConfig.ready``; registering a name again replaces it."""
+    for kind in kinds:
+        _KINDS[kind.name] = kind
 
 
 def registered() -> list[str]:

@@ -7,7 +7,6 @@ by task name through :func:`rounds.enqueue` and never import this module.
 from __future__ import annotations
 
 from celery import shared_task
-from celery.exceptions import SoftTimeLimitExceeded
 
 import rounds
 from search.breaker import data_quality
@@ -28,18 +27,12 @@ def generate_topic_tree(self, tree_id: int) -> None:
     retry gets the answers that did arrive from the engine cache. Foreground twin:
     ``python manage.py generate_topic_tree``.
     """
-    try:
-        topic_generation.generate_topic_tree(tree_id)
-    except SoftTimeLimitExceeded:
-        topic_generation.mark_generation_failed(
-            tree_id, "the engine took longer than the task time limit; try again"
-        )
-    except Exception as exc:
-        rounds.retry_when_database_is_back(self, exc)
-        # A tree left "generating" would keep its page polling forever; record, then re-raise
-        # so the worker log has the traceback.
-        topic_generation.mark_generation_failed(tree_id, f"unexpected error: {exc}")
-        raise
+    rounds.run_job_round(
+        self,
+        topic_generation.advance_generation,
+        topic_generation.enqueue_tree_generation,
+        tree_id,
+    )
 
 
 # --- Search runs (seed 000) ----------------------------------------------------------------

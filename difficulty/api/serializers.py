@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api_links import LinksField
 from core.uploads import validate_upload_size
 from difficulty import selectors
 from difficulty.dataset_format import (
@@ -35,12 +35,6 @@ class FiniteFloatField(serializers.FloatField):
         return number if math.isfinite(number) else None
 
 
-def _links(request, names: dict[str, str], pk: int) -> dict[str, str]:
-    return {
-        key: request.build_absolute_uri(reverse(name, args=[pk])) for key, name in names.items()
-    }
-
-
 # --- Datasets ------------------------------------------------------------------------------
 
 
@@ -55,7 +49,11 @@ class DifficultyDatasetSerializer(serializers.ModelSerializer):
         slug_field="username", read_only=True, allow_null=True
     )
     n_evaluations = serializers.IntegerField(read_only=True)
-    links = serializers.SerializerMethodField()
+    links = LinksField(
+        page="difficulty:dataset_detail",
+        segments="difficulty-dataset-segments",
+        scores_svg="difficulty:dataset_scores_plot",
+    )
 
     class Meta:
         model = DifficultyDataset
@@ -66,14 +64,6 @@ class DifficultyDatasetSerializer(serializers.ModelSerializer):
             "created_by", "created_at", "updated_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, dataset: DifficultyDataset) -> dict[str, str]:
-        names = {
-            "page": "difficulty:dataset_detail",
-            "segments": "difficulty-dataset-segments",
-            "scores_svg": "difficulty:dataset_scores_plot",
-        }
-        return _links(self.context["request"], names, dataset.pk)
 
 
 class DifficultySystemSerializer(serializers.Serializer):
@@ -298,7 +288,11 @@ class DifficultyEvaluationSerializer(serializers.ModelSerializer):
     created_by: serializers.SlugRelatedField = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
-    links = serializers.SerializerMethodField()
+    links = LinksField(
+        page="difficulty:evaluation_detail",
+        results="difficulty-evaluation-results",
+        chart_svg="difficulty:evaluation_plot",
+    )
 
     class Meta:
         model = DifficultyEvaluation
@@ -308,14 +302,6 @@ class DifficultyEvaluationSerializer(serializers.ModelSerializer):
             "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, evaluation: DifficultyEvaluation) -> dict[str, str]:
-        names = {
-            "page": "difficulty:evaluation_detail",
-            "results": "difficulty-evaluation-results",
-            "chart_svg": "difficulty:evaluation_plot",
-        }
-        return _links(self.context["request"], names, evaluation.pk)
 
 
 class EvaluationCreateSerializer(serializers.Serializer):

@@ -21,6 +21,7 @@ from difficulty.services.datasets import (
 )
 from difficulty.services.evaluations import (
     ADVANCE_TASK,
+    DEC_EVALUATIONS,
     advance_difficulty_evaluation,
     cancel_difficulty_evaluation,
     enqueue_evaluation_round,
@@ -34,6 +35,7 @@ __all__ = [
     "ADVANCE_TASK",
     "DATASET_FORMATS",
     "DA_SCORE_KINDS",
+    "DEC_EVALUATIONS",
     "DatasetFormatError",
     "DifficultyDatasetError",
     "advance_difficulty_evaluation",

@@ -23,19 +23,16 @@ vocabulary (unit keys, groups, bootstrap chunks), and splitting them would scatt
 from __future__ import annotations
 
 import json
-import logging
 import math
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from datetime import timedelta
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 import rounds
@@ -53,7 +50,6 @@ from difficulty.services import evaluation_significance as clusters
 from difficulty.services.datasets import DifficultyDatasetError
 from engines.selectors import queue_for_engines
 
-logger = logging.getLogger(__name__)
 Status = rounds.Status
 
 # Distinct sources sent to an engine estimator per unit: small enough that one unit stays far
@@ -231,36 +227,6 @@ def cancel_difficulty_evaluation(evaluation: DifficultyEvaluation) -> bool:
 
 
 # --- Evaluations: running --------------------------------------------------------------------
-
-
-def _lease() -> timedelta:
-    # Past the hard time limit, a round's worker is certainly gone.
-    return timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 30)
-
-
-def _active(evaluation_id: int, *statuses: str) -> QuerySet:
-    return DifficultyEvaluation.objects.filter(pk=evaluation_id, status__in=statuses)
-
-
-def _claim(evaluation_id: int, worker: str) -> bool:
-    rows = _active(
-        evaluation_id, DifficultyEvaluation.Status.QUEUED, DifficultyEvaluation.Status.RUNNING
-    )
-    return rounds.claim(rows, worker, _lease(), status=DifficultyEvaluation.Status.RUNNING)
-
-
-def _release(evaluation_id: int, worker: str) -> None:
-    rounds.release(_active(evaluation_id, DifficultyEvaluation.Status.RUNNING), worker)
-
-
-def _fail(evaluation_id: int, worker: str, message: str) -> None:
-    rounds.release(
-        _active(evaluation_id, DifficultyEvaluation.Status.RUNNING),
-        worker,
-        status=DifficultyEvaluation.Status.FAILED,
-        error=message[:5000],
-        finished_at=timezone.now(),
-    )
 
 
 class _Run:
@@ -490,58 +456,30 @@ def _record(evaluation_id: int, worker: str, key: str, write: Callable) -> bool:
         row.state["done"].append(key)
         row.progress_done = len(row.state["done"])
         if row.status == DifficultyEvaluation.Status.RUNNING:
-            row.lease_expires_at = timezone.now() + _lease()
+            row.lease_expires_at = timezone.now() + DEC_EVALUATIONS.lease()
         row.save()
     return True
 
 
-def advance_difficulty_evaluation(
-    evaluation_id: int,
-    *,
-    worker: str,
-    budget_s: float = ROUND_BUDGET_S,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """One round: claim the evaluation, run units until ``budget_s`` is spent, record each.
-
-    ``interrupts`` are exceptions (e.g. Celery's soft time limit) that end the round early
-    without failing the evaluation: the lease is released and the exception propagates, so the
-    caller can queue the next round; the unit in flight is simply run again.
-    """
-    if not _claim(evaluation_id, worker):
-        row = DifficultyEvaluation.objects.filter(pk=evaluation_id).first()
-        if row is None or row.is_finished:
-            return rounds.Outcome(Status.STALE)  # it had finished before this round
-        return rounds.Outcome(Status.BUSY, retry_in=rounds.retry_after_lease(row.lease_expires_at))
+def _run_units(evaluation_id: int, worker: str, budget_s: float = ROUND_BUDGET_S) -> rounds.Outcome:
+    """One round: the units left, in plan order, each recorded as it ends, until ``budget_s``
+    is spent (the foreground run passes no limit)."""
     evaluation = DifficultyEvaluation.objects.select_related("dataset").get(pk=evaluation_id)
     run = _Run(evaluation)
     done = set(evaluation.state.get("done", []))
     started = time.monotonic()
     ran = 0
-    try:
-        for unit in evaluation.state["plan"]:
-            key = _unit_key(unit)
-            if key in done:
-                continue
-            if ran and time.monotonic() - started > budget_s:
-                _release(evaluation_id, worker)
-                return rounds.Outcome(Status.MORE)
-            write = run.execute(unit)
-            if not _record(evaluation_id, worker, key, write):
-                return rounds.Outcome(Status.STOPPED)  # cancelled, or another worker took over
-            ran += 1
-    except interrupts:
-        _release(evaluation_id, worker)
-        raise
-    except est.EstimatorError as exc:
-        _fail(evaluation_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        if rounds.database_lost(exc):
-            raise  # the evaluation is intact; the task runs the round again when it is back
-        logger.exception("difficulty evaluation %s failed", evaluation_id)
-        _fail(evaluation_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
+    for unit in evaluation.state["plan"]:
+        key = _unit_key(unit)
+        if key in done:
+            continue
+        if ran and time.monotonic() - started > budget_s:
+            DEC_EVALUATIONS.release(evaluation_id, worker)
+            return rounds.Outcome(Status.MORE)
+        write = run.execute(unit)
+        if not _record(evaluation_id, worker, key, write):
+            return rounds.Outcome(Status.STOPPED)  # cancelled, or another worker took over
+        ran += 1
     return rounds.Outcome(Status.DONE)
 
 
@@ -549,21 +487,23 @@ def run_difficulty_evaluation(
     evaluation_id: int, *, worker: str | None = None
 ) -> DifficultyEvaluation:
     """Run every remaining round in this process (the foreground twin of the Celery task)."""
-    worker = worker or rounds.foreground_worker()
-    try:
-        rounds.run_in_foreground(
-            lambda: advance_difficulty_evaluation(evaluation_id, worker=worker, budget_s=math.inf)
-        )
-    except rounds.Busy as exc:
-        raise DifficultyDatasetError(f"evaluation {evaluation_id} is {exc}") from None
-    return DifficultyEvaluation.objects.get(pk=evaluation_id)
+    return DEC_EVALUATIONS.run_in_foreground(evaluation_id, worker=worker, budget_s=math.inf)
 
 
-def recover_evaluations(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue the next round of evaluations nobody works on (the sweep's part for them)."""
-    active = DifficultyEvaluation.objects.filter(
-        status__in=[DifficultyEvaluation.Status.QUEUED, DifficultyEvaluation.Status.RUNNING]
-    )
-    return rounds.requeue_stalled(
-        active, _lease(), enqueue_evaluation_round, dead_worker_prefix=dead_worker_prefix
-    )
+# The lifecycle every round-based job shares (rounds.jobs), for DEC evaluations (whose cancel,
+# which reports a bool, stays above).
+DEC_EVALUATIONS = rounds.LeasedJobKind(
+    label="evaluation",
+    sweep_name="DEC evaluation",
+    model=DifficultyEvaluation,
+    work=_run_units,
+    enqueue_round=enqueue_evaluation_round,
+    state_error=DifficultyDatasetError,
+    numbered=False,
+    permanent=(est.EstimatorError,),
+)
+# A round: claim the evaluation, run units until ``budget_s`` is spent, record each. Celery's
+# soft time limit (``interrupts``) ends it early without failing the evaluation: the unit in
+# flight is simply run again by the next round.
+advance_difficulty_evaluation = DEC_EVALUATIONS.advance
+recover_evaluations = DEC_EVALUATIONS.recover

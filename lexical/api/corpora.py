@@ -6,7 +6,6 @@ with ``line`` (1-based) when a line is at fault."""
 
 from __future__ import annotations
 
-from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -15,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_links import LinksField
 from core.uploads import validate_upload_size
 from lexical.corpora import reading
 from lexical.corpora.selectors import corpora_for_user, corpus_for_user, corpus_pairs
@@ -26,7 +26,7 @@ class ParallelCorpusSerializer(serializers.ModelSerializer):
     created_by: serializers.SlugRelatedField = serializers.SlugRelatedField(
         slug_field="username", read_only=True
     )
-    links = serializers.SerializerMethodField()
+    links = LinksField(page="lexical:corpus_detail", pairs="lexical-corpus-pairs")
 
     class Meta:
         model = ParallelCorpus
@@ -35,13 +35,6 @@ class ParallelCorpusSerializer(serializers.ModelSerializer):
             "error", "size", "created_by", "created_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, corpus: ParallelCorpus) -> dict[str, str]:
-        request = self.context["request"]
-        return {
-            "page": request.build_absolute_uri(reverse("lexical:corpus_detail", args=[corpus.pk])),
-            "pairs": request.build_absolute_uri(reverse("lexical-corpus-pairs", args=[corpus.pk])),
-        }
 
 
 class SentencePairSerializer(serializers.ModelSerializer):

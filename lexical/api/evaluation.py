@@ -5,20 +5,24 @@ nothing is written."""
 from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
-from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
 from rest_framework.decorators import action
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from lexical.evaluation import selectors
-from lexical.evaluation.config import EvaluationConfigError, create_evaluation
-from lexical.evaluation.services import EvaluationStateError, cancel_evaluation
+from lexical.evaluation.config import EvaluationConfigError
+from lexical.evaluation.services import (
+    EvaluationStateError,
+    cancel_evaluation,
+    start_lexical_evaluation,
+)
 from lexical.models import LexicalEvaluation
 
 
@@ -28,7 +32,13 @@ class LexicalEvaluationSerializer(serializers.ModelSerializer):
     )
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
-    links = serializers.SerializerMethodField()
+    links = LinksField(
+        page="lexical:evaluation:detail",
+        results="lexical-evaluation-results",
+        chart="lexical:evaluation:chart",
+        answers_csv="lexical:evaluation:answers_csv",
+        summary_csv="lexical:evaluation:summary_csv",
+    )
 
     class Meta:
         model = LexicalEvaluation
@@ -38,20 +48,6 @@ class LexicalEvaluationSerializer(serializers.ModelSerializer):
             "created_at", "started_at", "finished_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, evaluation: LexicalEvaluation) -> dict[str, str]:
-        request = self.context["request"]
-        names = {
-            "page": "lexical:evaluation:detail",
-            "results": "lexical-evaluation-results",
-            "chart": "lexical:evaluation:chart",
-            "answers_csv": "lexical:evaluation:answers_csv",
-            "summary_csv": "lexical:evaluation:summary_csv",
-        }
-        return {
-            key: request.build_absolute_uri(reverse(name, args=[evaluation.pk]))
-            for key, name in names.items()
-        }
 
 
 class EvaluationConfigSerializer(serializers.Serializer):
@@ -66,13 +62,6 @@ class EvaluationConfigSerializer(serializers.Serializer):
     )
     runs = serializers.IntegerField(required=False, help_text="1–10, default 3.")
     seed = serializers.IntegerField(required=False, help_text="Drawn and stored when absent.")
-
-
-class EvaluationConfigErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    # Absent when the body itself is not readable JSON (the strict parser's 400).
-    errors = serializers.DictField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
 
 
 def results_record(evaluation: LexicalEvaluation) -> dict:
@@ -117,52 +106,29 @@ def _human_record(evaluation: LexicalEvaluation) -> dict | None:
     }
 
 
-class LexicalEvaluationViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class LexicalEvaluationViewSet(JobViewSet):
     """Model evaluations on lexical selection (staff only)."""
 
-    permission_classes = [IsAdminUser]
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
-    serializer_class = LexicalEvaluationSerializer
     queryset = LexicalEvaluation.objects.none()  # for the schema; requests use get_queryset
-
-    def get_queryset(self):
-        return selectors.evaluations_for_user(self.request.user)
-
-    def get_object(self) -> LexicalEvaluation:
-        return selectors.evaluation_for_user(self.request.user, self.kwargs["pk"])
-
-    def _data(self, evaluation: LexicalEvaluation) -> dict:
-        return LexicalEvaluationSerializer(evaluation, context=self.get_serializer_context()).data
+    list_serializer = detail_serializer = LexicalEvaluationSerializer
+    jobs_for_user = staticmethod(selectors.evaluations_for_user)
+    job_for_user = staticmethod(selectors.evaluation_for_user)
+    cancel_job = staticmethod(cancel_evaluation)
+    state_error = EvaluationStateError
 
     @extend_schema(
         request=EvaluationConfigSerializer,
-        responses={201: LexicalEvaluationSerializer, 400: EvaluationConfigErrorSerializer},
+        responses={201: LexicalEvaluationSerializer, 400: JobConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start an evaluation of engines × settings on an example selection."""
         try:
-            evaluation = create_evaluation(request.data, created_by=request.user)
+            evaluation = start_lexical_evaluation(request.data, created_by=request.user)
         except EvaluationConfigError as exc:
             return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
-        return Response(self._data(evaluation), status=status.HTTP_201_CREATED)
-
-    @extend_schema(
-        request=None,
-        responses={
-            200: LexicalEvaluationSerializer,
-            409: OpenApiResponse(description="the evaluation is over"),
-        },
-    )
-    @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None) -> Response:
-        try:
-            evaluation = cancel_evaluation(self.get_object())
-        except EvaluationStateError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(self._data(evaluation))
+        return Response(self.detail_data(evaluation), status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])

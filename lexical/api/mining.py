@@ -4,15 +4,14 @@ nothing is written."""
 
 from __future__ import annotations
 
-from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
-from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.decorators import action
-from rest_framework.permissions import IsAdminUser
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from lexical.mining.params import MiningParamsError
 from lexical.mining.selectors import (
@@ -31,7 +30,7 @@ class MiningJobSerializer(serializers.ModelSerializer):
     )
     corpus: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(read_only=True)
     progress = serializers.FloatField(read_only=True)
-    links = serializers.SerializerMethodField()
+    links = LinksField(page="lexical:mining_job")
 
     class Meta:
         model = MiningJob
@@ -41,10 +40,6 @@ class MiningJobSerializer(serializers.ModelSerializer):
             "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, job: MiningJob) -> dict[str, str]:
-        request = self.context["request"]
-        return {"page": request.build_absolute_uri(reverse("lexical:mining_job", args=[job.pk]))}
 
 
 class MinedConceptSerializer(serializers.Serializer):
@@ -81,34 +76,22 @@ class MiningStartSerializer(serializers.Serializer):
     params = serializers.DictField(required=False, help_text="Thresholds; the paper's defaults.")
 
 
-class MiningErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    errors = serializers.DictField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
-
-
-class MiningJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class MiningJobViewSet(JobViewSet):
     """Jobs that mine a parallel corpus for concepts with variations (staff only)."""
 
-    permission_classes = [IsAdminUser]
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
     queryset = MiningJob.objects.none()  # for the schema; requests use get_queryset
-
-    def get_queryset(self):
-        return mining_jobs_for_user(self.request.user)
-
-    def get_object(self) -> MiningJob:
-        return mining_job_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_serializer_class(self):
-        return MiningJobSerializer if self.action == "list" else MiningJobDetailSerializer
-
-    def _data(self, job: MiningJob) -> dict:
-        return MiningJobDetailSerializer(job, context=self.get_serializer_context()).data
+    list_serializer = MiningJobSerializer
+    detail_serializer = MiningJobDetailSerializer
+    jobs_for_user = staticmethod(mining_jobs_for_user)
+    job_for_user = staticmethod(mining_job_for_user)
+    cancel_job = staticmethod(cancel_mining)
+    state_error = MiningStateError
 
     @extend_schema(
         request=MiningStartSerializer,
-        responses={201: MiningJobDetailSerializer, 400: MiningErrorSerializer},
+        responses={201: MiningJobDetailSerializer, 400: JobConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start mining a corpus; ``params`` default to the paper's thresholds."""
@@ -135,19 +118,4 @@ class MiningJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
             return Response(field_errors(errors), status=status.HTTP_400_BAD_REQUEST)
         except MiningStateError as exc:
             return Response(field_errors({"corpus": str(exc)}), status=status.HTTP_400_BAD_REQUEST)
-        return Response(self._data(job), status=status.HTTP_201_CREATED)
-
-    @extend_schema(
-        request=None,
-        responses={
-            200: MiningJobDetailSerializer,
-            409: OpenApiResponse(MiningErrorSerializer, description="the job is over"),
-        },
-    )
-    @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None) -> Response:
-        try:
-            job = cancel_mining(self.get_object())
-        except MiningStateError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(self._data(job))
+        return Response(self.detail_data(job), status=status.HTTP_201_CREATED)

@@ -7,16 +7,16 @@ from __future__ import annotations
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_jobs import JobViewSet
 from lexical.models import Rule, RuleJob, RuleJobConcept
 from lexical.rules.selectors import job_concepts, job_for_user, jobs_for_user, rules_for_user
-from lexical.rules.services import JobStateError, RuleConfigError, cancel_job, create_rule_jobs
+from lexical.rules.services import JobStateError, RuleConfigError, cancel_job, start_rule_jobs
 
 
 class RuleJobSerializer(serializers.ModelSerializer):
@@ -88,20 +88,16 @@ class RuleSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class RuleJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class RuleJobViewSet(JobViewSet):
     """Rule generation jobs, one per generator engine (staff only)."""
 
-    permission_classes = [IsAdminUser]
     queryset = RuleJob.objects.none()  # for the schema; requests use get_queryset
-
-    def get_queryset(self):
-        return jobs_for_user(self.request.user)
-
-    def get_object(self) -> RuleJob:
-        return job_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_serializer_class(self):
-        return RuleJobSerializer if self.action == "list" else RuleJobDetailSerializer
+    list_serializer = RuleJobSerializer
+    detail_serializer = RuleJobDetailSerializer
+    jobs_for_user = staticmethod(jobs_for_user)
+    job_for_user = staticmethod(job_for_user)
+    cancel_job = staticmethod(cancel_job)
+    state_error = JobStateError
 
     @extend_schema(
         request=RuleConfigSerializer,
@@ -110,24 +106,12 @@ class RuleJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     def create(self, request: Request) -> Response:
         """Start one rule job per engine; answers the created jobs."""
         try:
-            jobs = create_rule_jobs(request.data, created_by=request.user)
+            jobs = start_rule_jobs(request.data, created_by=request.user)
         except RuleConfigError as exc:
             return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
         context = self.get_serializer_context()
         data = RuleJobSerializer(jobs, many=True, context=context).data
         return Response(data, status=status.HTTP_201_CREATED)
-
-    @extend_schema(
-        request=None,
-        responses={200: RuleJobDetailSerializer, 409: OpenApiResponse(description="over")},
-    )
-    @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None) -> Response:
-        try:
-            job = cancel_job(self.get_object())
-        except JobStateError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(RuleJobDetailSerializer(job, context=self.get_serializer_context()).data)
 
 
 @extend_schema(

@@ -1,5 +1,6 @@
-"""An evaluation's configuration, validated from the form, the API or the command line, then
-created. One dictionary shape serves all three::
+"""An evaluation's configuration, validated from the form, the API or the command line (the
+evaluation is created by ``lexical.evaluation.services.start_lexical_evaluation``). One
+dictionary shape serves all three::
 
     {"selection": 3, "entries": ["gpt:none", "gpt:self", "llama:other:gpt", "nllb:translate"],
      "runs": 3, "seed": 1234, "name": "..."}
@@ -15,15 +16,14 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from django.db import transaction
-
 from engines.models import Engine
 from engines.registry import refusal
-from lexical.evaluation import rule_source, services
+from lexical.evaluation import rule_source
 from lexical.evaluation.entries import CHAT, TRANSLATE, Entry, EntryError, parse_entry
-from lexical.models import ExampleSelection, LexicalEvaluation, SelectedExample, Variation
+from lexical.models import ExampleSelection, SelectedExample, Variation
+from rounds.refusal import JobConfigError
 
-__all__ = ["EvaluationConfigError", "create_evaluation", "validate_evaluation"]
+__all__ = ["EvaluationConfigError", "items_total", "validate_evaluation"]
 
 MAX_ENTRIES = 40
 MAX_RUNS = 10
@@ -31,12 +31,8 @@ _MAX_ID = 2**63 - 1
 _KNOWN = {"name", "selection", "entries", "runs", "seed"}
 
 
-class EvaluationConfigError(ValueError):
-    """A configuration that cannot run; ``errors`` maps field to message."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+class EvaluationConfigError(JobConfigError):
+    """An evaluation configuration that cannot run."""
 
 
 def _int(value: Any) -> bool:
@@ -210,27 +206,3 @@ def items_total(entries: list[dict], runs: int, examples: int) -> int:
     same output every time, so it translates once (its sd over runs is 0 by construction)."""
     per_run = sum(runs if e["kind"] != TRANSLATE else 1 for e in entries)
     return per_run * examples
-
-
-def create_evaluation(config: Any, *, created_by=None, enqueue: bool = True) -> LexicalEvaluation:
-    fields, errors = validate_evaluation(config)
-    if errors:
-        raise EvaluationConfigError(errors)
-    fields["name"] = (
-        fields["name"]
-        or (
-            f"{fields['selection'].name}: "
-            + ", ".join(Entry.from_dict(e).key for e in fields["entries"])
-        )[:200]
-    )
-    with transaction.atomic():
-        evaluation = LexicalEvaluation.objects.create(
-            **fields,
-            created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
-            items_total=items_total(
-                fields["entries"], fields["runs"], len(fields["snapshot"]["examples"])
-            ),
-        )
-        if enqueue:
-            services.enqueue_round(evaluation.pk, 0)
-    return evaluation

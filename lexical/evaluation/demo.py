@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lexical.evaluation.config import create_evaluation
-from lexical.evaluation.services import run_in_foreground
+from lexical.evaluation.services import run_in_foreground, start_lexical_evaluation
 from lexical.models import ExampleSelection, LexicalEvaluation
 
 DEMO_SEED = 2024
@@ -47,5 +46,5 @@ def load(
         "runs": runs,
         "seed": DEMO_SEED,
     }
-    evaluation = create_evaluation(config, enqueue=False)
+    evaluation = start_lexical_evaluation(config, enqueue=False)
     return run_in_foreground(evaluation.pk)

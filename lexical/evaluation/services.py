@@ -1,5 +1,5 @@
-"""An evaluation's lifecycle on the round kernel (like the breaker transfers): rounds, cancel,
-recovery and the foreground loop.
+"""An evaluation's lifecycle on the round kernel (like the breaker transfers): start, rounds,
+cancel, recovery and the foreground loop.
 
 A round (:func:`advance_evaluation`):
 
@@ -20,7 +20,6 @@ and ``lexical_answer_unique_cell`` keep any answer from being written twice.
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,13 +29,13 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import ENGINE_ERRORS, EngineError
 from engines.registry import resolve
 from engines.selectors import cost_of_scope
 from lexical.evaluation import matching, prompts
+from lexical.evaluation.config import EvaluationConfigError, items_total, validate_evaluation
 from lexical.evaluation.entries import TRANSLATE, Entry
 from lexical.evaluation.options import option_order
 from lexical.models import LexicalAnswer, LexicalEvaluation
@@ -51,9 +50,9 @@ __all__ = [
     "pending_items",
     "recover_evaluations",
     "run_in_foreground",
+    "start_lexical_evaluation",
 ]
 
-logger = logging.getLogger(__name__)
 ADVANCE_TASK = "lexical.advance_evaluation"
 Status = rounds.Status
 
@@ -74,6 +73,34 @@ def enqueue_round(evaluation_id: int, round_index: int, *, countdown: float | No
         queue=settings.CELERY_SLOW_QUEUE,
         countdown=countdown,
     )
+
+
+def start_lexical_evaluation(
+    config: Any, *, created_by=None, enqueue: bool = True
+) -> LexicalEvaluation:
+    """Validate ``config`` (:func:`lexical.evaluation.config.validate_evaluation`), create the
+    evaluation with what it will ask frozen in, and queue its first round on commit."""
+    fields, errors = validate_evaluation(config)
+    if errors:
+        raise EvaluationConfigError(errors)
+    fields["name"] = (
+        fields["name"]
+        or (
+            f"{fields['selection'].name}: "
+            + ", ".join(Entry.from_dict(e).key for e in fields["entries"])
+        )[:200]
+    )
+    with transaction.atomic():
+        evaluation = LexicalEvaluation.objects.create(
+            **fields,
+            created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
+            items_total=items_total(
+                fields["entries"], fields["runs"], len(fields["snapshot"]["examples"])
+            ),
+        )
+        if enqueue:
+            enqueue_round(evaluation.pk, 0)
+    return evaluation
 
 
 # --- What to ask -----------------------------------------------------------------------------
@@ -257,64 +284,19 @@ def _answer(evaluation: LexicalEvaluation, item: Item) -> LexicalAnswer:
 # --- Rounds ------------------------------------------------------------------------------------
 
 
-def advance_evaluation(
-    evaluation_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of an evaluation (see the module docstring)."""
-    if not EVALUATIONS.claim(evaluation_id, round_index, worker):
-        return EVALUATIONS.unclaimed_outcome(evaluation_id, round_index)
+def _ask_pending(evaluation_id: int, worker: str) -> list[Item]:
+    """The round's missing answers, asked for (engine calls, no transaction)."""
     evaluation = LexicalEvaluation.objects.get(pk=evaluation_id)
-    rows = LexicalEvaluation.objects.filter(pk=evaluation_id)
-    try:
-        items = pending_items(evaluation, _round_items())
-        _ask(evaluation, items)
-    except interrupts:
-        rounds.release(rows, worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            rounds.release(rows, worker)
-            logger.warning(
-                "evaluation %s: transient engine error, retrying: %s", evaluation_id, exc
-            )
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        EVALUATIONS.fail(evaluation_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("evaluation %s failed", evaluation_id)
-        EVALUATIONS.fail(evaluation_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(evaluation_id, round_index, worker, items)
+    items = pending_items(evaluation, _round_items())
+    _ask(evaluation, items)
+    return items
 
 
-def _commit(evaluation_id: int, round_index: int, worker: str, items: list[Item]) -> rounds.Outcome:
-    with transaction.atomic():
-        evaluation = LexicalEvaluation.objects.select_for_update().get(pk=evaluation_id)
-        if evaluation.claimed_by != worker or evaluation.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        LexicalAnswer.objects.bulk_create([_answer(evaluation, item) for item in items])
-        evaluation.items_done = LexicalAnswer.objects.filter(evaluation=evaluation).count()
-        evaluation.round_index += 1
-        evaluation.cost = cost_of_scope(evaluation.scope)
-        outcome = _next(evaluation)
-        evaluation.claimed_by, evaluation.lease_expires_at = "", None
-        evaluation.save()
-    return rounds.Outcome(outcome)
-
-
-def _next(evaluation: LexicalEvaluation) -> rounds.Status:
-    """What follows the round; sets the evaluation's status accordingly."""
-    if evaluation.status != LexicalEvaluation.Status.RUNNING:
-        return Status.STOPPED  # cancelled during the round: stops at this boundary
-    if evaluation.items_done < evaluation.items_total:
-        return Status.MORE
-    evaluation.status = LexicalEvaluation.Status.FINISHED
-    evaluation.finished_at = timezone.now()
-    return Status.DONE
+def _commit(evaluation: LexicalEvaluation, items: list[Item]) -> rounds.Status:
+    LexicalAnswer.objects.bulk_create([_answer(evaluation, item) for item in items])
+    evaluation.items_done = LexicalAnswer.objects.filter(evaluation=evaluation).count()
+    evaluation.cost = cost_of_scope(evaluation.scope)
+    return EVALUATIONS.after_round(evaluation, more=evaluation.items_done < evaluation.items_total)
 
 
 # The lifecycle every round-based job shares (rounds.jobs), for lexical evaluations.
@@ -322,11 +304,13 @@ EVALUATIONS = rounds.LeasedJobKind(
     label="evaluation",
     sweep_name="lexical evaluation",
     model=LexicalEvaluation,
-    advance=advance_evaluation,
+    work=_ask_pending,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=EvaluationStateError,
+    **ENGINE_ERRORS,
 )
+advance_evaluation = EVALUATIONS.advance  # a round (see the module docstring)
 cancel_evaluation = EVALUATIONS.cancel
 recover_evaluations = EVALUATIONS.recover
-register_recovery = EVALUATIONS.register_recovery
 run_in_foreground = EVALUATIONS.run_in_foreground

@@ -9,15 +9,18 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
+from core.job_pages import control_from_page, job_page, job_version
 from lexical.evaluation import selectors
-from lexical.evaluation.config import EvaluationConfigError, create_evaluation
+from lexical.evaluation.config import EvaluationConfigError
 from lexical.evaluation.forms import EvaluationForm
-from lexical.evaluation.services import EvaluationStateError, cancel_evaluation
+from lexical.evaluation.services import (
+    EvaluationStateError,
+    cancel_evaluation,
+    start_lexical_evaluation,
+)
 
 DETAIL = "lexical/evaluation/detail.html"
 SVG = "image/svg+xml"
@@ -53,7 +56,7 @@ def evaluation_create(request: HttpRequest) -> HttpResponse:
     form = EvaluationForm(request.POST)
     if form.is_valid():
         try:
-            evaluation = create_evaluation(form.to_config(), created_by=request.user)
+            evaluation = start_lexical_evaluation(form.to_config(), created_by=request.user)
         except EvaluationConfigError as exc:
             form.add_config_errors(exc.errors)
         else:
@@ -62,14 +65,10 @@ def evaluation_create(request: HttpRequest) -> HttpResponse:
     return render(request, "lexical/evaluation/form.html", {"form": form}, status=400)
 
 
-def _version(evaluation) -> str:
-    return str(int(evaluation.updated_at.timestamp() * 1_000_000))
-
-
 def _context(evaluation) -> dict:
     return {
         "evaluation": evaluation,
-        "version": _version(evaluation),
+        "version": job_version(evaluation),
         "results": selectors.results(evaluation),
         "human": selectors.human_reference(evaluation),
     }
@@ -79,14 +78,9 @@ def _context(evaluation) -> dict:
 @require_GET
 def evaluation_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     evaluation = selectors.evaluation_for_user(request.user, pk)
-    if not request.htmx:
-        return render(request, DETAIL, _context(evaluation))
-    context = {"evaluation": evaluation, "version": _version(evaluation)}
-    html = render_to_string(f"{DETAIL}#status", context, request=request)
-    response = HttpResponseStopPolling(html) if evaluation.is_finished else HttpResponse(html)
-    if request.GET.get("seen") != context["version"]:
-        response["HX-Trigger"] = "evaluation-changed"
-    return response
+    return job_page(
+        request, DETAIL, evaluation, _context, name="evaluation", changed_event="evaluation-changed"
+    )
 
 
 @staff_member_required
@@ -117,13 +111,10 @@ def bias_chart(request: HttpRequest, pk: int, size: int) -> HttpResponse:
 @require_POST
 def evaluation_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation = selectors.evaluation_for_user(request.user, pk)
-    try:
-        cancel_evaluation(evaluation)
-    except EvaluationStateError as exc:
-        messages.error(request, f"Nothing changed: {exc}.")
-    else:
-        messages.success(request, "Evaluation cancelled.")
-    return redirect("lexical:evaluation:detail", pk=evaluation.pk)
+    return control_from_page(
+        request, evaluation, cancel_evaluation, EvaluationStateError,
+        done="Evaluation cancelled.", page="lexical:evaluation:detail",
+    )  # fmt: skip
 
 
 @staff_member_required

@@ -18,13 +18,11 @@ passes (``items_total`` is twice the corpus size).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 from django.utils.module_loading import import_string
 
 import rounds
@@ -55,7 +53,6 @@ __all__ = [
     "start_mining",
 ]
 
-logger = logging.getLogger(__name__)
 ADVANCE_TASK = "lexical.advance_mining"
 Status = rounds.Status
 
@@ -189,65 +186,33 @@ def _run_round(job: MiningJob, state: MiningState) -> _Round:
     return result
 
 
-def advance_mining(
-    job_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a mining job (see the module docstring)."""
-    if not MINING_JOBS.claim(job_id, round_index, worker):
-        return MINING_JOBS.unclaimed_outcome(job_id, round_index)
+def _mine_chunk(job_id: int, worker: str) -> _Round:
     job = MiningJob.objects.select_related("corpus").get(pk=job_id)
     state, _ = MiningState.objects.get_or_create(job=job)
-    try:
-        result = _run_round(job, state)
-    except interrupts:
-        rounds.release(MiningJob.objects.filter(pk=job_id), worker)
-        raise
-    except TaggerUnavailable as exc:
-        MINING_JOBS.fail(job_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("mining job %s failed", job_id)
-        MINING_JOBS.fail(job_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(job_id, round_index, worker, result)
+    return _run_round(job, state)
 
 
-def _commit(job_id: int, round_index: int, worker: str, result: _Round) -> rounds.Outcome:
-    with transaction.atomic():
-        job = MiningJob.objects.select_for_update().select_related("corpus").get(pk=job_id)
-        if job.claimed_by != worker or job.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        state = MiningState.objects.select_for_update().get(job=job)
-        state.phase, state.cursor = result.phase, result.cursor
-        if result.counts is not None:
-            state.counts = result.counts
-        if result.concepts is not None:
-            state.concepts = result.concepts
-        if result.examples is not None:
-            state.examples = result.examples
-        job.items_done = min(job.items_total, job.items_done + result.pairs)
-        if result.stats:
-            job.stats = {**job.stats, **result.stats}
-        job.round_index += 1
-        job.claimed_by, job.lease_expires_at = "", None
-        if job.status != MiningJob.Status.RUNNING:
-            outcome = Status.STOPPED  # cancelled during the round: stops at this boundary
-        elif result.finish:
-            written = _write_concepts(job, state)
-            job.stats = {**job.stats, **written}
-            job.items_done = job.items_total
-            job.status, job.finished_at = MiningJob.Status.FINISHED, timezone.now()
-            state.phase = MiningState.Phase.DONE
-            outcome = Status.DONE
-        else:
-            outcome = Status.MORE
-        state.save()
-        job.save()
-    return rounds.Outcome(outcome)
+def _commit(job: MiningJob, result: _Round) -> rounds.Status:
+    """The chunk's counts (or examples) and cursor; the last round writes every concept."""
+    state = MiningState.objects.select_for_update().get(job=job)
+    state.phase, state.cursor = result.phase, result.cursor
+    if result.counts is not None:
+        state.counts = result.counts
+    if result.concepts is not None:
+        state.concepts = result.concepts
+    if result.examples is not None:
+        state.examples = result.examples
+    job.items_done = min(job.items_total, job.items_done + result.pairs)
+    if result.stats:
+        job.stats = {**job.stats, **result.stats}
+    status = MINING_JOBS.after_round(job, more=not result.finish)
+    if status is Status.DONE:
+        written = _write_concepts(job, state)
+        job.stats = {**job.stats, **written}
+        job.items_done = job.items_total
+        state.phase = MiningState.Phase.DONE
+    state.save()
+    return status
 
 
 def _write_concepts(job: MiningJob, state: MiningState) -> dict[str, int]:
@@ -303,11 +268,13 @@ MINING_JOBS = rounds.LeasedJobKind(
     label="mining job",
     sweep_name="lexical mining",
     model=MiningJob,
-    advance=advance_mining,
+    work=_mine_chunk,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=MiningStateError,
+    permanent=(TaggerUnavailable,),
 )
+advance_mining = MINING_JOBS.advance  # a round (see the module docstring)
 cancel_mining = MINING_JOBS.cancel
 recover_mining = MINING_JOBS.recover
-register_recovery = MINING_JOBS.register_recovery
 run_in_foreground = MINING_JOBS.run_in_foreground

@@ -8,11 +8,10 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
+from core.job_pages import control_from_page, job_page, job_version
 from lexical.mining.forms import MiningForm
 from lexical.mining.params import MiningParamsError
 from lexical.mining.selectors import concepts_of, mining_job_for_user, mining_jobs_for_user
@@ -51,33 +50,23 @@ def job_create(request: HttpRequest) -> HttpResponse:
     return render(request, "lexical/mining/job_form.html", {"form": form}, status=400)
 
 
-def _version(job) -> str:
-    return str(int(job.updated_at.timestamp() * 1_000_000))
-
-
 @staff_member_required
 @require_GET
 def job_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    # Once the job ends, its concepts and stats appear with the whole page (no changed_event).
     job = mining_job_for_user(request.user, pk)
-    context = {"job": job, "version": _version(job)}
-    if not request.htmx:
-        context["concepts"] = concepts_of(job)
-        return render(request, DETAIL, context)
-    html = render_to_string(f"{DETAIL}#status", context, request=request)
-    response = HttpResponseStopPolling(html) if job.is_finished else HttpResponse(html)
-    if request.GET.get("seen") != context["version"] and job.is_finished:
-        response["HX-Refresh"] = "true"  # the concepts and stats appear with the whole page
-    return response
+    return job_page(request, DETAIL, job, _page_context, name="job")
+
+
+def _page_context(job) -> dict:
+    return {"job": job, "version": job_version(job), "concepts": concepts_of(job)}
 
 
 @staff_member_required
 @require_POST
 def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     job = mining_job_for_user(request.user, pk)
-    try:
-        cancel_mining(job)
-    except MiningStateError as exc:
-        messages.error(request, f"Nothing changed: {exc}.")
-    else:
-        messages.success(request, "Mining job cancelled.")
-    return redirect("lexical:mining_job", pk=job.pk)
+    return control_from_page(
+        request, job, cancel_mining, MiningStateError,
+        done="Mining job cancelled.", page="lexical:mining_job",
+    )  # fmt: skip

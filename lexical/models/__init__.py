@@ -12,7 +12,6 @@ from lexical.models.concepts import (
 )
 from lexical.models.corpora import ParallelCorpus, SentencePair
 from lexical.models.evaluation import LexicalAnswer, LexicalEvaluation
-from lexical.models.jobs import JobStatus, LexicalJob
 from lexical.models.mining import MiningState
 from lexical.models.rule_validation import RuleValidationStudy
 from lexical.models.rules import Rule, RuleJob, RuleJobConcept
@@ -22,10 +21,8 @@ __all__ = [
     "Concept",
     "ConceptExample",
     "ExampleSelection",
-    "JobStatus",
     "LexicalAnswer",
     "LexicalEvaluation",
-    "LexicalJob",
     "MiningJob",
     "MiningState",
     "ParallelCorpus",

@@ -11,10 +11,10 @@ from __future__ import annotations
 from django.db import models
 
 from lexical.models.corpora import ParallelCorpus, SentencePair
-from lexical.models.jobs import LexicalJob
+from rounds.models import CountedJob
 
 
-class MiningJob(LexicalJob):
+class MiningJob(CountedJob):
     """Mine one corpus for concepts with variations; ``params`` holds the thresholds (the paper's
     defaults in ``lexical.mining``), ``stats`` what each filter kept."""
 
@@ -23,9 +23,6 @@ class MiningJob(LexicalJob):
     stats = models.JSONField(default=dict, blank=True)
     # False when no POS tagger was available: concepts are then keyed by lemma alone.
     pos_used = models.BooleanField(default=False)
-
-    class Meta(LexicalJob.Meta):
-        pass
 
     def __str__(self) -> str:
         return f"Mining #{self.pk} of {self.corpus}"

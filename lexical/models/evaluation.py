@@ -6,14 +6,14 @@ from __future__ import annotations
 from django.db import models
 
 from lexical.models.concepts import ConceptExample, ExampleSelection, Variation
-from lexical.models.jobs import LexicalJob
+from rounds.models import CountedJob
 
 # Long enough for a reasoning before the answer; an endless one is cut (the answer is parsed
 # before storing).
 RAW_ANSWER_CHARS = 4000
 
 
-class LexicalEvaluation(LexicalJob):
+class LexicalEvaluation(CountedJob):
     """Engines × settings on the examples of one selection, ``runs`` times with a fresh option
     order per run drawn from ``seed``.
 
@@ -35,9 +35,6 @@ class LexicalEvaluation(LexicalJob):
     # The paper samples at temperature 0 (§4); stored so the record says what was asked.
     temperature = models.FloatField(default=0.0)
     snapshot = models.JSONField(default=dict)
-
-    class Meta(LexicalJob.Meta):
-        pass
 
     def __str__(self) -> str:
         return self.name or f"Evaluation #{self.pk}"

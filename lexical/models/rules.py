@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db import models
 
 from lexical.models.concepts import Concept, ExampleSelection, MiningJob, Variation
-from lexical.models.jobs import LexicalJob
+from rounds.models import CountedJob
 
 # The paper's settings (§3): the 50 longest source sentences under 50 tokens per variation.
 DEFAULT_RULE_PARAMS = {
@@ -18,7 +18,7 @@ DEFAULT_RULE_PARAMS = {
 }
 
 
-class RuleJob(LexicalJob):
+class RuleJob(CountedJob):
     """Rules for a set of concepts from one generator engine. The concepts are frozen at
     creation (one :class:`RuleJobConcept` each), whichever source named them."""
 
@@ -37,9 +37,6 @@ class RuleJob(LexicalJob):
     # The generator's engine name (engines know no other app: no foreign key into them).
     engine = models.CharField(max_length=100)
     params = models.JSONField(default=dict)
-
-    class Meta(LexicalJob.Meta):
-        pass
 
     def __str__(self) -> str:
         return f"Rules #{self.pk} by {self.engine}"

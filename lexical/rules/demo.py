@@ -12,7 +12,7 @@ from typing import Any
 from engines.models import Engine
 from engines.services import save_engine
 from lexical.models import MiningJob, RuleJob
-from lexical.rules.services import create_rule_jobs, run_in_foreground
+from lexical.rules.services import run_in_foreground, start_rule_jobs
 
 __all__ = ["WORLD_ENGINES", "load_rules_demo", "world_generators"]
 
@@ -54,7 +54,7 @@ def load_rules_demo(
         earlier = RuleJob.objects.filter(engine=engine.name, status="finished")
         if concepts is None and earlier.filter(mining_job=mining_job).exists():
             continue
-        (job,) = create_rule_jobs({"engines": [engine.name], **source}, enqueue=False)
+        (job,) = start_rule_jobs({"engines": [engine.name], **source}, enqueue=False)
         job = run_in_foreground(job.pk)
         stdout.write(
             f"rules demo: {engine.name} wrote rules for {job.items_done - job.concepts_failed} "

@@ -1,5 +1,5 @@
 """The new rule job form. Django fields check types; what can run (engines, the concept source,
-parameters) is checked by ``lexical.rules.services.create_rule_jobs`` — the same code the API
+parameters) is checked by ``lexical.rules.services.start_rule_jobs`` — the same code the API
 and ``generate_rules`` use — and its errors are put back next to the fields here."""
 
 from __future__ import annotations

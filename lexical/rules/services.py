@@ -20,7 +20,6 @@ any rule from being written twice.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import ENGINE_ERRORS
 from engines.models import Engine
 from engines.registry import resolve
 from engines.selectors import cost_of_scope
@@ -50,14 +49,12 @@ __all__ = [
     "RuleConfigError",
     "advance_job",
     "cancel_job",
-    "create_rule_jobs",
     "enqueue_round",
     "recover_jobs",
-    "register_recovery",
     "run_in_foreground",
+    "start_rule_jobs",
 ]
 
-logger = logging.getLogger(__name__)
 ADVANCE_TASK = "lexical.advance_rule_job"
 Status = rounds.Status
 MAX_CONCEPTS = 10_000
@@ -70,12 +67,8 @@ PARAM_BOUNDS = {
 }
 
 
-class RuleConfigError(ValueError):
-    """The job's settings are refused; ``errors`` maps each field to what is wrong."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
-        self.errors = errors
+class RuleConfigError(rounds.JobConfigError):
+    """The job's settings are refused."""
 
 
 class JobStateError(RuntimeError):
@@ -191,7 +184,7 @@ def _concepts(config: dict, errors: dict[str, str]) -> tuple[str, Any, list[Conc
     return key, row, concepts
 
 
-def create_rule_jobs(config: Any, *, created_by=None, enqueue: bool = True) -> list[RuleJob]:
+def start_rule_jobs(config: Any, *, created_by=None, enqueue: bool = True) -> list[RuleJob]:
     """One queued job per engine of ``config``; nothing is written if anything is refused.
 
     ``config``: ``{"engines": [names], one of "mining_job": id | "selection": id |
@@ -294,41 +287,17 @@ def _ask(job: RuleJob, work: list[Work]) -> None:
             item.error = f"no usable rules after {item.attempts} answer(s); the last: {item.error}"
 
 
-def advance_job(
-    job_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a rule job (see the module docstring)."""
-    if not RULE_JOBS.claim(job_id, round_index, worker):
-        return RULE_JOBS.unclaimed_outcome(job_id, round_index)
+def _ask_pending(job_id: int, worker: str) -> list[Work]:
+    """The round's pending concepts, asked for their rules (engine calls, no transaction)."""
     job = RuleJob.objects.get(pk=job_id)
-    work: list[Work] = []
-    try:
-        pending = list(
-            job.job_concepts.filter(status=RuleJobConcept.Status.PENDING)
-            .select_related("concept")
-            .order_by("position")[: _round_concepts()]
-        )
-        work = _prepare(job, pending)
-        _ask(job, work)
-    except interrupts:
-        rounds.release(RuleJob.objects.filter(pk=job_id), worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            rounds.release(RuleJob.objects.filter(pk=job_id), worker)
-            logger.warning("rule job %s: transient engine error, retrying: %s", job_id, exc)
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        RULE_JOBS.fail(job_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("rule job %s failed", job_id)
-        RULE_JOBS.fail(job_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(job_id, round_index, worker, work)
+    pending = list(
+        job.job_concepts.filter(status=RuleJobConcept.Status.PENDING)
+        .select_related("concept")
+        .order_by("position")[: _round_concepts()]
+    )
+    work = _prepare(job, pending)
+    _ask(job, work)
+    return work
 
 
 def _write(job: RuleJob, work: list[Work]) -> None:
@@ -361,30 +330,13 @@ def _write(job: RuleJob, work: list[Work]) -> None:
     Rule.objects.bulk_create(rules)
 
 
-def _commit(job_id: int, round_index: int, worker: str, work: list[Work]) -> rounds.Outcome:
-    with transaction.atomic():
-        job = RuleJob.objects.select_for_update().get(pk=job_id)
-        if job.claimed_by != worker or job.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        _write(job, work)
-        outcomes = job.job_concepts
-        job.items_done = outcomes.exclude(status=RuleJobConcept.Status.PENDING).count()
-        job.round_index += 1
-        job.cost = cost_of_scope(job.scope)
-        status = _next(job, outcomes.filter(status=RuleJobConcept.Status.PENDING).exists())
-        job.claimed_by, job.lease_expires_at = "", None
-        job.save()
-    return rounds.Outcome(status)
-
-
-def _next(job: RuleJob, pending: bool) -> rounds.Status:
-    if job.status != RuleJob.Status.RUNNING:
-        return Status.STOPPED  # cancelled during the round: stops at this boundary
-    if pending:
-        return Status.MORE
-    job.status = RuleJob.Status.FINISHED
-    job.finished_at = timezone.now()
-    return Status.DONE
+def _commit(job: RuleJob, work: list[Work]) -> rounds.Status:
+    _write(job, work)
+    outcomes = job.job_concepts
+    job.items_done = outcomes.exclude(status=RuleJobConcept.Status.PENDING).count()
+    job.cost = cost_of_scope(job.scope)
+    pending = outcomes.filter(status=RuleJobConcept.Status.PENDING).exists()
+    return RULE_JOBS.after_round(job, more=pending)
 
 
 # The lifecycle every round-based job shares (rounds.jobs), for rule jobs.
@@ -392,12 +344,14 @@ RULE_JOBS = rounds.LeasedJobKind(
     label="rule job",
     sweep_name="lexical rule job",
     model=RuleJob,
-    advance=advance_job,
+    work=_ask_pending,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=JobStateError,
+    **ENGINE_ERRORS,
     cost=lambda job_id: cost_of_scope(f"lexical_rules:{job_id}"),
 )
+advance_job = RULE_JOBS.advance  # a round (see the module docstring)
 cancel_job = RULE_JOBS.cancel
 recover_jobs = RULE_JOBS.recover
-register_recovery = RULE_JOBS.register_recovery
 run_in_foreground = RULE_JOBS.run_in_foreground

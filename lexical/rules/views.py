@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
+from core.job_pages import control_from_page, job_page, job_version
 from lexical.rules.forms import RuleJobForm
 from lexical.rules.selectors import (
     concept_for_user,
@@ -24,7 +25,7 @@ from lexical.rules.selectors import (
     jobs_for_user,
     simulated_engines,
 )
-from lexical.rules.services import JobStateError, RuleConfigError, cancel_job, create_rule_jobs
+from lexical.rules.services import JobStateError, RuleConfigError, cancel_job, start_rule_jobs
 
 DETAIL = "lexical/rules/job_detail.html"
 LIST = "lexical/rules/job_list.html"
@@ -57,7 +58,7 @@ def job_create(request: HttpRequest) -> HttpResponse:
     form = RuleJobForm(request.POST)
     if form.is_valid():
         try:
-            jobs = create_rule_jobs(form.to_config(), created_by=request.user)
+            jobs = start_rule_jobs(form.to_config(), created_by=request.user)
         except RuleConfigError as exc:
             form.add_config_errors(exc.errors)
         else:
@@ -69,24 +70,20 @@ def job_create(request: HttpRequest) -> HttpResponse:
     return render(request, "lexical/rules/job_form.html", {"form": form}, status=400)
 
 
-def _version(job) -> str:
-    return str(int(job.updated_at.timestamp() * 1_000_000))
-
-
 @staff_member_required
 @require_GET
 def job_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     job = job_for_user(request.user, pk)
-    context = {"job": job, "version": _version(job)}
-    if not request.htmx:
-        context["outcomes"] = job_concepts(job)
-        context["simulated"] = job.engine in simulated_engines([job.engine])
-        return render(request, DETAIL, context)
-    html = render_to_string(f"{DETAIL}#status", context, request=request)
-    response = HttpResponseStopPolling(html) if job.is_finished else HttpResponse(html)
-    if request.GET.get("seen") != context["version"]:
-        response["HX-Trigger"] = "rules-changed"
-    return response
+    return job_page(request, DETAIL, job, _page_context, name="job", changed_event="rules-changed")
+
+
+def _page_context(job) -> dict:
+    return {
+        "job": job,
+        "version": job_version(job),
+        "outcomes": job_concepts(job),
+        "simulated": job.engine in simulated_engines([job.engine]),
+    }
 
 
 @staff_member_required
@@ -100,13 +97,9 @@ def job_concept_table(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     job = job_for_user(request.user, pk)
-    try:
-        cancel_job(job)
-    except JobStateError as exc:
-        messages.error(request, f"Nothing changed: {exc}.")
-    else:
-        messages.success(request, "Rule job cancelled.")
-    return redirect("lexical:rule_job", pk=job.pk)
+    return control_from_page(
+        request, job, cancel_job, JobStateError, done="Rule job cancelled.", page="lexical:rule_job"
+    )
 
 
 @staff_member_required

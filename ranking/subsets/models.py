@@ -55,6 +55,8 @@ class SubjectKind(models.TextChoices):
 class DiscriminationAnalysis(models.Model):
     Status = AnalysisStatus
     ACTIVE = (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING)
+    ENDED = (AnalysisStatus.DONE, AnalysisStatus.FAILED, AnalysisStatus.CANCELLED)
+    SUCCEEDED = (AnalysisStatus.DONE,)
     SubjectKind = SubjectKind
     Test = Test
 

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 import rounds
 from ranking import discrimination, stats
@@ -38,7 +37,6 @@ __all__ = [
     "cancel_analysis",
     "enqueue_round",
     "recover_analyses",
-    "register_recovery",
     "run_in_foreground",
     "start_analysis",
 ]
@@ -328,63 +326,29 @@ def _measure_point(analysis: DiscriminationAnalysis, index: int) -> dict[str, An
     return point
 
 
-def advance_analysis(
-    analysis_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of an analysis (see the module docstring)."""
-    if not ANALYSES.claim(analysis_id, round_index, worker):
-        return ANALYSES.unclaimed_outcome(analysis_id, round_index)
+def _analysis_round(analysis_id: int, worker: str) -> dict[str, Any]:
+    """One round of an analysis (see the module docstring): round 0 ranks the full set, round
+    ``i`` measures planned subset ``i - 1``; outside any transaction."""
     analysis = DiscriminationAnalysis.objects.get(pk=analysis_id)
-    rows = DiscriminationAnalysis.objects.filter(pk=analysis_id)
-    try:
-        if round_index == 0:
-            update = _measure_full(analysis)
-        else:
-            update = {"point": (round_index - 1, _measure_point(analysis, round_index - 1))}
-    except interrupts:
-        rounds.release(rows, worker)
-        raise
-    except ValueError as exc:  # a refusal of ranking.stats or ranking.discrimination
-        ANALYSES.fail(analysis_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("discrimination analysis %s failed", analysis_id)
-        ANALYSES.fail(analysis_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(analysis_id, round_index, worker, update)
+    if analysis.round_index == 0:
+        return _measure_full(analysis)
+    index = analysis.round_index - 1
+    return {"point": (index, _measure_point(analysis, index))}
 
 
-def _commit(
-    analysis_id: int, round_index: int, worker: str, update: dict[str, Any]
-) -> rounds.Outcome:
-    with transaction.atomic():
-        analysis = DiscriminationAnalysis.objects.select_for_update().get(pk=analysis_id)
-        if analysis.claimed_by != worker or analysis.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        state = analysis.state
-        if "point" in update:
-            index, point = update["point"]
-            state["points"][str(index)] = point
-        else:
-            state.update(update)
-        analysis.points_done = round_index + 1
-        analysis.round_index += 1
-        analysis.claimed_by, analysis.lease_expires_at = "", None
-        if analysis.status != DiscriminationAnalysis.Status.RUNNING:
-            outcome = Status.STOPPED  # cancelled during the round: stops at this boundary
-        elif analysis.points_done < analysis.points_total:
-            outcome = Status.MORE
-        else:
-            analysis.result = build_result(analysis)
-            analysis.status = DiscriminationAnalysis.Status.DONE
-            analysis.finished_at = timezone.now()
-            outcome = Status.DONE
-        analysis.save()
-    return rounds.Outcome(outcome)
+def _commit_round(analysis: DiscriminationAnalysis, update: dict[str, Any]) -> Status:
+    """Write what a round measured (the kernel holds the row's lock and counts the round)."""
+    state = analysis.state
+    if "point" in update:
+        index, point = update["point"]
+        state["points"][str(index)] = point
+    else:
+        state.update(update)
+    analysis.points_done = analysis.round_index + 1
+    status = ANALYSES.after_round(analysis, more=analysis.points_done < analysis.points_total)
+    if status == Status.DONE:
+        analysis.result = build_result(analysis)
+    return status
 
 
 def build_result(analysis: DiscriminationAnalysis) -> dict[str, Any]:
@@ -421,11 +385,14 @@ ANALYSES = rounds.LeasedJobKind(
     label="discrimination analysis",
     sweep_name="discrimination analysis",
     model=DiscriminationAnalysis,
-    advance=advance_analysis,
+    work=_analysis_round,
+    commit=_commit_round,
     enqueue_round=enqueue_round,
     state_error=AnalysisStateError,
+    # A refusal of ranking.stats or ranking.discrimination: the job's reason to fail.
+    permanent=(ValueError,),
 )
+advance_analysis = ANALYSES.advance
 cancel_analysis = ANALYSES.cancel
 recover_analyses = ANALYSES.recover
-register_recovery = ANALYSES.register_recovery
 run_in_foreground = ANALYSES.run_in_foreground

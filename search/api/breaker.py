@@ -10,18 +10,18 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import serializers, status
 from rest_framework.decorators import action
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_jobs import JobConfigErrorSerializer, JobControlErrorSerializer, JobViewSet
+from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 
 # One error shape for every run control, so the schema has one ControlError component.
-from search.api.runs import ControlErrorSerializer
-from search.breaker.config import BreakerConfigError, create_comparison, create_run
+from search.breaker.config import BreakerConfigError
 from search.breaker.data_quality import StatisticsConfigError, start_statistics
 from search.breaker.human_report import calibration_report, human_report
 from search.breaker.humans import SCORING_PROTOCOLS, SendError, send_to_annotation
@@ -33,7 +33,14 @@ from search.breaker.selectors import (
     run_rows,
     statistics_of,
 )
-from search.breaker.services import RunStateError, cancel_run, pause_run, resume_run
+from search.breaker.services import (
+    RunStateError,
+    cancel_run,
+    pause_run,
+    resume_run,
+    start_breaker_comparison,
+    start_breaker_run,
+)
 from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
 
 
@@ -52,7 +59,11 @@ class BreakerRunSerializer(serializers.ModelSerializer):
         help_text="Mean QE quality (0–100, lower = harder) of the chains' selected steps; "
         "null while no chain has one. The number the run list and the comparison rank by."
     )
-    links = serializers.SerializerMethodField()
+    links = LinksField(
+        page="search:breaker_detail",
+        chains="breaker-run-chains",
+        export="breaker-run-export",
+    )
 
     class Meta:
         model = BreakerRun
@@ -69,18 +80,6 @@ class BreakerRunSerializer(serializers.ModelSerializer):
         annotated = hasattr(run, "mean_selected")  # on the list's rows (one query for the page)
         mean = getattr(run, "mean_selected", None) if annotated else mean_selected_quality(run)
         return None if mean is None else round(mean, 4)  # no float noise (85.69999999999999)
-
-    def get_links(self, run: BreakerRun) -> dict[str, str]:
-        request = self.context["request"]
-        names = {
-            "page": "search:breaker_detail",
-            "chains": "breaker-run-chains",
-            "export": "breaker-run-export",
-        }
-        return {
-            key: request.build_absolute_uri(reverse(name, args=[run.pk]))
-            for key, name in names.items()
-        }
 
 
 class BreakerRunDetailSerializer(BreakerRunSerializer):
@@ -111,16 +110,6 @@ class BreakerConfigSerializer(serializers.Serializer):
     target_words = serializers.IntegerField(required=False)
     seed = serializers.IntegerField(required=False)
     budget_money = serializers.FloatField(required=False)
-
-
-class ConfigErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField(help_text="Every problem on one line.")
-    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    errors = serializers.DictField(  # type: ignore[assignment]
-        child=serializers.CharField(),
-        required=False,
-        help_text="Field -> message; absent when the body itself is not readable JSON.",
-    )
 
 
 class ChainRecordSerializer(serializers.Serializer):
@@ -190,71 +179,48 @@ class StartStatisticsSerializer(serializers.Serializer):
     )
 
 
-CONTROL = {
-    200: BreakerRunDetailSerializer,
-    409: OpenApiResponse(ControlErrorSerializer, description="not possible in the run's state"),
-}
-
-
-class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class BreakerRunViewSet(JobViewSet):
     """MT-breaker runs (staff only). Controls act at the end of the round in flight."""
 
-    permission_classes = [IsAdminUser]
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
     queryset = BreakerRun.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = BreakerRunSerializer
+    detail_serializer = BreakerRunDetailSerializer
+    jobs_for_user = staticmethod(run_rows)
+    job_for_user = staticmethod(run_for_user)
+    cancel_job = staticmethod(cancel_run)
+    state_error = RunStateError
+    controls = ("pause", "resume", "cancel")
 
-    def get_queryset(self):
-        return run_rows(self.request.user)
-
-    def get_object(self) -> BreakerRun:
-        return run_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_serializer_class(self):
-        return BreakerRunSerializer if self.action == "list" else BreakerRunDetailSerializer
-
-    def _data(self, run: BreakerRun) -> dict:
-        return BreakerRunDetailSerializer(run, context=self.get_serializer_context()).data
+    def detail_data(self, run: BreakerRun) -> dict:
+        # Read again through the user's rows, which carry what the detail shows.
+        return super().detail_data(run_for_user(self.request.user, run.pk))
 
     @extend_schema(
         request=BreakerConfigSerializer,
-        responses={201: BreakerRunDetailSerializer(many=True), 400: ConfigErrorSerializer},
+        responses={201: BreakerRunDetailSerializer(many=True), 400: JobConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start a run from its configuration (or, with ``methods``, one per method): a list."""
         try:
             if isinstance(request.data, dict) and "methods" in request.data:
-                runs = create_comparison(request.data, created_by=request.user)
+                runs = start_breaker_comparison(request.data, created_by=request.user)
             else:
-                runs = [create_run(request.data, created_by=request.user)]
+                runs = [start_breaker_run(request.data, created_by=request.user)]
         except BreakerConfigError as exc:
             return Response(
                 {"detail": str(exc), "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
             )
-        data = [self._data(run_for_user(request.user, run.pk)) for run in runs]
-        return Response(data, status=status.HTTP_201_CREATED)
+        return Response([self.detail_data(run) for run in runs], status=status.HTTP_201_CREATED)
 
-    def _control(self, service) -> Response:
-        try:
-            run = service(self.get_object())
-        except RunStateError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(self._data(run_for_user(self.request.user, run.pk)))
-
-    @extend_schema(request=None, responses=CONTROL)
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk=None) -> Response:
-        return self._control(pause_run)
+        return self.control(pause_run)
 
-    @extend_schema(request=None, responses=CONTROL)
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk=None) -> Response:
-        return self._control(resume_run)
-
-    @extend_schema(request=None, responses=CONTROL)
-    @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None) -> Response:
-        return self._control(cancel_run)
+        return self.control(resume_run)
 
     @extend_schema(
         methods=["GET"],
@@ -263,7 +229,11 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(
         methods=["POST"],
         request=StartStatisticsSerializer,
-        responses={202: StatisticsSerializer, 400: ConfigErrorSerializer, 409: CONTROL[409]},
+        responses={
+            202: StatisticsSerializer,
+            400: JobConfigErrorSerializer,
+            409: JobControlErrorSerializer,
+        },
     )
     @action(detail=True, methods=["get", "post"])
     def statistics(self, request: Request, pk=None) -> Response:
@@ -329,7 +299,7 @@ class BreakerRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         return comparison_rows(run.comparison)
 
     @extend_schema(
-        request=SendSerializer, responses={201: SentSerializer, 400: ConfigErrorSerializer}
+        request=SendSerializer, responses={201: SentSerializer, 400: JobConfigErrorSerializer}
     )
     @action(
         detail=True, methods=["post"], url_path="send-to-annotation", url_name="send-to-annotation"

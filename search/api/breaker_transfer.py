@@ -5,21 +5,19 @@ configuration is a 400 with ``errors`` keyed by field, and nothing is written.""
 from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
-from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
 from rest_framework.decorators import action
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
-from search.api.breaker import ConfigErrorSerializer, ControlErrorSerializer
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
-from search.breaker.transfer.config import create_transfer
 from search.breaker.transfer.selectors import (
     csv_response,
     jsonl_response,
@@ -29,7 +27,7 @@ from search.breaker.transfer.selectors import (
     transfer_for_user,
     transfers_for_user,
 )
-from search.breaker.transfer.services import cancel_transfer
+from search.breaker.transfer.services import cancel_transfer, start_transfer
 from search.models import BreakerTransfer
 
 
@@ -43,7 +41,12 @@ class BreakerTransferSerializer(serializers.ModelSerializer):
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
     budget_money = serializers.FloatField(read_only=True, allow_null=True)
-    links = serializers.SerializerMethodField()
+    links = LinksField(
+        page="search:breaker_transfer",
+        results="breaker-transfer-results",
+        csv="search:breaker_transfer_csv",
+        jsonl="search:breaker_transfer_jsonl",
+    )
 
     class Meta:
         model = BreakerTransfer
@@ -53,19 +56,6 @@ class BreakerTransferSerializer(serializers.ModelSerializer):
             "created_at", "started_at", "finished_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, transfer: BreakerTransfer) -> dict[str, str]:
-        request = self.context["request"]
-        names = {
-            "page": "search:breaker_transfer",
-            "results": "breaker-transfer-results",
-            "csv": "search:breaker_transfer_csv",
-            "jsonl": "search:breaker_transfer_jsonl",
-        }
-        return {
-            key: request.build_absolute_uri(reverse(name, args=[transfer.pk]))
-            for key, name in names.items()
-        }
 
 
 class BreakerTransferDetailSerializer(BreakerTransferSerializer):
@@ -106,57 +96,33 @@ class TransferConfigSerializer(serializers.Serializer):
     budget_money = serializers.FloatField(required=False)
 
 
-class BreakerTransferViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class BreakerTransferViewSet(JobViewSet):
     """Transfers of MT-breaker texts to other translators and languages (staff only)."""
 
-    permission_classes = [IsAdminUser]
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
     queryset = BreakerTransfer.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = BreakerTransferSerializer
+    detail_serializer = BreakerTransferDetailSerializer
+    job_for_user = staticmethod(transfer_for_user)
+    cancel_job = staticmethod(cancel_transfer)
+    state_error = RunStateError
 
-    def get_queryset(self):
-        return transfers_for_user(self.request.user).prefetch_related("runs")
-
-    def get_object(self) -> BreakerTransfer:
-        return transfer_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_serializer_class(self):
-        return (
-            BreakerTransferSerializer if self.action == "list" else BreakerTransferDetailSerializer
-        )
-
-    def _data(self, transfer: BreakerTransfer) -> dict:
-        context = self.get_serializer_context()
-        return BreakerTransferDetailSerializer(transfer, context=context).data
+    @staticmethod
+    def jobs_for_user(user):
+        return transfers_for_user(user).prefetch_related("runs")
 
     @extend_schema(
         request=TransferConfigSerializer,
-        responses={201: BreakerTransferDetailSerializer, 400: ConfigErrorSerializer},
+        responses={201: BreakerTransferDetailSerializer, 400: JobConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start a transfer of finished runs' selected texts."""
         try:
-            transfer = create_transfer(request.data, created_by=request.user)
+            transfer = start_transfer(request.data, created_by=request.user)
         except BreakerConfigError as exc:
             return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
-        return Response(self._data(transfer), status=status.HTTP_201_CREATED)
-
-    @extend_schema(
-        request=None,
-        responses={
-            200: BreakerTransferDetailSerializer,
-            409: OpenApiResponse(ControlErrorSerializer, description="the transfer is over"),
-        },
-    )
-    @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None) -> Response:
-        try:
-            transfer = cancel_transfer(self.get_object())
-        except RunStateError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(self._data(transfer))
+        return Response(self.detail_data(transfer), status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])

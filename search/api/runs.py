@@ -10,21 +10,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.http import HttpResponse, StreamingHttpResponse
-from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
 from rest_framework.decorators import action
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from search.models import Pull, SearchRun, TopicTree
-from search.runs.config import RunConfigError, create_run
+from search.runs.config import RunConfigError
 from search.runs.records import pull_record, pulls_jsonl_response, top_k_json_response
 from search.runs.selectors import run_for_user, run_rows, top_topics
-from search.runs.services import RunStateError, cancel_run, pause_run, resume_run
+from search.runs.services import RunStateError, cancel_run, pause_run, resume_run, start_search_run
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -57,7 +57,13 @@ class SearchRunSerializer(serializers.ModelSerializer):
     progress = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
     budget_money = serializers.FloatField(read_only=True, allow_null=True)
-    links = serializers.SerializerMethodField()
+    links = LinksField(
+        page="search:run_detail",
+        pulls_jsonl="search:run_export_pulls",
+        top_k_json="search:run_export_top_k",
+        top_k="search-run-top-k",
+        pulls="search-run-pulls",
+    )
 
     class Meta:
         model = SearchRun
@@ -69,20 +75,6 @@ class SearchRunSerializer(serializers.ModelSerializer):
             "created_by", "created_at", "started_at", "finished_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_links(self, run: SearchRun) -> dict[str, str]:
-        request = self.context["request"]
-        names = {
-            "page": "search:run_detail",
-            "pulls_jsonl": "search:run_export_pulls",
-            "top_k_json": "search:run_export_top_k",
-            "top_k": "search-run-top-k",
-            "pulls": "search-run-pulls",
-        }
-        return {
-            key: request.build_absolute_uri(reverse(name, args=[run.pk]))
-            for key, name in names.items()
-        }
 
 
 class SearchRunDetailSerializer(SearchRunSerializer):
@@ -114,16 +106,6 @@ class RunConfigSerializer(serializers.Serializer):
     batch_size = serializers.IntegerField(required=False)
     human_mode = serializers.ChoiceField(choices=SearchRun.HumanMode.choices, required=False)
     human_settings = serializers.DictField(required=False)
-
-
-class RunConfigErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField(help_text="Every problem on one line.")
-    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
-    errors = serializers.DictField(  # type: ignore[assignment]
-        child=serializers.CharField(),
-        required=False,
-        help_text="Field -> message; absent when the body itself is not readable JSON.",
-    )
 
 
 class TopTopicSerializer(serializers.Serializer):
@@ -160,78 +142,56 @@ class PullRecordSerializer(serializers.Serializer):
     difficulty = serializers.FloatField()
 
 
-class ControlErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
 # --- Views ---------------------------------------------------------------------------------
 
 ARM_PARAMETER = OpenApiParameter(
     "arm", OpenApiTypes.INT, description="Only the pulls of this arm (topic index)."
 )
-CONTROL_RESPONSES = {
-    200: SearchRunDetailSerializer,
-    409: OpenApiResponse(ControlErrorSerializer, description="not possible in the run's state"),
-}
 
 
-class SearchRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class SearchRunViewSet(JobViewSet):
     """Search runs (staff only). Pause, resume and cancel take effect at the end of the round
     in flight; the response shows the run as it is when the request returns."""
 
-    permission_classes = [IsAdminUser]
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
     queryset = SearchRun.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = SearchRunSerializer
+    detail_serializer = SearchRunDetailSerializer
+    job_for_user = staticmethod(run_for_user)
+    cancel_job = staticmethod(cancel_run)
+    state_error = RunStateError
+    controls = ("pause", "resume", "cancel")
 
-    def get_queryset(self):
-        return run_rows(self.request.user).select_related("sampler_engine")
+    @staticmethod
+    def jobs_for_user(user):
+        return run_rows(user).select_related("sampler_engine")
 
-    def get_object(self) -> SearchRun:
-        return run_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_serializer_class(self):
-        return SearchRunSerializer if self.action == "list" else SearchRunDetailSerializer
-
-    def _run_data(self, run: SearchRun) -> dict:
-        return SearchRunDetailSerializer(run, context=self.get_serializer_context()).data
+    def detail_data(self, run: SearchRun) -> dict:
+        # Read again through the user's rows, which carry what the detail shows.
+        return super().detail_data(run_for_user(self.request.user, run.pk))
 
     @extend_schema(
         request=RunConfigSerializer,
-        responses={201: SearchRunDetailSerializer, 400: RunConfigErrorSerializer},
+        responses={201: SearchRunDetailSerializer, 400: JobConfigErrorSerializer},
     )
     def create(self, request: Request) -> Response:
         """Start a run from its configuration (the JSON ``run_search`` reads); queued at once."""
         try:
-            run = create_run(request.data, created_by=request.user)
+            run = start_search_run(request.data, created_by=request.user)
         except RunConfigError as exc:
             return Response(
                 {"detail": str(exc), "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
             )
-        run = run_for_user(request.user, run.pk)
-        return Response(self._run_data(run), status=status.HTTP_201_CREATED)
+        return Response(self.detail_data(run), status=status.HTTP_201_CREATED)
 
-    def _control(self, request: Request, pk, service) -> Response:
-        try:
-            run = service(self.get_object())
-        except RunStateError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(self._run_data(run_for_user(request.user, run.pk)))
-
-    @extend_schema(request=None, responses=CONTROL_RESPONSES)
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk=None) -> Response:
-        return self._control(request, pk, pause_run)
+        return self.control(pause_run)
 
-    @extend_schema(request=None, responses=CONTROL_RESPONSES)
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk=None) -> Response:
-        return self._control(request, pk, resume_run)
-
-    @extend_schema(request=None, responses=CONTROL_RESPONSES)
-    @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None) -> Response:
-        return self._control(request, pk, cancel_run)
+        return self.control(resume_run)
 
     @extend_schema(responses=TopTopicSerializer(many=True))
     @action(

@@ -1,4 +1,5 @@
-"""A breaker run's configuration: validated from a form, the API or a JSON file, then created.
+"""A breaker run's configuration, validated from a form, the API or a JSON file (runs are
+created by ``search.breaker.services.start_breaker_run`` and ``start_breaker_comparison``).
 
 One dictionary shape serves all three (see ``search/examples/breaker_*.json``)::
 
@@ -22,23 +23,21 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from django.db import transaction
-
 from engines.models import Engine
 from engines.services import build_engine
-from search.breaker import services
+from rounds.refusal import JobConfigError
 from search.breaker.methods import METHODS, spec, steps_per_chain
 from search.breaker.parsing import word_count
 from search.breaker.seeds import Seed, SeedError, load_seeds
-from search.models import BreakerChain, BreakerRun
+from search.models import BreakerRun
 
 __all__ = [
     "BreakerConfigError",
+    "CheckedRun",
     "budget_amount",
-    "create_comparison",
-    "create_run",
+    "check_comparison",
+    "check_run",
     "named_engines",
-    "saved_engine",
     "validate_config",
 ]
 
@@ -52,12 +51,8 @@ _KNOWN = {
 }  # fmt: skip
 
 
-class BreakerConfigError(ValueError):
-    """A configuration that cannot run; ``errors`` maps field to message."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+class BreakerConfigError(JobConfigError):
+    """A run or transfer configuration that cannot run."""
 
 
 def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | None:
@@ -65,7 +60,7 @@ def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | N
         existing = Engine.objects.filter(name=value.get("name", "")).first()
         if existing is None:
             try:
-                return build_engine(value)  # saved by create_run; checking writes nothing
+                return build_engine(value)  # saved by the start; checking writes nothing
             except Exception as exc:  # ValidationError with readable messages
                 errors[field] = f"cannot create engine: {exc}"
                 return None
@@ -130,7 +125,13 @@ def budget_amount(value: Any, errors: dict) -> Decimal | None:
         return None
 
 
-def _check(config: Any, method: str) -> tuple[dict[str, Any], list[Seed], list[Engine], dict]:
+# A run's model fields, its items (seeds, or empty slots) and its engines (inline ones unsaved).
+CheckedRun = tuple[dict[str, Any], list[Seed], list[Engine]]
+
+
+def check_run(config: Any, method: str) -> CheckedRun:
+    """What a new run of ``method`` is made of, or :class:`BreakerConfigError` listing every
+    problem; nothing is written."""
     if not isinstance(config, dict):
         raise BreakerConfigError({"config": "a run configuration is a JSON object"})
     errors: dict[str, str] = {}
@@ -185,7 +186,7 @@ def _check(config: Any, method: str) -> tuple[dict[str, Any], list[Seed], list[E
     fields["steps_total"] = len(seeds) * steps_per_chain(
         method, fields["n_steps"], fields["k_generations"]
     )
-    return fields, seeds, engines, {}
+    return fields, seeds, engines
 
 
 def _seeds(config: dict, seeded: bool, fields: dict, errors: dict) -> list[Seed]:
@@ -225,48 +226,7 @@ def _stored_spec(spec_value: dict) -> dict:
 def validate_config(config: Any) -> dict[str, Any]:
     """Model fields for a new run, or :class:`BreakerConfigError` listing every problem."""
     method = config.get("method", "") if isinstance(config, dict) else ""
-    return _check(config, method)[0]
-
-
-def saved_engine(engine: Engine) -> Engine:
-    """An inline engine, saved once (a comparison checks the same spec once per method)."""
-    if engine.pk is not None:
-        return engine
-    existing = Engine.objects.filter(name=engine.name).first()
-    if existing is not None:
-        return existing
-    engine.save()
-    return engine
-
-
-def _create(fields: dict, seeds: list[Seed], engines: list[Engine], created_by) -> BreakerRun:
-    for engine in engines:
-        saved_engine(engine)
-    if fields.get("llm_engine") is not None:
-        fields = {**fields, "llm_engine": saved_engine(fields["llm_engine"])}
-    run = BreakerRun.objects.create(**fields, created_by=created_by)
-    BreakerChain.objects.bulk_create(
-        BreakerChain(
-            run=run,
-            index=i,
-            seed_text=seed.text,
-            seed_ref=seed.ref,
-            target_words=word_count(seed.text) if seed.text else run.target_words,
-        )
-        for i, seed in enumerate(seeds)
-    )
-    return run
-
-
-def create_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True) -> BreakerRun:
-    """Validate, create the run with one chain per item, and queue its first round."""
-    method = config.get("method", "") if isinstance(config, dict) else ""
-    fields, seeds, engines, _ = _check(config, method)
-    with transaction.atomic():
-        run = _create(fields, seeds, engines, created_by)
-        if enqueue:
-            services.enqueue_round(run.pk, 0)
-    return run
+    return check_run(config, method)[0]
 
 
 def _check_comparison_name(comparison: Any, field: str) -> None:
@@ -278,10 +238,9 @@ def _check_comparison_name(comparison: Any, field: str) -> None:
         raise BreakerConfigError({field: f"{message}; choose another name"})
 
 
-def create_comparison(
-    config: dict[str, Any], *, created_by=None, enqueue: bool = True
-) -> list[BreakerRun]:
-    """One run per method of ``config["methods"]`` on the same seeds ("compare methods")."""
+def check_comparison(config: Any) -> list[CheckedRun]:
+    """One run per method of ``config["methods"]`` on the same seeds ("compare methods"), or
+    :class:`BreakerConfigError` listing every method's problems; nothing is written."""
     methods = config.get("methods") if isinstance(config, dict) else None
     if not isinstance(methods, list) or not methods:
         raise BreakerConfigError({"methods": "choose at least one method"})
@@ -295,16 +254,9 @@ def create_comparison(
             continue
         try:
             named = {**base, "name": f"{base.get('name', '')} · {METHODS[method].label}"}
-            checked.append(_check(named, method))
+            checked.append(check_run(named, method))
         except BreakerConfigError as exc:
             errors[method] = str(exc.errors)
     if errors:
         raise BreakerConfigError(errors)
-    with transaction.atomic():
-        runs = []
-        for fields, seeds, engines, _ in checked:
-            runs.append(_create(fields, seeds, engines, created_by))
-        if enqueue:
-            for run in runs:
-                services.enqueue_round(run.pk, 0)
-    return runs
+    return checked

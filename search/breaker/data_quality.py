@@ -18,21 +18,18 @@ the round is answered from the engines' cache, so nothing is paid twice.
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import timedelta
 from statistics import fmean
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import ENGINE_ERRORS, EngineError
 from engines.models import Engine
 from engines.prompts import language_name
 from engines.registry import refusal, resolve
@@ -63,7 +60,6 @@ __all__ = [
     "statistics_in_foreground",
 ]
 
-logger = logging.getLogger(__name__)
 COMPUTE_TASK = "search.compute_breaker_statistics"
 Status = rounds.Status
 # Roles an engine plays here: (form/API field, capability, what the error calls it).
@@ -71,16 +67,8 @@ Status = rounds.Status
 CAPABILITIES = {"embedder": "embed", "analyst": "chat", "difficulty": "difficulty"}
 
 
-class StatisticsConfigError(ValueError):
-    """Refused input; ``errors`` maps each field to what is wrong with it."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
-        self.errors = errors
-
-
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
+class StatisticsConfigError(rounds.JobConfigError):
+    """Refused engines for the statistics, by field."""
 
 
 def enqueue_statistics(stats_id: int, round_index: int, *, countdown: float | None = None) -> None:
@@ -300,100 +288,37 @@ def _compute(stats: BreakerStatistics, run: BreakerRun) -> _Computed:
     return out
 
 
-def _claim(stats_id: int, round_index: int, worker: str) -> bool:
-    rows = BreakerStatistics.objects.filter(
-        pk=stats_id, round_index=round_index, status__in=BreakerStatistics.ACTIVE
-    )
-    return rounds.claim(rows, worker, _lease(), status=BreakerStatistics.Status.RUNNING)
-
-
-def _unclaimed(stats_id: int, round_index: int) -> rounds.Outcome:
-    stats = BreakerStatistics.objects.filter(pk=stats_id).first()
-    done = stats is not None and stats.status == BreakerStatistics.Status.DONE
-    if stats is None or stats.round_index != round_index or done:
-        return rounds.Outcome(Status.STALE)
-    if stats.is_active and stats.claimed_by:
-        return rounds.Outcome(
-            Status.BUSY, retry_in=rounds.retry_after_lease(stats.lease_expires_at)
-        )
-    return rounds.Outcome(Status.STOPPED)
-
-
-def _fail(stats_id: int, worker: str, message: str) -> None:
-    rounds.release(
-        BreakerStatistics.objects.filter(pk=stats_id), worker,
-        status=BreakerStatistics.Status.FAILED, error=message[:5000], finished_at=timezone.now(),
-    )  # fmt: skip
-
-
-def compute_statistics(
-    stats_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """The statistics round (see the module docstring)."""
-    if not _claim(stats_id, round_index, worker):
-        return _unclaimed(stats_id, round_index)
+def _compute_row(stats_id: int, worker: str) -> _Computed:
     stats = BreakerStatistics.objects.select_related(
         "run", "embedder", "analyst", "difficulty_engine"
     ).get(pk=stats_id)
-    rows = BreakerStatistics.objects.filter(pk=stats_id)
-    try:
-        computed = _compute(stats, stats.run)
-    except interrupts:
-        rounds.release(rows, worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            rounds.release(rows, worker)
-            logger.warning("breaker statistics %s: transient engine error: %s", stats_id, exc)
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        _fail(stats_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("breaker statistics %s failed", stats_id)
-        _fail(stats_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    with transaction.atomic():
-        locked = BreakerStatistics.objects.select_for_update().get(pk=stats_id)
-        if locked.claimed_by != worker or locked.round_index != round_index:
-            return rounds.Outcome(Status.STALE)
-        locked.values, locked.texts = computed.values, computed.texts
-        locked.chrf_signature, locked.error = computed.signature, computed.warning
-        locked.cost = cost_by_scope(locked.scope)["cost"]
-        locked.status, locked.finished_at = BreakerStatistics.Status.DONE, timezone.now()
-        locked.claimed_by, locked.lease_expires_at = "", None
-        locked.save()
-    return rounds.Outcome(Status.DONE)
+    return _compute(stats, stats.run)
+
+
+def _commit(stats: BreakerStatistics, computed: _Computed) -> rounds.Status:
+    stats.values, stats.texts = computed.values, computed.texts
+    stats.chrf_signature, stats.error = computed.signature, computed.warning
+    stats.cost = cost_by_scope(stats.scope)["cost"]
+    stats.status, stats.finished_at = BreakerStatistics.Status.DONE, timezone.now()
+    return Status.DONE
 
 
 # --- Recovery and the foreground loop --------------------------------------------------------
 
-
-def recover_statistics(dead_worker_prefix: str | None = None) -> list[int]:
-    return rounds.requeue_stalled(
-        BreakerStatistics.objects.filter(status__in=BreakerStatistics.ACTIVE),
-        _lease(),
-        enqueue_statistics,
-        dead_worker_prefix=dead_worker_prefix,
-        fields=("pk", "round_index"),
-    )
-
-
-def statistics_in_foreground(stats_id: int, *, worker: str | None = None) -> BreakerStatistics:
-    """The statistics round in this process (retrying transient errors) until it ends."""
-    worker = worker or rounds.foreground_worker()
-
-    def advance() -> rounds.Outcome:
-        round_index = BreakerStatistics.objects.values_list("round_index", flat=True).get(
-            pk=stats_id
-        )
-        return compute_statistics(stats_id, round_index, worker=worker)
-
-    try:
-        rounds.run_in_foreground(advance)
-    except rounds.Busy:
-        raise RunStateError("the statistics are being computed by a worker; try later") from None
-    return BreakerStatistics.objects.get(pk=stats_id)
+# The lifecycle every round-based job shares (rounds.jobs), for breaker statistics.
+STATISTICS = rounds.LeasedJobKind(
+    label="statistics",
+    sweep_name="breaker statistics",
+    model=BreakerStatistics,
+    work=_compute_row,
+    commit=_commit,
+    enqueue_round=enqueue_statistics,
+    state_error=RunStateError,
+    # The round number names a computation (bumped at each start): a duplicate message of a
+    # finished one is stale.
+    counts_rounds=False,
+    **ENGINE_ERRORS,
+)
+compute_statistics = STATISTICS.advance  # the round (see the module docstring)
+recover_statistics = STATISTICS.recover
+statistics_in_foreground = STATISTICS.run_in_foreground

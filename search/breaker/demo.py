@@ -14,10 +14,10 @@ from typing import Any
 
 from engines.models import Engine
 from engines.services import save_engine
-from search.breaker.config import BreakerConfigError, create_comparison
+from search.breaker.config import BreakerConfigError
 from search.breaker.data_quality import start_statistics, statistics_in_foreground
 from search.breaker.methods import METHODS
-from search.breaker.services import run_in_foreground
+from search.breaker.services import run_in_foreground, start_breaker_comparison
 from search.models import BreakerRun, TopicTree
 
 __all__ = [
@@ -85,7 +85,7 @@ def load_breaker_demo(stdout, *, tree_name: str = "Demo topics") -> None:
         return
     seeds = {"from": "topic_tree", "tree": tree.pk, "n": 8, "sample_seed": 5}
     try:
-        runs = create_comparison(demo_config(seeds), enqueue=False)
+        runs = start_breaker_comparison(demo_config(seeds), enqueue=False)
     except BreakerConfigError as exc:
         stdout.write(f"search: breaker demo skipped: {exc}")
         return

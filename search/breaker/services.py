@@ -1,4 +1,4 @@
-"""A breaker run's lifecycle: rounds, pause/resume/cancel, recovery and the foreground loop.
+"""A breaker run's lifecycle: start, rounds, pause/resume/cancel, recovery, the foreground loop.
 
 A round (:func:`advance_run`), on the round kernel like search runs (ADR 0008, 0010):
 
@@ -16,15 +16,18 @@ chats from the same stored steps, and is answered from the cache: no step is wri
 
 from __future__ import annotations
 
-import logging
+from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import ENGINE_ERRORS
+from engines.models import Engine
 from engines.selectors import cost_of_scope, queue_for_engines
+from search.breaker.config import CheckedRun, check_comparison, check_run
 from search.breaker.methods import steps_per_chain
+from search.breaker.parsing import word_count
 from search.breaker.selection import curves, select_step
 from search.breaker.stepping import StepResult, new_step, plan_round, run_round
 from search.models import BreakerChain, BreakerRun, BreakerStep
@@ -39,9 +42,11 @@ __all__ = [
     "recover_runs",
     "resume_run",
     "run_in_foreground",
+    "saved_engine",
+    "start_breaker_comparison",
+    "start_breaker_run",
 ]
 
-logger = logging.getLogger(__name__)
 ADVANCE_TASK = "search.advance_breaker_run"
 Status = rounds.Status
 
@@ -55,6 +60,71 @@ def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = No
     rounds.enqueue(ADVANCE_TASK, (run_id, round_index), queue=queue, countdown=countdown)
 
 
+# --- Start ------------------------------------------------------------------------------------
+
+
+def saved_engine(engine: Engine) -> Engine:
+    """An inline engine, saved once (a comparison checks the same spec once per method)."""
+    if engine.pk is not None:
+        return engine
+    existing = Engine.objects.filter(name=engine.name).first()
+    if existing is not None:
+        return existing
+    engine.save()
+    return engine
+
+
+def _create(checked: CheckedRun, created_by) -> BreakerRun:
+    fields, seeds, engines = checked
+    for engine in engines:
+        saved_engine(engine)
+    if fields.get("llm_engine") is not None:
+        fields = {**fields, "llm_engine": saved_engine(fields["llm_engine"])}
+    run = BreakerRun.objects.create(**fields, created_by=created_by)
+    BreakerChain.objects.bulk_create(
+        BreakerChain(
+            run=run,
+            index=i,
+            seed_text=seed.text,
+            seed_ref=seed.ref,
+            target_words=word_count(seed.text) if seed.text else run.target_words,
+        )
+        for i, seed in enumerate(seeds)
+    )
+    return run
+
+
+def start_breaker_run(
+    config: dict[str, Any], *, created_by=None, enqueue: bool = True
+) -> BreakerRun:
+    """Validate ``config`` (:func:`search.breaker.config.check_run`), create the run with one
+    chain per item, and queue its first round on commit."""
+    method = config.get("method", "") if isinstance(config, dict) else ""
+    checked = check_run(config, method)
+    with transaction.atomic():
+        run = _create(checked, created_by)
+        if enqueue:
+            enqueue_round(run.pk, 0)
+    return run
+
+
+def start_breaker_comparison(
+    config: dict[str, Any], *, created_by=None, enqueue: bool = True
+) -> list[BreakerRun]:
+    """One run per method of ``config["methods"]`` on the same seeds ("compare methods"),
+    validated together (:func:`search.breaker.config.check_comparison`), each queued."""
+    checked = check_comparison(config)
+    with transaction.atomic():
+        runs = [_create(each, created_by) for each in checked]
+        if enqueue:
+            for run in runs:
+                enqueue_round(run.pk, 0)
+    return runs
+
+
+# --- Rounds -----------------------------------------------------------------------------------
+
+
 def _stored_steps(run: BreakerRun) -> dict[int, list[BreakerStep]]:
     steps: dict[int, list[BreakerStep]] = {}
     for step in BreakerStep.objects.filter(chain__run=run).order_by("chain_id", "index"):
@@ -62,62 +132,32 @@ def _stored_steps(run: BreakerRun) -> dict[int, list[BreakerStep]]:
     return steps
 
 
-def advance_run(
-    run_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a breaker run (see the module docstring)."""
-    if not BREAKER_RUNS.claim(run_id, round_index, worker):
-        return BREAKER_RUNS.unclaimed_outcome(run_id, round_index)
+Stepped = tuple[list[StepResult], dict[int, list[BreakerStep]]]
+
+
+def _step_chains(run_id: int, worker: str) -> Stepped:
+    """Every advancing chain's next step (engine calls, no transaction), and the stored ones."""
     run = BreakerRun.objects.select_related("llm_engine").get(pk=run_id)
     chains = list(BreakerChain.objects.filter(run=run).order_by("index"))
     steps = _stored_steps(run)
-    results: list[StepResult] = []
-    try:
-        if not run.money_spent:
-            results = run_round(run, plan_round(run, chains, steps))
-    except interrupts:
-        rounds.release(BreakerRun.objects.filter(pk=run_id), worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            rounds.release(BreakerRun.objects.filter(pk=run_id), worker)
-            logger.warning("breaker run %s: transient engine error, retrying: %s", run_id, exc)
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        BREAKER_RUNS.fail(run_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        if rounds.database_lost(exc):
-            raise  # the run is intact; the task runs the round again when the database is back
-        logger.exception("breaker run %s failed", run_id)
-        BREAKER_RUNS.fail(run_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(run_id, round_index, worker, results, steps)
+    results = [] if run.money_spent else run_round(run, plan_round(run, chains, steps))
+    return results, steps
 
 
-def _commit(run_id, round_index, worker, results, steps) -> rounds.Outcome:
-    with transaction.atomic():
-        run = BreakerRun.objects.select_for_update().get(pk=run_id)
-        if run.claimed_by != worker or run.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        per_chain = steps_per_chain(run.method, run.n_steps, run.k_generations)
-        chains = {c.pk: c for c in BreakerChain.objects.filter(run=run)}
-        written = [new_step(r) for r in results if not r.error]
-        BreakerStep.objects.bulk_create(written)
-        for result in results:
-            _apply(chains[result.chain_id], result, steps.get(result.chain_id, []), per_chain)
-        _update_chains([chains[r.chain_id] for r in results])
-        run.steps_done += len(written)
-        run.round_index += 1
-        run.cost = cost_of_scope(run.scope)
-        run.curves = _curves(run)
-        outcome = _next(run, chains.values())
-        run.claimed_by, run.lease_expires_at = "", None
-        run.save()
-    return rounds.Outcome(outcome)
+def _commit(run: BreakerRun, stepped: Stepped) -> rounds.Status:
+    """The round's steps and the chains' selections, on the locked run."""
+    results, steps = stepped
+    per_chain = steps_per_chain(run.method, run.n_steps, run.k_generations)
+    chains = {c.pk: c for c in BreakerChain.objects.filter(run=run)}
+    written = [new_step(r) for r in results if not r.error]
+    BreakerStep.objects.bulk_create(written)
+    for result in results:
+        _apply(chains[result.chain_id], result, steps.get(result.chain_id, []), per_chain)
+    _update_chains([chains[r.chain_id] for r in results])
+    run.steps_done += len(written)
+    run.cost = cost_of_scope(run.scope)
+    run.curves = _curves(run)
+    return _next(run, chains.values())
 
 
 _CHAIN_COLUMNS = ("status", "error", "steps_done", "selected_step", "selected_quality",
@@ -169,21 +209,15 @@ def _curves(run: BreakerRun) -> list[dict]:
 
 
 def _next(run: BreakerRun, chains) -> rounds.Status:
-    """What follows the round; sets the run's status accordingly."""
-    if run.status != BreakerRun.Status.RUNNING:
-        return Status.STOPPED  # paused or cancelled during the round: stops at this boundary
+    """What follows the round (a spent budget stops the chains still going)."""
     active = [c for c in chains if c.status == BreakerChain.Status.ACTIVE]
-    if active and run.money_spent:
+    if active and run.money_spent and run.status == BreakerRun.Status.RUNNING:
         BreakerChain.objects.filter(pk__in=[c.pk for c in active]).update(
             status=BreakerChain.Status.STOPPED, error="the run's money budget was spent"
         )
         run.error = f"stopped: the budget of {run.budget_money} was spent ({run.cost:.4f})"
         active = []
-    if active:
-        return Status.MORE
-    run.status = BreakerRun.Status.FINISHED
-    run.finished_at = timezone.now()
-    return Status.DONE
+    return BREAKER_RUNS.after_round(run, more=bool(active))
 
 
 # --- Controls -----------------------------------------------------------------------------------
@@ -193,56 +227,29 @@ class RunStateError(ValueError):
     """The action does not apply to the run in its current state."""
 
 
-def pause_run(run: BreakerRun) -> BreakerRun:
-    """Stop after the round in flight; :func:`resume_run` carries on."""
-    updated = BreakerRun.objects.filter(pk=run.pk, status__in=BreakerRun.ACTIVE).update(
-        status=BreakerRun.Status.PAUSED, updated_at=timezone.now()
+def _stop_chains(run: BreakerRun) -> None:
+    BreakerChain.objects.filter(run=run, status=BreakerChain.Status.ACTIVE).update(
+        status=BreakerChain.Status.STOPPED, error="the run was cancelled"
     )
-    if not updated:
-        raise RunStateError(f"a {run.get_status_display().lower()} run cannot be paused")
-    run.refresh_from_db()
-    return run
-
-
-def resume_run(run: BreakerRun) -> BreakerRun:
-    with transaction.atomic():
-        locked = BreakerRun.objects.select_for_update().get(pk=run.pk)
-        if locked.status != BreakerRun.Status.PAUSED:
-            raise RunStateError(f"a {locked.get_status_display().lower()} run cannot be resumed")
-        locked.status = BreakerRun.Status.RUNNING
-        locked.save(update_fields=["status", "updated_at"])
-        enqueue_round(run.pk, locked.round_index)
-    run.refresh_from_db()
-    return run
-
-
-def cancel_run(run: BreakerRun) -> BreakerRun:
-    """End the run for good; the round in flight still records what it paid for."""
-    now = timezone.now()
-    with transaction.atomic():
-        updated = BreakerRun.objects.filter(
-            pk=run.pk, status__in=[*BreakerRun.ACTIVE, BreakerRun.Status.PAUSED]
-        ).update(status=BreakerRun.Status.CANCELLED, finished_at=now, updated_at=now)
-        if not updated:
-            raise RunStateError(f"a {run.get_status_display().lower()} run cannot be cancelled")
-        BreakerChain.objects.filter(run=run, status=BreakerChain.Status.ACTIVE).update(
-            status=BreakerChain.Status.STOPPED, error="the run was cancelled"
-        )
-    run.refresh_from_db()
-    return run
 
 
 # --- Recovery and the foreground loop --------------------------------------------------------
 
-# The lifecycle every round-based job shares (rounds.jobs), for breaker runs (whose cancel,
-# which also stops the chains, and pause/resume stay above).
+# The lifecycle every round-based job shares (rounds.jobs), for breaker runs.
 BREAKER_RUNS = rounds.LeasedJobKind(
     label="run",
     sweep_name="breaker run",
     model=BreakerRun,
-    advance=advance_run,
+    work=_step_chains,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=RunStateError,
+    on_cancelled=_stop_chains,
+    **ENGINE_ERRORS,
 )
+advance_run = BREAKER_RUNS.advance  # a round (see the module docstring)
+pause_run = BREAKER_RUNS.pause  # stops after the round in flight; resume_run carries on
+resume_run = BREAKER_RUNS.resume
+cancel_run = BREAKER_RUNS.cancel
 recover_runs = BREAKER_RUNS.recover
 run_in_foreground = BREAKER_RUNS.run_in_foreground

@@ -22,8 +22,9 @@ from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 from annotation.models import Campaign
 from core.http import HtmxHttpRequest
+from core.job_pages import control_from_page, job_page, job_version
 from search.breaker import charts
-from search.breaker.config import BreakerConfigError, create_comparison
+from search.breaker.config import BreakerConfigError
 from search.breaker.data_quality import (
     StatisticsConfigError,
     start_comparison_statistics,
@@ -51,7 +52,13 @@ from search.breaker.selectors import (
     statistics_of,
     statistics_table,
 )
-from search.breaker.services import RunStateError, cancel_run, pause_run, resume_run
+from search.breaker.services import (
+    RunStateError,
+    cancel_run,
+    pause_run,
+    resume_run,
+    start_breaker_comparison,
+)
 
 DETAIL = "search/breaker/run_detail.html"
 COMPARISON = "search/breaker/comparison.html"
@@ -75,7 +82,7 @@ def run_create(request: HttpRequest) -> HttpResponse:
     form = BreakerForm(request.POST, request.FILES)
     if form.is_valid():
         try:
-            runs = create_comparison(form.to_config(), created_by=request.user)
+            runs = start_breaker_comparison(form.to_config(), created_by=request.user)
         except BreakerConfigError as exc:
             form.add_config_errors(exc.errors)
         else:
@@ -90,10 +97,6 @@ def run_create(request: HttpRequest) -> HttpResponse:
 
 def _comparison_url() -> str:
     return reverse("search:breaker_comparison")
-
-
-def _version(run) -> str:
-    return str(int(run.updated_at.timestamp() * 1_000_000))
 
 
 def _humans(runs: list, send_url: str, refresh_url: str, calibration_url: str) -> dict:
@@ -126,7 +129,7 @@ def _context(run) -> dict:
         "run": run,
         "label": spec(run.method).label,
         "seeds_from": _seeds_from(run),
-        "version": _version(run),
+        "version": job_version(run),
         "chains": chain_rows(run),
         "cost": cost_per_engine(run),
         "humans": _run_humans(run),
@@ -149,14 +152,7 @@ def _statistics_context(run) -> dict:
 @require_GET
 def run_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     run = run_for_user(request.user, pk)
-    if not request.htmx:
-        return render(request, DETAIL, _context(run))
-    context = {"run": run, "version": _version(run)}
-    html = render_to_string(f"{DETAIL}#status", context, request=request)
-    response = HttpResponseStopPolling(html) if run.is_finished else HttpResponse(html)
-    if request.GET.get("seen") != context["version"]:
-        response["HX-Trigger"] = "run-changed"
-    return response
+    return job_page(request, DETAIL, run, _context, name="run", changed_event="run-changed")
 
 
 @staff_member_required
@@ -223,13 +219,10 @@ def run_statistics(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def run_control(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     run = run_for_user(request.user, pk)
-    try:
-        CONTROLS[action](run)
-    except RunStateError as exc:
-        messages.error(request, f"Nothing changed: {exc}.")
-    else:
-        messages.success(request, f"Run {CONTROL_DONE[action]}.")
-    return redirect("search:breaker_detail", pk=run.pk)
+    return control_from_page(
+        request, run, CONTROLS[action], RunStateError,
+        done=f"Run {CONTROL_DONE[action]}.", page="search:breaker_detail",
+    )  # fmt: skip
 
 
 @staff_member_required

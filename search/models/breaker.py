@@ -12,10 +12,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from rounds.models import RoundJob
 from search.models.topics import _validate_json_object, _validate_string_list
 
 
-class BreakerRun(models.Model):
+class BreakerRun(RoundJob):
     class Method(models.TextChoices):
         SEEDS = "seeds", "Seeds"
         ZEROSHOT = "zeroshot", "Zeroshot"
@@ -61,25 +62,10 @@ class BreakerRun(models.Model):
     seeds_from = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
     budget_money = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    error = models.TextField(blank=True)
-    round_index = models.PositiveIntegerField(default=0)
     steps_done = models.PositiveIntegerField(default=0)
     steps_total = models.PositiveIntegerField(default=0)
-    cost = models.DecimalField(max_digits=16, decimal_places=8, default=0)
     # Seed 001 Fig. 2 after each round: [{"step", "mean", "running_min", "chains"}, ...].
     curves = models.JSONField(default=list, blank=True)
-    claimed_by = models.CharField(max_length=255, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.name} (#{self.pk})"
@@ -88,10 +74,6 @@ class BreakerRun(models.Model):
     def scope(self) -> str:
         """The engine-ledger scope of every call this run makes."""
         return f"breaker_run:{self.pk}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {self.Status.FINISHED, self.Status.CANCELLED, self.Status.FAILED}
 
     @property
     def progress(self) -> float:
@@ -203,7 +185,7 @@ class BreakerCampaign(models.Model):
         return f"run {self.run_id} campaign {self.campaign_id}"
 
 
-class BreakerStatistics(models.Model):
+class BreakerStatistics(RoundJob):
     """Data-quality statistics of a run's selected texts (seed 001 §3.2, Table 2; ADR 0015).
 
     A one-round job on the round kernel: queued, claimed with a lease, computed (engine calls
@@ -217,6 +199,8 @@ class BreakerStatistics(models.Model):
         FAILED = "failed", "Failed"
 
     ACTIVE = (Status.QUEUED, Status.RUNNING)
+    ENDED = (Status.DONE, Status.FAILED)
+    SUCCEEDED = (Status.DONE,)
 
     run = models.OneToOneField(BreakerRun, on_delete=models.CASCADE, related_name="statistics")
     embedder = models.ForeignKey(
@@ -231,24 +215,17 @@ class BreakerStatistics(models.Model):
     max_parse_attempts = models.PositiveSmallIntegerField(default=3)
     chrf_max_pairs = models.PositiveIntegerField(default=5000)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    error = models.TextField(blank=True)
     # The Table 2 numbers: {"texts", "diversity_embd", "diversity_chrf", ..., "qe": {...}}.
     values = models.JSONField(default=dict, blank=True)
     # Per selected text: {"chain", "analysis": {...}} or {"chain", "error"}.
     texts = models.JSONField(default=list, blank=True)
     chrf_signature = models.CharField(max_length=200, blank=True)
-    cost = models.DecimalField(max_digits=16, decimal_places=8, default=0)
-    # Bumped on every (re)start, so a message of an earlier computation is stale.
-    round_index = models.PositiveIntegerField(default=0)
-    claimed_by = models.CharField(max_length=255, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # ``round_index`` is bumped on every (re)start, so a message of an earlier computation is
+    # stale. Who asked for the statistics (there is no creator apart from the run's).
+    created_by = None
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name_plural = "breaker statistics"
@@ -260,7 +237,3 @@ class BreakerStatistics(models.Model):
     def scope(self) -> str:
         """The engine-ledger scope of the statistics' calls (booked apart from the run's)."""
         return f"breaker_statistics:{self.pk}"
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in self.ACTIVE

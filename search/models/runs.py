@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
+from rounds.models import RoundJob
 from search.bandit import default_choice
 from search.models.topics import TextSample, Topic, TopicTree, _validate_json_object
 
 
-class SearchRun(models.Model):
+class SearchRun(RoundJob):
     """A fixed-budget best-arm search over a tree's leaves, run by workers in short rounds."""
 
     class Sampler(models.TextChoices):
@@ -31,7 +31,8 @@ class SearchRun(models.Model):
         CANCELLED = "cancelled", "Cancelled"
         FAILED = "failed", "Failed"
 
-    ACTIVE = (Status.QUEUED, Status.RUNNING, Status.WAITING)
+    # A round may claim the run (WAITING runs wait for people, not for a round).
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
 
     name = models.CharField(max_length=200)
     tree = models.ForeignKey(
@@ -64,11 +65,8 @@ class SearchRun(models.Model):
         "annotation.Campaign", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    error = models.TextField(blank=True)
     n_topics = models.PositiveIntegerField(default=0)
-    round_index = models.PositiveIntegerField(default=0)
     pulls_done = models.PositiveIntegerField(default=0)
-    cost = models.DecimalField(max_digits=16, decimal_places=8, default=0)
     # The bandit policy's state without per-topic rows (Policy.header_to_dict, plus "changes":
     # how many PolicyChanges rows follow, and "token": new at every save); see search.runs.state.
     policy_state = models.JSONField(default=dict, blank=True)
@@ -77,19 +75,7 @@ class SearchRun(models.Model):
     history = models.JSONField(default=list, blank=True)
     result = models.JSONField(default=dict, blank=True)
     worker_memory_mb = models.FloatField(null=True, blank=True)
-    claimed_by = models.CharField(max_length=255, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
     human_deadline = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.name} (#{self.pk})"
@@ -98,10 +84,6 @@ class SearchRun(models.Model):
     def scope(self) -> str:
         """The engine-ledger scope of every call this run makes."""
         return f"search_run:{self.pk}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {self.Status.FINISHED, self.Status.CANCELLED, self.Status.FAILED}
 
     @property
     def progress(self) -> float:

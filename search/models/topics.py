@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+
+from rounds.models import LeasedJob
 
 
 def _validate_string_list(value: Any) -> None:
@@ -19,8 +20,12 @@ def _validate_json_object(value: Any) -> None:
         raise ValidationError("must be a JSON object")
 
 
-class TopicTree(models.Model):
-    """A tree of topics; its leaves are the arms a search run pulls (seed 000 §2)."""
+class TopicTree(LeasedJob):
+    """A tree of topics; its leaves are the arms a search run pulls (seed 000 §2).
+
+    A generated tree is also the row of its generation job (``search.topics.generation``): it
+    is claimed with a lease while ``generating``.
+    """
 
     class Origin(models.TextChoices):
         IMPORT = "import", "Imported file"
@@ -31,6 +36,10 @@ class TopicTree(models.Model):
         GENERATING = "generating", "Generating"
         FAILED = "failed", "Failed"
 
+    ACTIVE = (Status.GENERATING,)
+    ENDED = (Status.READY, Status.FAILED)
+    SUCCEEDED = (Status.READY,)
+
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     language = models.CharField(max_length=16, default="en")
@@ -39,17 +48,8 @@ class TopicTree(models.Model):
     source_file_name = models.CharField(max_length=255, blank=True)
     # For generated trees: {"engine", "roots", "depth", "branching", "prompt_version"}.
     generation = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    error = models.TextField(blank=True)
     n_topics = models.PositiveIntegerField(default=0)
     n_leaves = models.PositiveIntegerField(default=0)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return self.name

@@ -9,14 +9,14 @@ language; cells: mean quality) is aggregated from the results when read.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
+from rounds.models import CountedJob
 from search.models.breaker import BreakerChain, BreakerRun
 from search.models.topics import _validate_string_list
 
 
-class BreakerTransfer(models.Model):
+class BreakerTransfer(CountedJob):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
@@ -34,23 +34,6 @@ class BreakerTransfer(models.Model):
     qe_engines = models.JSONField(default=list, validators=[_validate_string_list])
     budget_money = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    error = models.TextField(blank=True)
-    round_index = models.PositiveIntegerField(default=0)
-    items_done = models.PositiveIntegerField(default=0)
-    items_total = models.PositiveIntegerField(default=0)
-    cost = models.DecimalField(max_digits=16, decimal_places=8, default=0)
-    claimed_by = models.CharField(max_length=255, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.name} (transfer #{self.pk})"
@@ -59,10 +42,6 @@ class BreakerTransfer(models.Model):
     def scope(self) -> str:
         """The engine-ledger scope of every call this transfer makes."""
         return f"breaker_transfer:{self.pk}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {self.Status.FINISHED, self.Status.CANCELLED, self.Status.FAILED}
 
     @property
     def progress(self) -> float:

@@ -1,4 +1,5 @@
-"""A search run's configuration: validated from a form, the API or a JSON file, then created.
+"""A search run's configuration, validated from a form, the API or a JSON file (the run is
+created by ``search.runs.services.start_search_run``).
 
 One dictionary shape serves all three (see ``search/examples/*.json``)::
 
@@ -24,21 +25,21 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
-from django.db import transaction
 
 from engines.models import Engine
 from engines.registry import resolve
 from engines.services import build_engine
-from search.bandit import POLICIES, make_policy, resolve_policy
+from rounds.refusal import JobConfigError
+from search.bandit import POLICIES, make_policy
 from search.bandit.base import Policy
 from search.models import SearchRun, TextSample, Topic, TopicTree
-from search.runs import services, state
 
 __all__ = [
     "HUMAN_DEFAULTS",
+    "CheckedRun",
     "RunConfigError",
     "build_policy",
-    "create_run",
+    "check_config",
     "default_batch_size",
     "validate_config",
 ]
@@ -69,19 +70,15 @@ _KNOWN_KEYS = {
 }  # fmt: skip
 
 
-class RunConfigError(ValueError):
-    """A configuration that cannot run; ``errors`` maps field to message."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+class RunConfigError(JobConfigError):
+    """A search run configuration that cannot run."""
 
 
 @dataclass
-class _Checked:
+class CheckedRun:
     fields: dict[str, Any]
     errors: dict[str, str]
-    policy: Policy | None = None  # built while checking the parameters, kept for create_run
+    policy: Policy | None = None  # built while checking the parameters, kept for the start
 
 
 def _integer(value: Any, field: str, errors: dict, *, minimum: int, maximum: int = MAX_COUNT):
@@ -133,7 +130,7 @@ def _engine_from_spec(spec: dict, field: str, errors: dict) -> Engine | None:
             return None
         return existing
     try:
-        return build_engine(spec)  # validated, saved only by create_run: checking writes nothing
+        return build_engine(spec)  # validated, saved only by the start: checking writes nothing
     except Exception as exc:  # build_engine raises ValidationError with readable messages
         errors[field] = f"cannot create engine: {exc}"
         return None
@@ -152,7 +149,7 @@ def _tree(value: Any, errors: dict) -> TopicTree | None:
     return None
 
 
-def _check_engines(config: dict, checked: _Checked) -> None:
+def _check_engines(config: dict, checked: CheckedRun) -> None:
     errors, fields = checked.errors, checked.fields
     fields["difficulty_engine"] = _engine(
         config.get("difficulty_engine"), "difficulty_engine", "difficulty", errors
@@ -173,7 +170,7 @@ def _check_engines(config: dict, checked: _Checked) -> None:
         errors["sampler"] = "the synthetic sampler goes with a synthetic difficulty engine only"
 
 
-def _check_topics(config: dict, checked: _Checked) -> None:
+def _check_topics(config: dict, checked: CheckedRun) -> None:
     errors, fields = checked.errors, checked.fields
     sampler, engine = fields.get("sampler"), fields.get("difficulty_engine")
     if sampler == SearchRun.Sampler.SYNTHETIC:
@@ -201,7 +198,7 @@ def _check_topics(config: dict, checked: _Checked) -> None:
             )
 
 
-def _check_budget(config: dict, checked: _Checked) -> None:
+def _check_budget(config: dict, checked: CheckedRun) -> None:
     errors, fields = checked.errors, checked.fields
     money = config.get("budget_money")
     if money not in (None, ""):
@@ -271,7 +268,7 @@ def _concurrency(*engines: Engine | None) -> int | None:
     return min(limits) if limits else None
 
 
-def _check_human(config: dict, checked: _Checked) -> None:
+def _check_human(config: dict, checked: CheckedRun) -> None:
     errors, fields = checked.errors, checked.fields
     mode = config.get("human_mode", "off") or "off"
     if mode not in SearchRun.HumanMode.values:
@@ -315,7 +312,7 @@ def _human_settings_problem(merged: dict[str, Any]) -> str | None:
     return None
 
 
-def _check_policy(config: dict, checked: _Checked) -> None:
+def _check_policy(config: dict, checked: CheckedRun) -> None:
     errors, fields = checked.errors, checked.fields
     algorithm = config.get("algorithm", "default") or "default"
     params = config.get("params") or {}
@@ -347,13 +344,15 @@ def _model_fields(fields: dict[str, Any]) -> dict[str, Any]:
 
 def validate_config(config: Any) -> dict[str, Any]:
     """Model fields for a new run, or :class:`RunConfigError` listing every problem."""
-    return _check(config).fields
+    return check_config(config).fields
 
 
-def _check(config: Any) -> _Checked:
+def check_config(config: Any) -> CheckedRun:
+    """The run's model fields and its initial bandit policy, or :class:`RunConfigError`
+    listing every problem; inline engines are built, not saved."""
     if not isinstance(config, dict):
         raise RunConfigError({"config": "a run configuration is a JSON object"})
-    checked = _Checked(fields={}, errors={})
+    checked = CheckedRun(fields={}, errors={})
     unknown = set(config) - _KNOWN_KEYS
     if unknown:
         checked.errors["config"] = f"unknown key(s): {', '.join(sorted(unknown))}"
@@ -388,25 +387,3 @@ def build_policy(run: SearchRun):
         run.algorithm, run.n_topics, min(run.k, run.n_topics), rng, budget=run.budget_pulls,
         **params,
     )  # fmt: skip
-
-
-def create_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True) -> SearchRun:
-    """Validate, create the run with its initial bandit state (and the engines its config
-    describes inline), and queue its first round."""
-    checked = _check(config)
-    with transaction.atomic():
-        for field in ("difficulty_engine", "sampler_engine"):
-            engine = checked.fields.get(field)
-            if engine is not None and engine.pk is None:
-                engine.save()
-        run = SearchRun(**checked.fields, created_by=created_by)
-        assert checked.policy is not None  # _check raised unless the policy was built
-        policy, params = resolve_policy(run.algorithm, run.n_topics, run.params, run.budget_pulls)
-        run.method = {"policy": policy, "params": params}
-        run.save()
-        # Not kept in memory: the first round may well run in another process.
-        state.save_policy(run, checked.policy, keep=False)
-        run.save(update_fields=["policy_state"])
-        if enqueue:
-            services.enqueue_round(run.pk, 0)
-    return run

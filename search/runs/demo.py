@@ -16,8 +16,8 @@ from engines.demo import REPLAY_NAME, WMT24_PATH
 from engines.models import Engine
 from engines.services import save_engine
 from search.models import SearchRun, TopicTree
-from search.runs.config import RunConfigError, create_run
-from search.runs.services import run_in_foreground
+from search.runs.config import RunConfigError
+from search.runs.services import run_in_foreground, start_search_run
 from search.topics.services import import_corpus, import_topic_tree
 
 SYNTHETIC_RUN = "Demo: synthetic world, 3.2k topics"
@@ -31,7 +31,7 @@ def _run_once(config: dict, stdout) -> None:
     if SearchRun.objects.filter(name=config["name"]).exists():
         return
     try:
-        run = create_run(config, enqueue=False)
+        run = start_search_run(config, enqueue=False)
     except RunConfigError as exc:
         stdout.write(f"search: demo run {config['name']!r} skipped: {exc}")
         return

@@ -1,4 +1,4 @@
-"""A search run's lifecycle: rounds, pause/resume/cancel, recovery and the foreground loop.
+"""A search run's lifecycle: start, rounds, pause/resume/cancel, recovery and the foreground loop.
 
 A round (:func:`advance_run`) is the unit a worker executes:
 
@@ -21,26 +21,26 @@ The lease, the outcome, queuing by task name and the foreground loop come from t
 from __future__ import annotations
 
 import json
-import logging
 import resource
 import sys
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import ENGINE_ERRORS
 from engines.models import Engine
 from engines.registry import resolve
 from engines.selectors import cost_of_scope, queue_for_engines
+from search.bandit import resolve_policy
 from search.bandit.base import Policy
 from search.models import Pull, SearchRun
 from search.runs import human_loop, state
+from search.runs.config import check_config
 from search.runs.samplers import Draw, draw_texts
 
 if TYPE_CHECKING:
@@ -56,17 +56,11 @@ __all__ = [
     "restore_policy",
     "resume_run",
     "run_in_foreground",
+    "start_search_run",
 ]
-
-logger = logging.getLogger(__name__)
-
 
 ADVANCE_TASK = "search.advance_search_run"
 Status = rounds.Status
-
-
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.SEARCH_ROUND_LEASE_S)
 
 
 def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = None) -> None:
@@ -74,6 +68,29 @@ def enqueue_round(run_id: int, round_index: int, *, countdown: float | None = No
     engine = SearchRun.objects.values_list("difficulty_engine__name", flat=True).get(pk=run_id)
     queue = queue_for_engines([engine])
     rounds.enqueue(ADVANCE_TASK, (run_id, round_index), queue=queue, countdown=countdown)
+
+
+def start_search_run(config: dict[str, Any], *, created_by=None, enqueue: bool = True) -> SearchRun:
+    """Validate ``config`` (:func:`search.runs.config.check_config`), create the run with its
+    initial bandit state (and the engines its config describes inline), and queue its first
+    round on commit."""
+    checked = check_config(config)
+    with transaction.atomic():
+        for field in ("difficulty_engine", "sampler_engine"):
+            engine = checked.fields.get(field)
+            if engine is not None and engine.pk is None:
+                engine.save()
+        run = SearchRun(**checked.fields, created_by=created_by)
+        assert checked.policy is not None  # check_config raised unless the policy was built
+        policy, params = resolve_policy(run.algorithm, run.n_topics, run.params, run.budget_pulls)
+        run.method = {"policy": policy, "params": params}
+        run.save()
+        # Not kept in memory: the first round may well run in another process.
+        state.save_policy(run, checked.policy, keep=False)
+        run.save(update_fields=["policy_state"])
+        if enqueue:
+            enqueue_round(run.pk, 0)
+    return run
 
 
 def restore_policy(run: SearchRun) -> Policy:
@@ -118,91 +135,41 @@ def score_texts(run: SearchRun, draws: list[Draw]) -> list[Scored]:
     return [Scored(_to_difficulty(float(q), on_scale), {}, []) for q in qualities]
 
 
-def _claim(run_id: int, round_index: int, worker: str) -> bool:
-    rows = SearchRun.objects.filter(
-        pk=run_id,
-        round_index=round_index,
-        status__in=[SearchRun.Status.QUEUED, SearchRun.Status.RUNNING],
-    )
-    return rounds.claim(rows, worker, _lease(), status=SearchRun.Status.RUNNING)
+Drawn = tuple[Policy, np.ndarray, list[Draw], list[Scored]]
 
 
-def _unclaimed_outcome(run_id: int, round_index: int) -> rounds.Outcome:
-    run = SearchRun.objects.filter(pk=run_id).first()
-    if run is None or run.round_index != round_index:
-        return rounds.Outcome(Status.STALE)
-    if run.status in (SearchRun.Status.QUEUED, SearchRun.Status.RUNNING) and run.claimed_by:
-        return rounds.Outcome(Status.BUSY, retry_in=rounds.retry_after_lease(run.lease_expires_at))
-    return rounds.Outcome(Status.STOPPED)
-
-
-def advance_run(
-    run_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a run (see the module docstring); the caller queues the
-    successor the outcome asks for (the task adapter) or runs it (the foreground loop).
-
-    ``interrupts`` (e.g. Celery's soft time limit) end the round without failing the run: the
-    claim is released and the exception propagates; the round is simply run again.
-    """
-    if not _claim(run_id, round_index, worker):
-        return _unclaimed_outcome(run_id, round_index)
+def _draw_and_score(run_id: int, worker: str) -> Drawn:
+    """The round's arms, a text drawn for each and its score (engine calls, no transaction)."""
     run = SearchRun.objects.select_related("difficulty_engine", "sampler_engine", "tree").get(
         pk=run_id
     )
     policy = state.policy_for_round(run)
     arms = np.empty(0, dtype=np.int64) if run.money_spent else policy.select(run.batch_size)
-    try:
-        # Scored pulls per arm as the bandit counts them (pending ones are this round's).
-        pulled = policy.stats.counts[arms] if arms.shape[0] else None
-        draws = draw_texts(run, arms, pulled) if arms.shape[0] else []
-        scored = score_texts(run, draws) if draws else []
-    except interrupts:
-        _release(run_id, worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            _release(run_id, worker)
-            logger.warning("search run %s: transient engine error, retrying: %s", run_id, exc)
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        _fail(run_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        if rounds.database_lost(exc):
-            raise  # the run is intact; the task runs the round again when the database is back
-        logger.exception("search run %s failed", run_id)
-        _fail(run_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(run_id, round_index, worker, policy, arms, draws, scored)
+    # Scored pulls per arm as the bandit counts them (pending ones are this round's).
+    pulled = policy.stats.counts[arms] if arms.shape[0] else None
+    draws = draw_texts(run, arms, pulled) if arms.shape[0] else []
+    scored = score_texts(run, draws) if draws else []
+    return policy, arms, draws, scored
 
 
-def _commit(run_id, round_index, worker, policy, arms, draws, scored) -> rounds.Outcome:
-    with transaction.atomic():
-        run = SearchRun.objects.select_for_update().get(pk=run_id)
-        if run.claimed_by != worker or run.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        calibration = human_loop.current_calibration(run)
-        difficulties = [calibration(result.automatic) for result in scored]
-        _insert_pulls(run, round_index, draws, scored, difficulties)
-        if difficulties:
-            policy.update(arms, np.array(difficulties))
-        human_loop.apply_received(run, policy)
-        human_loop.send_chosen(run, policy, round_index)
-        run.pulls_done += len(difficulties)
-        run.round_index += 1
-        run.cost = cost_of_scope(run.scope)
-        run.worker_memory_mb = max(run.worker_memory_mb or 0.0, _memory_mb())
-        outcome = _next_step(run, policy)
-        if _progress_due(run, outcome):
-            _record_progress(run, policy)
-        run.claimed_by, run.lease_expires_at = "", None
-        state.save_policy(run, policy)
-        run.save()
-    return rounds.Outcome(outcome)
+def _commit(run: SearchRun, drawn: Drawn) -> rounds.Status:
+    """The round's pulls, the bandit's update and the human loop, on the locked run."""
+    policy, arms, draws, scored = drawn
+    calibration = human_loop.current_calibration(run)
+    difficulties = [calibration(result.automatic) for result in scored]
+    _insert_pulls(run, run.round_index, draws, scored, difficulties)
+    if difficulties:
+        policy.update(arms, np.array(difficulties))
+    human_loop.apply_received(run, policy)
+    human_loop.send_chosen(run, policy, run.round_index)
+    run.pulls_done += len(difficulties)
+    run.cost = cost_of_scope(run.scope)
+    run.worker_memory_mb = max(run.worker_memory_mb or 0.0, _memory_mb())
+    outcome = _next_step(run, policy)
+    if _progress_due(run, outcome):
+        _record_progress(run, policy)
+    state.save_policy(run, policy)
+    return outcome
 
 
 _PULL_COLUMNS = (
@@ -309,18 +276,6 @@ def _record_progress(run: SearchRun, policy: Policy) -> None:
     }
 
 
-def _release(run_id: int, worker: str) -> None:
-    rounds.release(SearchRun.objects.filter(pk=run_id), worker)
-
-
-def _fail(run_id: int, worker: str, message: str) -> None:
-    rows = SearchRun.objects.filter(pk=run_id)
-    now = timezone.now()
-    rounds.release(
-        rows, worker, status=SearchRun.Status.FAILED, error=message[:5000], finished_at=now
-    )
-
-
 def settle(run_id: int, *, deadline_passed: bool = False) -> bool:
     """Apply human scores that arrived while no round holds the run; finish a waiting run
     whose humans are done (or whose deadline passed). False when a round holds the run (its
@@ -350,75 +305,34 @@ class RunStateError(ValueError):
     """The action does not apply to the run in its current state."""
 
 
-def pause_run(run: SearchRun) -> SearchRun:
-    """Stop after the round in flight; :func:`resume_run` carries on."""
-    updated = SearchRun.objects.filter(
-        pk=run.pk, status__in=[SearchRun.Status.QUEUED, SearchRun.Status.RUNNING]
-    ).update(status=SearchRun.Status.PAUSED, updated_at=timezone.now())
-    if not updated:
-        raise RunStateError(f"a {run.get_status_display().lower()} run cannot be paused")
-    run.refresh_from_db()
-    return run
-
-
-def resume_run(run: SearchRun) -> SearchRun:
-    with transaction.atomic():
-        locked = SearchRun.objects.select_for_update().get(pk=run.pk)
-        if locked.status != SearchRun.Status.PAUSED:
-            raise RunStateError(f"a {locked.get_status_display().lower()} run cannot be resumed")
-        locked.status = SearchRun.Status.RUNNING
-        locked.save(update_fields=["status", "updated_at"])
-        round_index = locked.round_index
-        enqueue_round(run.pk, round_index)
-    run.refresh_from_db()
-    return run
-
-
-def cancel_run(run: SearchRun) -> SearchRun:
-    """End the run for good; the round in flight still records what it paid for."""
-    now = timezone.now()
-    updated = SearchRun.objects.filter(
-        pk=run.pk, status__in=[*SearchRun.ACTIVE, SearchRun.Status.PAUSED]
-    ).update(status=SearchRun.Status.CANCELLED, finished_at=now, updated_at=now)
-    if not updated:
-        raise RunStateError(f"a {run.get_status_display().lower()} run cannot be cancelled")
-    run.refresh_from_db()
-    return run
-
-
 # --- Recovery and the foreground loop --------------------------------------------------------
 
 
-def recover_runs(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue the current round of runs whose round nobody is working on (the sweep's part for
-    search runs, see :mod:`rounds.recovery`), and finish waiting runs past their human deadline."""
-    active = SearchRun.objects.filter(
-        status__in=[SearchRun.Status.QUEUED, SearchRun.Status.RUNNING]
-    )
-    recovered = rounds.requeue_stalled(
-        active,
-        _lease(),
-        enqueue_round,
-        dead_worker_prefix=dead_worker_prefix,
-        fields=("pk", "round_index"),
-    )
+def _settle_past_deadline() -> None:
+    """Finish waiting runs past their human deadline (each sweep does, see :mod:`rounds`)."""
     for run_id in SearchRun.objects.filter(
         status=SearchRun.Status.WAITING, human_deadline__lt=timezone.now()
     ).values_list("pk", flat=True):
         settle(run_id, deadline_passed=True)
-    return recovered
 
 
-def run_in_foreground(run_id: int, *, worker: str | None = None) -> SearchRun:
-    """Every round of a run in this process until it finishes, waits or stops."""
-    worker = worker or rounds.foreground_worker()
-
-    def advance() -> rounds.Outcome:
-        round_index = SearchRun.objects.values_list("round_index", flat=True).get(pk=run_id)
-        return advance_run(run_id, round_index, worker=worker)
-
-    try:
-        rounds.run_in_foreground(advance)
-    except rounds.Busy:
-        raise RunStateError(f"run {run_id} is being run by a worker; try again later") from None
-    return SearchRun.objects.get(pk=run_id)
+# The lifecycle every round-based job shares (rounds.jobs), for search runs.
+SEARCH_RUNS = rounds.LeasedJobKind(
+    label="run",
+    sweep_name="search run",
+    model=SearchRun,
+    work=_draw_and_score,
+    commit=_commit,
+    enqueue_round=enqueue_round,
+    state_error=RunStateError,
+    also_sweep=_settle_past_deadline,
+    **ENGINE_ERRORS,
+)
+# A round (see the module docstring); Celery's soft time limit, passed as ``interrupts``, ends
+# it without failing the run: the claim is released and the round is simply run again.
+advance_run = SEARCH_RUNS.advance
+pause_run = SEARCH_RUNS.pause  # stops after the round in flight; resume_run carries on
+resume_run = SEARCH_RUNS.resume
+cancel_run = SEARCH_RUNS.cancel
+recover_runs = SEARCH_RUNS.recover
+run_in_foreground = SEARCH_RUNS.run_in_foreground

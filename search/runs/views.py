@@ -23,7 +23,7 @@ from engines.models import Engine
 from search.models import Pull, SearchRun
 from search.runs import charts as run_charts
 from search.runs import human_loop
-from search.runs.config import RunConfigError, create_run
+from search.runs.config import RunConfigError
 from search.runs.forms import RunForm
 from search.runs.records import pull_view, pulls_jsonl_response, top_k_json_response
 from search.runs.selectors import (
@@ -35,7 +35,7 @@ from search.runs.selectors import (
     run_rows,
     top_topics,
 )
-from search.runs.services import RunStateError, cancel_run, pause_run, resume_run
+from search.runs.services import RunStateError, cancel_run, pause_run, resume_run, start_search_run
 
 DETAIL_TEMPLATE = "search/runs/run_detail.html"
 TEXTS_TEMPLATE = "search/runs/topic_texts.html"
@@ -76,7 +76,7 @@ def run_create(request: HttpRequest) -> HttpResponse:
     form = RunForm(request.POST)
     if form.is_valid():
         try:
-            run = create_run(form.to_config(), created_by=request.user)
+            run = start_search_run(form.to_config(), created_by=request.user)
         except RunConfigError as exc:
             form.add_config_errors(exc.errors)
         else:

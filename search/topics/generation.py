@@ -1,18 +1,20 @@
 """Generating a topic tree with a chat engine, as a background job (seed 000 §2, App. D).
 
 * :func:`start_tree_generation`: check the request, create a ``generating`` tree, queue the job.
-* :func:`generate_topic_tree`: the job: one prompt per root domain (sent concurrently), each
-  answer parsed as untrusted input, the subtrees joined under their roots and saved at once.
+* :func:`advance_generation`: the job's one round on the round kernel (``TREE_GENERATIONS``):
+  claim the tree with a lease, one prompt per root domain (sent concurrently), each answer
+  parsed as untrusted input, the subtrees joined under their roots and saved at once;
+  :func:`generate_topic_tree` runs it in the foreground.
 * :func:`retry_tree_generation`: run a failed generation again (answers that did arrive come
   from the engine cache, so they are not paid twice).
 
-The tree row is the truth: a redelivered job finds a ready or failed tree and leaves it alone.
+The tree row is the truth: a redelivered job finds a ready or failed tree and leaves it alone,
+and a generation whose database went away waits for it like every round.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
 
 from django.conf import settings as django_settings
 from django.db import IntegrityError, transaction
@@ -37,9 +39,10 @@ __all__ = [
     "BRANCHING_RANGE",
     "DEPTH_RANGE",
     "MAX_ROOTS",
+    "TREE_GENERATIONS",
+    "advance_generation",
     "enqueue_tree_generation",
     "generate_topic_tree",
-    "mark_generation_failed",
     "retry_tree_generation",
     "start_tree_generation",
 ]
@@ -116,53 +119,28 @@ def retry_tree_generation(tree: TopicTree, *, enqueue: bool = True) -> bool:
 GENERATE_TASK = "search.generate_topic_tree"
 
 
-def enqueue_tree_generation(tree_id: int) -> None:
+def enqueue_tree_generation(tree_id: int, *, countdown: float | None = None) -> None:
     """Queue the generation job once the current transaction commits."""
-    rounds.enqueue(GENERATE_TASK, (tree_id,), queue=django_settings.CELERY_SLOW_QUEUE)
-
-
-def recover_tree_generations(dead_worker_prefix: str | None = None) -> list[int]:
-    """Queue generations whose message was lost (the sweep's part for topic trees).
-
-    A generation is one task with no lease: one still "generating" past the hard time limit
-    has no worker any more, whatever happened to its message. Its ``updated_at`` is touched
-    when it is queued again, so the next sweep waits another limit before trying again (a
-    duplicate delivery is harmless: the first to lock the row saves the tree).
-    """
-    limit = timedelta(seconds=django_settings.CELERY_TASK_TIME_LIMIT + 30)
-    stalled = TopicTree.objects.filter(
-        status=TopicTree.Status.GENERATING, updated_at__lt=timezone.now() - limit
+    rounds.enqueue(
+        GENERATE_TASK, (tree_id,), queue=django_settings.CELERY_SLOW_QUEUE, countdown=countdown
     )
-    recovered = []
-    for tree_id in stalled.values_list("pk", flat=True):
-        if stalled.filter(pk=tree_id).update(updated_at=timezone.now()):
-            enqueue_tree_generation(tree_id)
-            recovered.append(tree_id)
-    return recovered
 
 
-def generate_topic_tree(tree_id: int) -> TopicTree:
-    """The job: ask the engine for each root's subtree, then save the whole tree or fail it."""
-    tree = TopicTree.objects.get(pk=tree_id)
-    if tree.status != TopicTree.Status.GENERATING:
-        return tree  # done or failed already: a redelivered message changes nothing
-    try:
-        specs = _generate_specs(tree)
-    except (EngineError, TopicTreeError) as exc:
-        return mark_generation_failed(tree_id, str(exc))
-    with transaction.atomic():
-        # Two deliveries of the same job may finish together; the first to lock the row wins.
-        locked = TopicTree.objects.select_for_update().get(pk=tree_id)
-        if locked.status != TopicTree.Status.GENERATING:
-            return locked
-        return save_generated_tree(locked, specs)
+def _generate(tree_id: int, worker: str) -> list[TopicSpec]:
+    return _generate_specs(TopicTree.objects.get(pk=tree_id))
 
 
-def mark_generation_failed(tree_id: int, error: str) -> TopicTree:
-    TopicTree.objects.filter(pk=tree_id, status=TopicTree.Status.GENERATING).update(
-        status=TopicTree.Status.FAILED, error=error[:2000]
-    )
-    return TopicTree.objects.get(pk=tree_id)
+def _save(tree: TopicTree, specs: list[TopicSpec]) -> rounds.Status:
+    """The whole tree at once, in the round's transaction (the tree locked)."""
+    save_generated_tree(tree, specs)
+    tree.finished_at = timezone.now()
+    return rounds.Status.DONE
+
+
+def generate_topic_tree(tree_id: int, *, worker: str | None = None) -> TopicTree:
+    """The job in this process (the command's foreground run); a tree that is ready or failed
+    already is left alone."""
+    return TREE_GENERATIONS.run_in_foreground(tree_id, worker=worker)
 
 
 def _generate_specs(tree: TopicTree) -> list[TopicSpec]:
@@ -215,6 +193,28 @@ def _append_under_root(
                 keywords=spec.keywords,
             )
         )
+
+
+# The lifecycle every round-based job shares (rounds.jobs), for generated topic trees: one
+# round per tree; every engine error fails it (retry_tree_generation runs it again, from the
+# cache), and so does a round cut short by the time limit.
+TREE_GENERATIONS = rounds.LeasedJobKind(
+    label="topic tree generation",
+    sweep_name="topic tree generation",
+    model=TopicTree,
+    work=_generate,
+    commit=_save,
+    enqueue_round=enqueue_tree_generation,
+    state_error=TopicTreeError,
+    numbered=False,
+    running=TopicTree.Status.GENERATING,
+    permanent=(EngineError, TopicTreeError),
+    interrupted="the engine took longer than the task time limit; try again",
+    internal_reason=lambda exc: f"unexpected error: {exc}",
+)
+# The job: ask the engine for each root's subtree, then save the whole tree or fail it.
+advance_generation = TREE_GENERATIONS.advance
+recover_tree_generations = TREE_GENERATIONS.recover
 
 
 def _chat_engine(engine: Engine | str) -> Engine:

@@ -8,9 +8,8 @@ from django.urls import reverse
 
 from challenge_sets import sources
 from challenge_sets.models import AuditEntry, ChallengeItem
-from search.breaker.config import create_comparison, create_run
 from search.breaker.prompts import PROMPT_VERSION
-from search.breaker.services import run_in_foreground
+from search.breaker.services import run_in_foreground, start_breaker_comparison, start_breaker_run
 from search.models import BreakerChain, BreakerRun, BreakerStep
 from tests.challenge_sets.conftest import make_set
 from tests.factories import UserFactory
@@ -25,7 +24,7 @@ EDITOR = {"name": "sim-editor", "kind": "breaker_editor", "model": "", "params":
 
 @pytest.fixture
 def finished_run():
-    return run_in_foreground(create_run(offline_config(n_steps=3), enqueue=False).pk)
+    return run_in_foreground(start_breaker_run(offline_config(n_steps=3), enqueue=False).pk)
 
 
 def _state(challenge_set):
@@ -121,7 +120,7 @@ def test_the_page_form_adds_every_selected_text_with_its_whole_chain(curator_cli
 def test_the_api_adds_a_comparison_and_the_hardest_per_run(curator_client):
     config = {**offline_config(), "name": "Cmp", "methods": ["seeds", "breaker_seeded_qe"],
               "n_steps": 2}  # fmt: skip
-    runs = [run_in_foreground(r.pk) for r in create_comparison(config, enqueue=False)]
+    runs = [run_in_foreground(r.pk) for r in start_breaker_comparison(config, enqueue=False)]
     challenge_set = make_set(rows=[])
     url = f"/api/challenge-sets/{challenge_set.pk}/items/"
     body = {"source": "breaker_run", "params": {"comparison": "Cmp", "hardest": 2}}
@@ -174,7 +173,7 @@ def test_unknown_runs_are_refused_with_a_400_and_nothing_written(
 
 
 def test_an_unfinished_run_is_refused_on_the_page_and_the_api(curator_client):
-    queued = create_run(offline_config(name="Still going"), enqueue=False)
+    queued = start_breaker_run(offline_config(name="Still going"), enqueue=False)
     challenge_set = make_set(rows=[])
     before = _state(challenge_set)
     message = (
@@ -199,7 +198,7 @@ def test_an_unfinished_run_is_refused_on_the_page_and_the_api(curator_client):
 def test_near_copies_among_a_runs_texts_are_flagged(curator_client):
     texts = [SEED_TEXTS[0], SEED_TEXTS[0].replace("every morning", "each morning"), SEED_TEXTS[1]]
     run = run_in_foreground(
-        create_run(offline_config("seeds", seeds=jsonl_seeds(texts)), enqueue=False).pk
+        start_breaker_run(offline_config("seeds", seeds=jsonl_seeds(texts)), enqueue=False).pk
     )
     challenge_set = make_set(rows=[])
     response = curator_client.post(

@@ -15,10 +15,9 @@ from engines.demo import load_demo as load_engine_demo
 from search.breaker.demo import DEMO_COMPARISON, load_breaker_demo
 from search.demo import load_topic_demo
 from search.models import BreakerRun, Pull, SearchRun
-from search.runs.config import create_run
 from search.runs.demo import CORPUS_RUN, load_run_demo
 from search.runs.selectors import top_topics
-from search.runs.services import run_in_foreground
+from search.runs.services import run_in_foreground, start_search_run
 from tests.challenge_sets.conftest import make_set
 from tests.engines.conftest import fake_openai  # noqa: F401  (fixture)
 from tests.search.conftest import crowd_run_config, make_corpus_tree, make_crowd
@@ -27,7 +26,7 @@ from tests.search.conftest import crowd_run_config, make_corpus_tree, make_crowd
 def test_search_run_top_topics_with_engines_topic_path_and_scores(db, fake_openai):  # noqa: F811
     make_crowd(fake_openai.base_url, translators=("mt-a", "mt-b"))
     config = crowd_run_config(make_corpus_tree(n_topics=6, per_topic=4), name="for a set")
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_search_run(config, enqueue=False).pk)
     challenge_set = make_set(rows=[])
     result = services.add_items_from_source(
         challenge_set, "search_run", {"run": run.pk, "top_k": 2, "per_topic": 2}

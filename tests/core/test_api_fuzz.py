@@ -32,10 +32,10 @@ from difficulty.services import (
 )
 from ranking.services import run_in_foreground as run_ranking
 from ranking.services import start_ranking
-from search.breaker.config import create_run as create_breaker_run
 from search.breaker.services import run_in_foreground as run_breaker
-from search.runs.config import create_run
+from search.breaker.services import start_breaker_run
 from search.runs.services import run_in_foreground as run_search
+from search.runs.services import start_search_run
 from tests.annotation.factories import enrolled, esa_answer, esa_campaign
 from tests.challenge_sets.conftest import make_set
 from tests.difficulty.test_difficulty_pages import jsonl as difficulty_jsonl
@@ -68,8 +68,8 @@ def _seed() -> dict[str, tuple[str, object]]:
     submit_annotation(annotator, item, esa_answer())
     SyntheticEngineFactory(name="world", params={"n_topics": 20, "seed": 1})
     config = synthetic_run_config(budget_pulls=40, k=3, batch_size=10)
-    search_run = run_search(create_run(config, enqueue=False).pk)
-    breaker_run = run_breaker(create_breaker_run(offline_config(), enqueue=False).pk)
+    search_run = run_search(start_search_run(config, enqueue=False).pk)
+    breaker_run = run_breaker(start_breaker_run(offline_config(), enqueue=False).pk)
     dataset = import_difficulty_dataset(difficulty_jsonl().splitlines(), name="tiny")
     evaluation = start_difficulty_evaluation(dataset, ["length"], n_bootstrap=5, enqueue=False)
     run_difficulty_evaluation(evaluation.pk)

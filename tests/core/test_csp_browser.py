@@ -11,9 +11,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.services.campaigns import create_campaign
-from search.breaker.config import create_run as create_breaker_run
-from search.breaker.services import run_in_foreground
-from search.runs.config import create_run as create_search_run
+from search.breaker.services import run_in_foreground, start_breaker_run
+from search.runs.services import start_search_run
 from tests.annotation.factories import enrolled
 from tests.challenge_sets.conftest import make_set
 from tests.engines.factories import SyntheticEngineFactory
@@ -101,8 +100,8 @@ def test_staff_pages_run_under_the_policy_and_htmx_still_polls_and_swaps(
         "CSP dashboard", "esa", [{"doc_id": "d", "seg_id": 1, "source": "a", "target": "b"}]
     )
     SyntheticEngineFactory(name="world", params={"n_topics": 200, "seed": 1})
-    search_run = create_search_run(synthetic_run_config(), enqueue=False)  # queued: it polls
-    breaker_run = run_in_foreground(create_breaker_run(offline_config(n_steps=2), enqueue=False).pk)
+    search_run = start_search_run(synthetic_run_config(), enqueue=False)  # queued: it polls
+    breaker_run = run_in_foreground(start_breaker_run(offline_config(n_steps=2), enqueue=False).pk)
     challenge_set = make_set()
     watched = Watched(browser, live_server, "boss")
 
@@ -117,7 +116,7 @@ def test_staff_pages_run_under_the_policy_and_htmx_still_polls_and_swaps(
     watched.open(reverse("search:breaker_detail", args=[breaker_run.pk]))
     watched.page.wait_for_selector("figure.run-chart img")
 
-    queued = create_breaker_run(offline_config(n_steps=2, name="Queued"), enqueue=False)
+    queued = start_breaker_run(offline_config(n_steps=2, name="Queued"), enqueue=False)
     watched.open(reverse("search:breaker_detail", args=[queued.pk]))
     questions: list[str] = []
 

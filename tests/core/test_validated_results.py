@@ -22,8 +22,7 @@ from annotation.services.claims import next_item_for
 from annotation.services.submissions import start_viewing, submit_annotation
 from difficulty.services.datasets import build_difficulty_dataset_from_campaign
 from search.models import Pull
-from search.runs.config import create_run
-from search.runs.services import run_in_foreground
+from search.runs.services import run_in_foreground, start_search_run
 from tests.annotation.factories import enrolled, esa_item
 from tests.engines.conftest import fake_openai  # noqa: F401  (fixture)
 from tests.search.conftest import (
@@ -71,7 +70,7 @@ def test_a_failing_annotator_moves_no_result(
         human_mode="replace",
         human_settings={"overlap": 2, "rule": "top_k", "per_topic": 1, "max_items": 1},
     )
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_search_run(config, enqueue=False).pk)
     campaign = run.campaign
     add_items(campaign, [CHECK])
 

@@ -329,8 +329,7 @@ def test_a_search_run_with_a_ct2_translator_in_its_crowd(
 def test_a_ct2_translator_as_an_mt_breaker_target(
     dirs, tmp_path_factory, sent_tasks, django_capture_on_commit_callbacks
 ):
-    from search.breaker.config import create_run
-    from search.breaker.services import run_in_foreground
+    from search.breaker.services import run_in_foreground, start_breaker_run
     from tests.search.breaker_helpers import offline_config
 
     regressor = tiny_models.build_regressor(tmp_path_factory.mktemp("qe") / "regressor")
@@ -341,7 +340,7 @@ def test_a_ct2_translator_as_an_mt_breaker_target(
     )  # fmt: skip
     config = offline_config(n_steps=2, targets=["mt-target"], qe=["qe-target"], tgt_lang="de")
     with django_capture_on_commit_callbacks(execute=True):
-        run = create_run(config)
+        run = start_breaker_run(config)
     assert [options["queue"] for _name, _args, options in sent_tasks] == ["local_models"]
 
     run = run_in_foreground(run.pk)

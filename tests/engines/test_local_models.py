@@ -364,13 +364,12 @@ def test_the_packaged_minilm_embeds_offline_and_ranks_paraphrases_closest():
 
 
 def test_minilm_as_mt_breaker_embeddings(django_capture_on_commit_callbacks, sent_tasks):
-    from search.breaker.config import create_run
     from search.breaker.data_quality import start_statistics, statistics_in_foreground
     from search.breaker.demo import EDITOR
-    from search.breaker.services import run_in_foreground
+    from search.breaker.services import run_in_foreground, start_breaker_run
     from tests.search.breaker_helpers import offline_config
 
-    run = run_in_foreground(create_run(offline_config(n_steps=2), enqueue=False).pk)
+    run = run_in_foreground(start_breaker_run(offline_config(n_steps=2), enqueue=False).pk)
     minilm()
     with django_capture_on_commit_callbacks(execute=True):
         stats = start_statistics(run, embedder="minilm", analyst=EDITOR)
@@ -413,15 +412,14 @@ def test_a_search_run_through_a_crowd_of_local_translator_and_qe(
 def test_a_local_translator_as_an_mt_breaker_target(
     model_dirs, sent_tasks, django_capture_on_commit_callbacks
 ):
-    from search.breaker.config import create_run
-    from search.breaker.services import run_in_foreground
+    from search.breaker.services import run_in_foreground, start_breaker_run
     from tests.search.breaker_helpers import offline_config
 
     translator("mt-target", model_dirs["nllb"])
     qe("qe-target", model_dirs["regressor"])
     config = offline_config(n_steps=2, targets=["mt-target"], qe=["qe-target"], tgt_lang="de")
     with django_capture_on_commit_callbacks(execute=True):
-        run = create_run(config)
+        run = start_breaker_run(config)
     assert [options["queue"] for _name, _args, options in sent_tasks] == ["local_models"]
 
     run = run_in_foreground(run.pk)

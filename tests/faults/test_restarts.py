@@ -15,12 +15,14 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from tests.faults.conftest import POSTGRES_ENV, REDIS_ENV
+from tests.faults.kinds import KIND_NAMES
 
 pytestmark = [pytest.mark.celery_worker, pytest.mark.faults]
 
+# PostgreSQL restarted mid-round, for every kind of job (tests/faults/kinds.py); Redis restarted
+# mid search run.
 SCENARIOS = [
-    "test_postgres_restarted_mid_search_run",
-    "test_postgres_restarted_mid_breaker_run",
+    *(f"test_postgres_restarted_mid_round[{name}]" for name in KIND_NAMES),
     "test_redis_restarted_mid_search_run",
 ]
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexical.evaluation.config import create_evaluation
-from lexical.evaluation.services import run_in_foreground
+from lexical.evaluation.services import run_in_foreground, start_lexical_evaluation
 from tests.engines.conftest import fake_openai  # noqa: F401  (fixture)
 from tests.factories import UserFactory
 from tests.lexical.eval_helpers import make_engines, make_selection, scripted
@@ -17,7 +16,7 @@ def test_the_evaluation_page_draws_its_charts(browser, live_server, fake_openai,
     fake_openai.responder = scripted
     make_engines(fake_openai.base_url, "oracle", "contrarian", "mt")
     selection = make_selection()
-    evaluation = create_evaluation(
+    evaluation = start_lexical_evaluation(
         {"selection": selection.pk, "entries": ["oracle:none", "contrarian:none", "mt:translate"],
          "runs": 3, "seed": 1},
         enqueue=False,

@@ -10,8 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from lexical.evaluation import demo, rule_source
-from lexical.evaluation.config import create_evaluation
-from lexical.evaluation.services import run_in_foreground
+from lexical.evaluation.services import run_in_foreground, start_lexical_evaluation
 from lexical.models import LexicalAnswer, LexicalEvaluation
 from tests.engines.conftest import fake_openai  # noqa: F401  (fixture)
 from tests.lexical.eval_helpers import make_engines, make_selection, rules_table, scripted
@@ -40,7 +39,7 @@ def rules(monkeypatch, selection):
 
 @pytest.fixture
 def finished(server, selection, rules):
-    evaluation = create_evaluation(
+    evaluation = start_lexical_evaluation(
         {
             "selection": selection.pk,
             "entries": ["oracle:none", "ruled:none", "ruled:self", "mt:translate"],
@@ -136,7 +135,7 @@ def test_pages_are_staff_only(client, annotator_client, finished):
 
 
 def test_cancel_from_the_page(admin_client, server, selection):
-    evaluation = create_evaluation(
+    evaluation = start_lexical_evaluation(
         {"selection": selection.pk, "entries": ["oracle:none"]}, enqueue=False
     )
     response = admin_client.post(f"/lexical/evaluation/{evaluation.pk}/cancel/")
@@ -243,7 +242,7 @@ def test_the_api_is_staff_only(annotator_client, finished):
 
 
 def test_the_api_cancels_once(admin_client, server, selection):
-    evaluation = create_evaluation(
+    evaluation = start_lexical_evaluation(
         {"selection": selection.pk, "entries": ["oracle:none"]}, enqueue=False
     )
     assert admin_client.post(f"/api/lexical-evaluations/{evaluation.pk}/cancel/").status_code == 200

@@ -8,13 +8,14 @@ import pytest
 
 import rounds
 from lexical.evaluation import rule_source, selectors, services
-from lexical.evaluation.config import EvaluationConfigError, create_evaluation
+from lexical.evaluation.config import EvaluationConfigError
 from lexical.evaluation.services import (
     EvaluationStateError,
     advance_evaluation,
     cancel_evaluation,
     recover_evaluations,
     run_in_foreground,
+    start_lexical_evaluation,
 )
 from lexical.models import LexicalAnswer, LexicalEvaluation
 from tests.engines.conftest import fake_openai  # noqa: F401  (fixture)
@@ -49,7 +50,7 @@ def rules(monkeypatch, selection):
 
 
 def evaluate(selection, *entries, runs=3, seed=11):
-    evaluation = create_evaluation(
+    evaluation = start_lexical_evaluation(
         {"selection": selection.pk, "entries": list(entries), "runs": runs, "seed": seed},
         enqueue=False,
     )
@@ -158,14 +159,14 @@ def test_configurations_that_cannot_run_are_refused_whole(server, selection):
     ]
     for config, field in cases:
         with pytest.raises(EvaluationConfigError) as caught:
-            create_evaluation(config, enqueue=False)
+            start_lexical_evaluation(config, enqueue=False)
         assert field in caught.value.errors, (config, caught.value.errors)
     assert not LexicalEvaluation.objects.exists()
 
 
 def test_rounds_are_leased_stale_messages_dropped_and_cancel_stops(server, selection, settings):
     settings.LEXICAL_EVAL_ROUND_ITEMS = 4
-    evaluation = create_evaluation(
+    evaluation = start_lexical_evaluation(
         {"selection": selection.pk, "entries": ["oracle:none"], "runs": 2}, enqueue=False
     )
     assert advance_evaluation(evaluation.pk, 0, worker="w1").status == "more"
@@ -182,7 +183,7 @@ def test_rounds_are_leased_stale_messages_dropped_and_cancel_stops(server, selec
 def test_a_dead_workers_round_is_recovered_and_finished_without_duplicates(
     server, selection, sent_tasks, monkeypatch, django_capture_on_commit_callbacks
 ):
-    evaluation = create_evaluation(
+    evaluation = start_lexical_evaluation(
         {"selection": selection.pk, "entries": ["oracle:none"], "runs": 1}, enqueue=False
     )
 
@@ -212,7 +213,7 @@ def test_a_dead_workers_round_is_recovered_and_finished_without_duplicates(
 def test_a_transient_engine_error_retries_the_round(server, selection):
     from tests.engines.fake_openai import Reply
 
-    evaluation = create_evaluation(
+    evaluation = start_lexical_evaluation(
         {"selection": selection.pk, "entries": ["oracle:none"], "runs": 1}, enqueue=False
     )
     server.push(*[Reply.error(503)] * 20)

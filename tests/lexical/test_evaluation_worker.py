@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexical.evaluation.config import create_evaluation
+from lexical.evaluation.services import start_lexical_evaluation
 from lexical.models import LexicalAnswer, LexicalEvaluation
 from tests.engines.conftest import fake_openai  # noqa: F401  (fixture)
 from tests.lexical.eval_helpers import make_engines, make_selection, scripted
@@ -21,7 +21,7 @@ def test_a_queued_evaluation_is_finished_by_a_worker_in_rounds(
     selection = make_selection()
     # Small rounds, so the worker chains several of them.
     worker = celery_worker_factory(LEXICAL_EVAL_ROUND_ITEMS="4")
-    evaluation = create_evaluation(
+    evaluation = start_lexical_evaluation(
         {"selection": selection.pk, "entries": ["oracle:none", "mt:translate"], "runs": 2}
     )
 

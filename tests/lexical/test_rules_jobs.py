@@ -18,9 +18,9 @@ from lexical.rules.services import (
     RuleConfigError,
     advance_job,
     cancel_job,
-    create_rule_jobs,
     recover_jobs,
     run_in_foreground,
+    start_rule_jobs,
 )
 from tests.engines.fake_openai import Reply
 from tests.lexical.rule_helpers import (
@@ -37,7 +37,7 @@ DATE_RULES = {"khorma": "The fruit of the date palm.", "tarikh/tarikhha": "A day
 
 
 def _job(engine: str, concepts: list[int], **params) -> RuleJob:
-    (job,) = create_rule_jobs(
+    (job,) = start_rule_jobs(
         {"engines": [engine], "concepts": concepts, "params": params}, enqueue=False
     )
     return job
@@ -219,7 +219,7 @@ def test_one_job_per_engine_from_a_mining_job_or_a_selection():
     mining = make_mining_job()
     world_engine("world-a")
     world_engine("world-b", skill=0.9)
-    jobs = create_rule_jobs(
+    jobs = start_rule_jobs(
         {"engines": ["world-a", "world-b"], "mining_job": mining.pk}, enqueue=False
     )
     assert [j.engine for j in jobs] == ["world-a", "world-b"]
@@ -231,7 +231,7 @@ def test_one_job_per_engine_from_a_mining_job_or_a_selection():
     date = concept(mining, "date")
     date.status = "rejected"
     date.save()
-    (job,) = create_rule_jobs(
+    (job,) = start_rule_jobs(
         {"engines": ["world-a"], "selection": make_selection(mining, ["date", "trip"]).pk},
         enqueue=False,
     )
@@ -264,7 +264,7 @@ def test_one_job_per_engine_from_a_mining_job_or_a_selection():
 def test_refused_configurations_create_nothing(config, field):
     world_engine("world")
     with pytest.raises(RuleConfigError) as caught:
-        create_rule_jobs(config, enqueue=False)
+        start_rule_jobs(config, enqueue=False)
     assert field in caught.value.errors
     assert not RuleJob.objects.exists()
 
@@ -276,7 +276,7 @@ def test_a_disabled_or_non_chat_engine_is_refused():
 
     Engine.objects.filter(name="world").update(enabled=False)
     with pytest.raises(RuleConfigError, match="disabled"):
-        create_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
+        start_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
 
 
 def test_rounds_take_a_few_concepts_each_and_queue_on_commit(
@@ -286,7 +286,7 @@ def test_rounds_take_a_few_concepts_each_and_queue_on_commit(
     mining = make_mining_job()
     world_engine("world")
     with django_capture_on_commit_callbacks(execute=True):
-        (job,) = create_rule_jobs({"engines": ["world"], "mining_job": mining.pk})
+        (job,) = start_rule_jobs({"engines": ["world"], "mining_job": mining.pk})
     assert sent_tasks == [(ADVANCE_TASK, (job.pk, 0), {"queue": "slow", "countdown": None})]
     assert advance_job(job.pk, 0, worker="w").status == "more"
     job.refresh_from_db()

@@ -13,7 +13,7 @@ from django.test import Client
 
 from lexical.models import Rule, RuleJob
 from lexical.rules.demo import load_rules_demo
-from lexical.rules.services import create_rule_jobs, run_in_foreground
+from lexical.rules.services import run_in_foreground, start_rule_jobs
 from tests.engines.fake_openai import Reply
 from tests.lexical.rule_helpers import concept, make_mining_job, remote_engine, world_engine
 
@@ -70,7 +70,7 @@ def test_the_job_page_shows_progress_cost_and_per_concept_errors(
     remote_engine(fake_openai.base_url)
     fake_openai.push(*[Reply("not json", tokens_in=100, tokens_out=50)] * 3)
     fake_openai.push(Reply(json.dumps({"viaje/viajes": "a", "recorrido": "b", "excursión": "c"})))
-    (job,) = create_rule_jobs(
+    (job,) = start_rule_jobs(
         {
             "engines": ["remote"],
             "concepts": [concept(mining, "date").pk, concept(mining, "trip").pk],
@@ -95,7 +95,7 @@ def test_the_job_page_shows_progress_cost_and_per_concept_errors(
 def test_the_job_list_polls_until_every_job_on_it_has_ended(admin_client):
     mining = make_mining_job()
     world_engine("world")
-    (job,) = create_rule_jobs(
+    (job,) = start_rule_jobs(
         {
             "engines": ["world"],
             "concepts": [concept(mining, "date").pk, concept(mining, "trip").pk],
@@ -122,7 +122,7 @@ def test_the_concept_page_shows_generators_side_by_side_with_validation(admin_cl
     date = concept(mining, "date")
     fake_openai.push(*[Reply("{}")] * 3)
     for name in ("world", "remote"):
-        (job,) = create_rule_jobs({"engines": [name], "concepts": [date.pk]}, enqueue=False)
+        (job,) = start_rule_jobs({"engines": [name], "concepts": [date.pk]}, enqueue=False)
         run_in_foreground(job.pk)
     Rule.objects.filter(variation__lemma="khorma").update(validation_status="correct")
     html = admin_client.get(f"/lexical/rules/concepts/{date.pk}/").content.decode()
@@ -133,7 +133,7 @@ def test_the_concept_page_shows_generators_side_by_side_with_validation(admin_cl
     assert header.count(">simulation</span>") == 1  # the world engine's column only
     assert ">correct</span>" in html and ">not validated</span>" in html
     # A newer job of the same generator replaces its column.
-    (job,) = create_rule_jobs({"engines": ["world"], "concepts": [date.pk]}, enqueue=False)
+    (job,) = start_rule_jobs({"engines": ["world"], "concepts": [date.pk]}, enqueue=False)
     run_in_foreground(job.pk)
     html = admin_client.get(f"/lexical/rules/concepts/{date.pk}/").content.decode()
     assert f"job #{job.pk}" in html and html.count("Use «khorma»") == 1
@@ -148,7 +148,7 @@ def test_a_concept_page_links_to_its_rules_or_to_generating_them(admin_client):
     form = admin_client.get(f"/lexical/rules/new/?concepts={date.pk}").content.decode()
     assert f'name="concepts" value="{date.pk}"' in form
     assert re.search(r'value="concepts"[^>]*checked', form)
-    (job,) = create_rule_jobs({"engines": ["world"], "concepts": [date.pk]}, enqueue=False)
+    (job,) = start_rule_jobs({"engines": ["world"], "concepts": [date.pk]}, enqueue=False)
     run_in_foreground(job.pk)
     page = admin_client.get(f"/lexical/concepts/{date.pk}/").content.decode()
     assert f'<a href="/lexical/rules/concepts/{date.pk}/">Its rules</a>' in page
@@ -165,7 +165,7 @@ def test_a_concept_page_links_to_its_rules_or_to_generating_them(admin_client):
 def test_pages_are_staff_only(client, annotator_client, url):
     mining = make_mining_job()
     world_engine("world")
-    (job,) = create_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
+    (job,) = start_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
     url = url.format(job=job.pk, concept=concept(mining, "date").pk)
     assert client.get(url).status_code == 302
     assert annotator_client.get(url).status_code == 302
@@ -174,7 +174,7 @@ def test_pages_are_staff_only(client, annotator_client, url):
 def test_cancel_from_the_page_and_unknown_ids_are_404(admin_client, annotator_user):
     mining = make_mining_job()
     world_engine("world")
-    (job,) = create_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
+    (job,) = start_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
     other = Client()
     other.force_login(annotator_user)
     other.post(f"/lexical/rules/jobs/{job.pk}/cancel/")
@@ -263,7 +263,7 @@ def test_api_rules_need_a_concept_id_and_is_staff_only(admin_client, annotator_u
 def test_api_cancel_answers_409_when_over(admin_client):
     mining = make_mining_job()
     world_engine("world")
-    (job,) = create_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
+    (job,) = start_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
     assert admin_client.post(f"/api/lexical-rule-jobs/{job.pk}/cancel/").json()["status"] == (
         "cancelled"
     )

@@ -10,7 +10,7 @@ import pytest
 
 from engines.models import CachedResponse, EngineCall
 from lexical.models import Rule, RuleJob
-from lexical.rules.services import create_rule_jobs
+from lexical.rules.services import start_rule_jobs
 from tests.engines.fake_openai import Reply
 from tests.lexical.rule_helpers import make_mining_job, remote_engine, world_engine
 
@@ -25,7 +25,7 @@ def test_a_worker_runs_jobs_of_two_engines_to_the_end(celery_worker, settings):
     mining = make_mining_job()
     world_engine("world-a")
     world_engine("world-b", rule_words=1)
-    jobs = create_rule_jobs({"engines": ["world-a", "world-b"], "mining_job": mining.pk})
+    jobs = start_rule_jobs({"engines": ["world-a", "world-b"], "mining_job": mining.pk})
     for job in jobs:
         celery_worker.wait_for(lambda job=job: _over(job.pk), timeout=120)
         job.refresh_from_db()
@@ -50,7 +50,7 @@ def test_kill_9_mid_round_writes_no_rule_twice_and_pays_nothing_twice(
     mining = make_mining_job()
     remote_engine(fake_openai.base_url)
     worker = celery_worker_factory(LEXICAL_RULES_ROUND_CONCEPTS="1")
-    (job,) = create_rule_jobs({"engines": ["remote"], "mining_job": mining.pk})
+    (job,) = start_rule_jobs({"engines": ["remote"], "mining_job": mining.pk})
 
     def mid_round() -> bool:
         row = RuleJob.objects.get(pk=job.pk)

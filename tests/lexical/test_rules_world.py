@@ -255,12 +255,12 @@ def test_with_its_own_rules_the_world_selects_the_attested_variation_better_than
     """End to end through the DB: world rules for the fixture concepts, then Fig. 8 prompts
     with them for fresh sentences of each variation, against Fig. 7 prompts without."""
     from lexical.models import Rule
-    from lexical.rules.services import create_rule_jobs, run_in_foreground
+    from lexical.rules.services import run_in_foreground, start_rule_jobs
     from tests.lexical.rule_helpers import CONCEPTS, make_mining_job, sentence, world_engine
 
     mining = make_mining_job()
     world_engine("world", skill=0.5)
-    (job,) = create_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
+    (job,) = start_rule_jobs({"engines": ["world"], "mining_job": mining.pk}, enqueue=False)
     run_in_foreground(job.pk)
     with_rules = without = total = 0
     for lemma, variations in CONCEPTS.items():

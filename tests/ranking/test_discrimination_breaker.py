@@ -7,9 +7,8 @@ import pytest
 
 from ranking.subsets import services
 from ranking.subsets.inputs import breaker_subject
-from search.breaker.config import create_comparison
 from search.breaker.demo import FRAGILE, FRAGILE_B
-from search.breaker.services import run_in_foreground
+from search.breaker.services import run_in_foreground, start_breaker_comparison
 from search.models import BreakerChain, BreakerTransfer, TransferResult
 from tests.search.breaker_helpers import offline_config
 
@@ -19,7 +18,7 @@ pytestmark = pytest.mark.django_db
 def _comparison(name: str, targets: list[str]) -> list:
     config = {**offline_config(n_steps=2), "name": name, "targets": targets,
               "methods": ["seeds", "breaker_seeded"]}  # fmt: skip
-    runs = create_comparison(config, enqueue=False)
+    runs = start_breaker_comparison(config, enqueue=False)
     return [run_in_foreground(run.pk) for run in runs]
 
 
@@ -93,7 +92,7 @@ def test_unknown_and_unfinished_comparisons_are_refused():
     with pytest.raises(services.AnalysisError, match="no MT-breaker comparison named 'nope'"):
         services.start_analysis(subject_kind="breaker", comparison="nope")
     config = {**offline_config(n_steps=2), "name": "Busy", "methods": ["seeds"]}
-    create_comparison(config, enqueue=False)
+    start_breaker_comparison(config, enqueue=False)
     with pytest.raises(services.AnalysisError, match=r"have not ended"):
         services.start_analysis(subject_kind="breaker", comparison="Busy")
     with pytest.raises(services.AnalysisError, match="'qe' or 'human'"):

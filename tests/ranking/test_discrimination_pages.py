@@ -151,14 +151,13 @@ def test_the_dec_evaluation_page_lists_the_oracle_and_each_estimator(admin_clien
 
 
 def test_the_comparison_page_has_a_line_per_method(admin_client):
-    from search.breaker.config import create_comparison
     from search.breaker.demo import FRAGILE, FRAGILE_B
-    from search.breaker.services import run_in_foreground
+    from search.breaker.services import run_in_foreground, start_breaker_comparison
     from tests.search.breaker_helpers import offline_config
 
     config = {**offline_config(n_steps=2), "name": "Multi", "targets": [FRAGILE, FRAGILE_B],
               "methods": ["seeds", "breaker_seeded"]}  # fmt: skip
-    for run in create_comparison(config, enqueue=False):
+    for run in start_breaker_comparison(config, enqueue=False):
         run_in_foreground(run.pk)
     url = reverse("search:breaker_comparison") + "?name=Multi"
     before = admin_client.get(url).content.decode()

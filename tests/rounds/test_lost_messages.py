@@ -12,9 +12,9 @@ from django.utils import timezone
 import rounds
 from difficulty import services as difficulty_services
 from difficulty.models import DifficultyEvaluation
-from search.breaker.config import create_run as create_breaker_run
+from search.breaker.services import start_breaker_run
 from search.models import BreakerRun, SearchRun, TopicTree
-from search.runs.config import create_run
+from search.runs.services import start_search_run
 from search.topics.generation import start_tree_generation
 from tests.engines.factories import EngineFactory, SyntheticEngineFactory
 from tests.engines.fake_openai import FakeOpenAI, Reply
@@ -52,7 +52,7 @@ def _lose_messages(*querysets) -> None:
 
 def test_the_sweep_finishes_every_kind_of_job_whose_message_was_lost(celery_worker):
     SyntheticEngineFactory(name="world", params={"n_topics": 200, "seed": 3})
-    run = create_run(synthetic_run_config(budget_pulls=100, batch_size=25), enqueue=False)
+    run = start_search_run(synthetic_run_config(budget_pulls=100, batch_size=25), enqueue=False)
     evaluation = difficulty_services.start_difficulty_evaluation(
         _dataset(), ["length", "random"], n_bootstrap=20, enqueue=False
     )
@@ -89,7 +89,7 @@ def test_the_sweep_finishes_every_kind_of_job_whose_message_was_lost(celery_work
 
 
 def test_the_sweep_finishes_a_breaker_run_whose_message_was_lost(celery_worker):
-    run = create_breaker_run(offline_config("breaker_seeded", n_steps=3), enqueue=False)
+    run = start_breaker_run(offline_config("breaker_seeded", n_steps=3), enqueue=False)
     _lose_messages(BreakerRun.objects.filter(pk=run.pk))
 
     assert rounds.sweep() == {"breaker run": [run.pk]}

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from search.breaker.config import create_comparison
-from search.breaker.services import run_in_foreground
+from search.breaker.services import run_in_foreground, start_breaker_comparison
 from tests.core.test_csp_browser import Watched, htmx_request
 from tests.factories import UserFactory
 from tests.search.breaker_helpers import offline_config
@@ -21,7 +20,7 @@ def test_the_comparison_page_follows_its_runs_and_reloads_when_all_ended(
 ):
     UserFactory(username="boss", is_staff=True, is_superuser=True)
     config = {**offline_config(n_steps=2), "name": "Live", "methods": ["seeds", "breaker_seeded"]}
-    runs = create_comparison(config, enqueue=False)
+    runs = start_breaker_comparison(config, enqueue=False)
     watched = Watched(browser, live_server, "boss")
     page = watched.page
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engines.models import EngineCall
-from search.breaker.config import create_run
-from search.breaker.services import advance_run, run_in_foreground
+from search.breaker.services import advance_run, run_in_foreground, start_breaker_run
 from search.breaker.stepping import plan_round, run_round
 from search.models import BreakerRun, BreakerStep
 from tests.engines.fake_openai import Reply, breaker_reply
@@ -28,7 +27,7 @@ def _llm_requests(server):
 
 
 def test_the_chat_carries_the_seed_translations_and_scores_in_the_papers_formats(server):
-    run = run_in_foreground(create_run(remote_config()).pk)
+    run = run_in_foreground(start_breaker_run(remote_config()).pk)
     assert run.status == "finished", run.error
     chats = [r.body["messages"] for r in _llm_requests(server)]
     assert len(chats) == 3 * 2  # 3 chains × 2 edits; step 0 is the seed (no LLM call)
@@ -57,7 +56,7 @@ def test_an_unparseable_answer_is_re_asked_and_a_hopeless_chain_fails_alone(serv
         return breaker_reply(body)
 
     server.responder = stubborn
-    run = run_in_foreground(create_run(remote_config("breaker_seedless", n_steps=1)).pk)
+    run = run_in_foreground(start_breaker_run(remote_config("breaker_seedless", n_steps=1)).pk)
     assert run.status == "finished"
     chains = {c.index: c for c in run.chains.all()}
     assert chains[1].status == "failed" and chains[1].steps_done == 0
@@ -71,7 +70,7 @@ def test_an_unparseable_answer_is_re_asked_and_a_hopeless_chain_fails_alone(serv
 
 
 def test_a_round_re_run_after_a_crash_is_answered_from_the_cache(server):
-    run = create_run(remote_config(), enqueue=False)
+    run = start_breaker_run(remote_config(), enqueue=False)
     advance_run(run.pk, 0, worker="w")
     run = BreakerRun.objects.get(pk=run.pk)
     chains = list(run.chains.all())
@@ -85,7 +84,7 @@ def test_a_round_re_run_after_a_crash_is_answered_from_the_cache(server):
 
 
 def test_the_money_budget_stops_the_run_and_its_chains(server):
-    run = run_in_foreground(create_run(remote_config(budget_money=0.0001, n_steps=5)).pk)
+    run = run_in_foreground(start_breaker_run(remote_config(budget_money=0.0001, n_steps=5)).pk)
     assert run.status == "finished" and run.error.startswith("stopped: the budget of 0.0001")
     assert run.steps_done < run.steps_total
     assert set(run.chains.values_list("status", flat=True)) == {"stopped"}

@@ -17,11 +17,10 @@ from annotation.models import Campaign, Item
 from annotation.services.claims import next_item_for
 from annotation.services.submissions import start_viewing, submit_annotation
 from difficulty.calibration import fit_calibration
-from search.breaker.config import create_comparison, create_run
 from search.breaker.demo import FRAGILE, FRAGILE_B
 from search.breaker.human_report import calibration_report, human_report
 from search.breaker.humans import human_score, parse_ref, qe_of, record_results
-from search.breaker.services import run_in_foreground
+from search.breaker.services import run_in_foreground, start_breaker_comparison, start_breaker_run
 from search.models import BreakerCampaign, BreakerChain, BreakerStep
 from tests.annotation.factories import enrolled
 from tests.search.breaker_helpers import offline_config
@@ -35,7 +34,7 @@ FLAG = {"non_scorable": True, "non_scorable_reason": "the source is contrived"}
 @pytest.fixture
 def run(db):
     config = offline_config(n_steps=2, targets=TARGETS)
-    return run_in_foreground(create_run(config, enqueue=False).pk)
+    return run_in_foreground(start_breaker_run(config, enqueue=False).pk)
 
 
 def send(client, run, **form):
@@ -109,7 +108,7 @@ def test_a_refused_send_is_a_400_naming_the_field_and_writes_nothing(
 
 
 def test_an_unfinished_run_cannot_be_sent(admin_client):
-    queued = create_run(offline_config(n_steps=2), enqueue=False)
+    queued = start_breaker_run(offline_config(n_steps=2), enqueue=False)
     response = admin_client.post(
         f"/api/breaker-runs/{queued.pk}/send-to-annotation/",
         {"protocol": "esa"},
@@ -273,7 +272,7 @@ def test_a_comparison_is_sent_as_one_campaign_and_reported_per_method(
     admin_client, django_capture_on_commit_callbacks
 ):
     config = {**offline_config(n_steps=2), "methods": ["seeds", "breaker_seeded"]}
-    runs = [run_in_foreground(r.pk) for r in create_comparison(config, enqueue=False)]
+    runs = [run_in_foreground(r.pk) for r in start_breaker_comparison(config, enqueue=False)]
     name = runs[0].comparison
     url = reverse("search:breaker_comparison_send") + f"?name={name}"
     assert admin_client.post(url, {"protocol": "mqm", "overlap": "1"}).status_code == 302

@@ -8,8 +8,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from search.breaker.config import create_comparison, create_run
-from search.breaker.services import run_in_foreground
+from search.breaker.services import run_in_foreground, start_breaker_comparison, start_breaker_run
 from search.models import BreakerRun, TextSample
 from tests.search.breaker_helpers import SEED_TEXTS, jsonl_seeds, offline_config
 
@@ -18,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def finished_run(db):
-    return run_in_foreground(create_run(offline_config(n_steps=3), enqueue=False).pk)
+    return run_in_foreground(start_breaker_run(offline_config(n_steps=3), enqueue=False).pk)
 
 
 def test_outsiders_get_404_and_nothing_leaks(client, outsider_user, finished_run):
@@ -144,7 +143,7 @@ def test_the_nav_lists_mt_breaker(admin_client):
 
 
 def test_comparisons_are_created_with_the_same_seeds():
-    runs = create_comparison({**offline_config(), "methods": ["seeds", "breaker_seeded"],
+    runs = start_breaker_comparison({**offline_config(), "methods": ["seeds", "breaker_seeded"],
                               "seeds": jsonl_seeds(n=3, sample_seed=9)}, enqueue=False)  # fmt: skip
     texts = [list(r.chains.order_by("index").values_list("seed_text", flat=True)) for r in runs]
     assert texts[0] == texts[1] and len(texts[0]) == 3

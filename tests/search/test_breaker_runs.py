@@ -7,7 +7,7 @@ from statistics import mean
 
 import pytest
 
-from search.breaker.config import BreakerConfigError, create_comparison, create_run
+from search.breaker.config import BreakerConfigError
 from search.breaker.methods import METHODS
 from search.breaker.services import (
     ADVANCE_TASK,
@@ -17,6 +17,8 @@ from search.breaker.services import (
     pause_run,
     resume_run,
     run_in_foreground,
+    start_breaker_comparison,
+    start_breaker_run,
 )
 from search.models import BreakerChain, BreakerRun, BreakerStep
 from tests.search.breaker_helpers import SEED_TEXTS, offline_config
@@ -29,7 +31,7 @@ def _selected(run: BreakerRun) -> float:
 
 
 def test_seeded_mt_breaker_follows_algorithm_1_and_drives_quality_down():
-    run = create_run(offline_config("breaker_seeded", n_steps=6), enqueue=False)
+    run = start_breaker_run(offline_config("breaker_seeded", n_steps=6), enqueue=False)
     assert run.steps_total == len(SEED_TEXTS) * 7 and run.target_words == 13
     run = run_in_foreground(run.pk)
     assert run.status == "finished", run.error
@@ -54,7 +56,7 @@ def test_seeded_mt_breaker_follows_algorithm_1_and_drives_quality_down():
 
 
 def test_every_method_runs_and_mt_breaker_beats_the_zero_shot_baselines():
-    runs = create_comparison(
+    runs = start_breaker_comparison(
         {**offline_config(), "methods": list(METHODS), "name": "All", "n_steps": 5,
          "k_generations": 5, "history_batch": 2},
         enqueue=False,
@@ -75,7 +77,7 @@ def test_every_method_runs_and_mt_breaker_beats_the_zero_shot_baselines():
 
 def test_zero_shot_history_shows_earlier_texts_and_seedless_uses_the_mean_seed_length():
     run = run_in_foreground(
-        create_run(offline_config("zeroshot_history", history_batch=3), enqueue=False).pk
+        start_breaker_run(offline_config("zeroshot_history", history_batch=3), enqueue=False).pk
     )
     assert run.target_words == round(mean(len(t.split()) for t in SEED_TEXTS))
     texts = [c.selected_text for c in run.chains.order_by("index")]
@@ -85,7 +87,7 @@ def test_zero_shot_history_shows_earlier_texts_and_seedless_uses_the_mean_seed_l
 def test_multi_shows_every_target_and_selects_on_the_mean_over_targets():
     config = offline_config("breaker_seeded_qe", n_steps=3)
     config["targets"] = ["sim-fragile-mt", "sim-fragile-mt-b"]
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_breaker_run(config, enqueue=False).pk)
     assert run.is_multi and run.status == "finished"
     step = BreakerStep.objects.filter(chain__run=run, index=2).first()
     assert set(step.translations) == {"sim-fragile-mt", "sim-fragile-mt-b"}
@@ -98,7 +100,7 @@ def test_a_run_is_a_chain_of_rounds_queued_through_the_kernel(
     sent_tasks, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        run = create_run(offline_config("seeds"))
+        run = start_breaker_run(offline_config("seeds"))
     assert sent_tasks == [(ADVANCE_TASK, (run.pk, 0), {"queue": "slow", "countdown": None})]
     outcome = advance_run(run.pk, 0, worker="w1")
     assert outcome.status == "done"
@@ -110,7 +112,7 @@ def test_a_run_is_a_chain_of_rounds_queued_through_the_kernel(
 def test_pause_resume_and_cancel_act_at_round_boundaries(
     sent_tasks, django_capture_on_commit_callbacks
 ):
-    run = create_run(offline_config(n_steps=3), enqueue=False)
+    run = start_breaker_run(offline_config(n_steps=3), enqueue=False)
     assert advance_run(run.pk, 0, worker="w").status == "more"
     pause_run(run)
     assert advance_run(run.pk, 1, worker="w").status == "stopped"
@@ -129,14 +131,16 @@ def test_pause_resume_and_cancel_act_at_round_boundaries(
 
 def test_configs_are_checked_and_refused_with_every_problem_named():
     with pytest.raises(BreakerConfigError) as caught:
-        create_run({"method": "breaker_seeded", "llm": "nope", "qe": [], "max_edit_share": 2})
+        start_breaker_run(
+            {"method": "breaker_seeded", "llm": "nope", "qe": [], "max_edit_share": 2}
+        )
     assert set(caught.value.errors) >= {"name", "tgt_lang", "llm", "targets", "qe",
                                         "max_edit_share", "seeds"}  # fmt: skip
     with pytest.raises(BreakerConfigError) as caught:
-        create_run(offline_config(method="magic"))
+        start_breaker_run(offline_config(method="magic"))
     assert "method" in caught.value.errors
     with pytest.raises(BreakerConfigError) as caught:
-        create_run(offline_config(targets=["sim-qe"]))
+        start_breaker_run(offline_config(targets=["sim-qe"]))
     assert caught.value.errors["targets"] == "engine sim-qe has no 'translate' capability"
     assert BreakerRun.objects.count() == 0
 
@@ -144,6 +148,6 @@ def test_configs_are_checked_and_refused_with_every_problem_named():
 def test_seedless_runs_take_the_item_count_and_length_from_the_config():
     config = offline_config("breaker_seedless", n_steps=2, n_items=3, target_words=20)
     del config["seeds"]
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_breaker_run(config, enqueue=False).pk)
     assert run.chains.count() == 3 and run.target_words == 20 and run.status == "finished"
     assert set(BreakerChain.objects.filter(run=run).values_list("seed_text", flat=True)) == {""}

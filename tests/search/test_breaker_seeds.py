@@ -8,10 +8,9 @@ import json
 import pytest
 
 from difficulty import services as difficulty_services
-from search.breaker.config import create_run
 from search.breaker.seeds import SeedError, load_seeds
-from search.runs.config import create_run as create_search_run
-from search.runs.services import run_in_foreground
+from search.breaker.services import start_breaker_run
+from search.runs.services import run_in_foreground, start_search_run
 from tests.engines.factories import HeuristicEngineFactory
 from tests.search.breaker_helpers import jsonl_seeds, offline_config
 from tests.search.conftest import make_corpus_tree
@@ -50,7 +49,7 @@ def test_topic_tree_seeds_carry_their_topic_and_url():
 def test_search_run_seeds_are_the_texts_of_its_top_k_topics():
     tree = make_corpus_tree(n_topics=4, per_topic=3)
     HeuristicEngineFactory(name="rarity", params={"feature": "chars"})
-    run = create_search_run(
+    run = start_search_run(
         {"name": "s", "tree": tree.name, "sampler": "corpus", "difficulty_engine": "rarity",
          "budget_pulls": 12, "k": 1, "batch_size": 4}, enqueue=False,
     )  # fmt: skip
@@ -73,7 +72,7 @@ def test_dataset_seeds_are_its_distinct_sources():
 
 
 def test_a_run_stores_how_its_seeds_were_sampled_and_refuses_unknown_sources():
-    run = create_run(offline_config(seeds=jsonl_seeds(n=2, sample_seed=4)), enqueue=False)
+    run = start_breaker_run(offline_config(seeds=jsonl_seeds(n=2, sample_seed=4)), enqueue=False)
     assert run.seeds_from == {"from": "jsonl", "file": "seeds.jsonl", "n": 2, "sample_seed": 4,
                               "lines_stored_on_chains": True}  # fmt: skip
     assert run.chains.count() == 2

@@ -13,7 +13,6 @@ import pytest
 from django.utils import timezone
 
 from engines.models import Engine, EngineCall
-from search.breaker.config import create_run
 from search.breaker.data_quality import (
     COMPUTE_TASK,
     StatisticsConfigError,
@@ -23,7 +22,7 @@ from search.breaker.data_quality import (
     statistics_in_foreground,
 )
 from search.breaker.demo import EDITOR, EMBEDDINGS
-from search.breaker.services import RunStateError, run_in_foreground
+from search.breaker.services import RunStateError, run_in_foreground, start_breaker_run
 from search.breaker.statistics import word_statistics
 from search.models import BreakerStatistics
 from tests.engines.factories import EngineFactory
@@ -40,7 +39,7 @@ GOOD = {
 
 @pytest.fixture
 def finished_run(db):
-    return run_in_foreground(create_run(offline_config(n_steps=3), enqueue=False).pk)
+    return run_in_foreground(start_breaker_run(offline_config(n_steps=3), enqueue=False).pk)
 
 
 def _selected(run) -> list[str]:
@@ -109,7 +108,7 @@ def test_refusals_name_the_field_and_write_nothing(finished_run):
 
 
 def test_a_run_that_has_not_finished_is_refused(db):
-    run = create_run(offline_config(n_steps=2), enqueue=False)
+    run = start_breaker_run(offline_config(n_steps=2), enqueue=False)
     with pytest.raises(RunStateError, match="statistics are computed once it has finished"):
         start_statistics(run, embedder=EMBEDDINGS, analyst=EDITOR)
     assert not BreakerStatistics.objects.exists()

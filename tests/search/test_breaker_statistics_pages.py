@@ -10,10 +10,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from search.breaker.config import create_comparison
 from search.breaker.data_quality import COMPUTE_TASK, start_statistics, statistics_in_foreground
 from search.breaker.demo import EDITOR, EMBEDDINGS
-from search.breaker.services import run_in_foreground
+from search.breaker.services import run_in_foreground, start_breaker_comparison
 from search.models import BreakerStatistics
 from tests.search.breaker_helpers import offline_config
 
@@ -24,7 +23,7 @@ pytestmark = pytest.mark.django_db
 def runs(db):
     config = offline_config(n_steps=2, methods=["seeds", "breaker_seeded"], name="Cmp")
     del config["method"]
-    return [run_in_foreground(run.pk) for run in create_comparison(config, enqueue=False)]
+    return [run_in_foreground(run.pk) for run in start_breaker_comparison(config, enqueue=False)]
 
 
 def _compute(run):

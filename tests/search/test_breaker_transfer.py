@@ -17,11 +17,9 @@ import rounds
 from engines.models import EngineCall
 from engines.offline import breaker_world
 from engines.selectors import cost_by_scope
-from search.breaker.config import create_comparison, create_run
 from search.breaker.demo import FRAGILE, FRAGILE_B, FRAGILE_QE
-from search.breaker.services import RunStateError
+from search.breaker.services import RunStateError, start_breaker_comparison, start_breaker_run
 from search.breaker.services import run_in_foreground as run_breaker
-from search.breaker.transfer.config import create_transfer
 from search.breaker.transfer.selectors import matrix
 from search.breaker.transfer.services import (
     ADVANCE_TASK,
@@ -29,6 +27,7 @@ from search.breaker.transfer.services import (
     cancel_transfer,
     recover_transfers,
     run_in_foreground,
+    start_transfer,
 )
 from search.models import BreakerChain, BreakerRun, BreakerStep, BreakerTransfer, TransferResult
 from tests.engines.fake_openai import breaker_reply
@@ -48,7 +47,7 @@ FAILS = {FRAGILE: list(breaker_world.FAILURES), FRAGILE_B: ["rare", "idiom"]}
 def comparison(db) -> list[BreakerRun]:
     """Seeds and MT-breaker (seeded) on the same six seeds, against sim-fragile-mt en→cs."""
     config = {**offline_config(), "methods": ["seeds", "breaker_seeded"], "name": "Cmp"}
-    runs = create_comparison({**config, "n_steps": 4}, enqueue=False)
+    runs = start_breaker_comparison({**config, "n_steps": 4}, enqueue=False)
     return [run_breaker(run.pk) for run in runs]
 
 
@@ -76,7 +75,7 @@ def _expected(run: BreakerRun, translator: str, lang: str) -> float:
 
 def test_the_transfer_scores_every_selected_text_and_the_matrix_is_exact(comparison, settings):
     settings.BREAKER_TRANSFER_ROUND_ITEMS = 10  # several rounds: 6 texts × 2 runs × 2 × 2 = 48
-    transfer = create_transfer(_config(comparison), enqueue=False)
+    transfer = start_transfer(_config(comparison), enqueue=False)
     assert transfer.items_total == 48
     transfer = run_in_foreground(transfer.pk)
     assert transfer.status == "finished", transfer.error
@@ -115,7 +114,7 @@ def test_the_transfer_scores_every_selected_text_and_the_matrix_is_exact(compari
 
 def test_a_comparison_label_names_its_runs(comparison):
     config = _config(comparison, comparison="Cmp", runs=None)
-    transfer = create_transfer(config, enqueue=False)
+    transfer = start_transfer(config, enqueue=False)
     assert sorted(transfer.runs.values_list("pk", flat=True)) == sorted(r.pk for r in comparison)
 
 
@@ -174,7 +173,7 @@ def test_too_many_translations_and_unfinished_runs_are_refused(admin_client, com
 
 
 def test_outsiders_see_nothing(client, outsider_user, annotator_user, comparison):
-    transfer = create_transfer(_config(comparison), enqueue=False)
+    transfer = start_transfer(_config(comparison), enqueue=False)
     for user in (outsider_user, annotator_user):
         client.force_login(user)
         assert client.get(f"/api/breaker-transfers/{transfer.pk}/").status_code == 403
@@ -218,7 +217,7 @@ def paid_run(fake_openai):
     """A finished MT-breaker run on paid engines of the fake OpenAI server (3 texts, mt en→cs)."""
     fake_openai.responder = breaker_reply
     remote_engines(fake_openai.base_url)
-    return run_breaker(create_run(remote_config()).pk)
+    return run_breaker(start_breaker_run(remote_config()).pk)
 
 
 def _paid(transfer, operation: str):
@@ -231,7 +230,7 @@ def test_paid_engines_book_the_cost_and_the_runs_own_translations_are_cache_hits
     settings.BREAKER_TRANSFER_ROUND_ITEMS = 3  # one language per round
     config = {"name": "Paid", "runs": [paid_run.pk], "translators": ["mt"],
               "languages": ["cs", "de"], "qe": ["qe"]}  # fmt: skip
-    transfer = run_in_foreground(create_transfer(config, enqueue=False).pk)
+    transfer = run_in_foreground(start_transfer(config, enqueue=False).pk)
     assert transfer.status == "finished" and transfer.items_done == 6
     # The run translated and scored its selected texts with mt into cs already: cache hits;
     # only the 3 de translations and their 3 scores are paid.
@@ -248,7 +247,7 @@ def test_the_money_budget_stops_the_transfer_with_a_note(paid_run, settings):
     settings.BREAKER_TRANSFER_ROUND_ITEMS = 3
     config = {"name": "Budget", "runs": [paid_run.pk], "translators": ["mt"],
               "languages": ["cs", "de", "fr"], "qe": ["qe"], "budget_money": 0.0001}  # fmt: skip
-    transfer = run_in_foreground(create_transfer(config, enqueue=False).pk)
+    transfer = run_in_foreground(start_transfer(config, enqueue=False).pk)
     # cs costs nothing (cache hits), de spends the budget, fr is never asked.
     assert transfer.status == "finished" and transfer.items_done == 6
     assert transfer.error.startswith("stopped: the budget of 0.0001 was spent")
@@ -257,7 +256,7 @@ def test_the_money_budget_stops_the_transfer_with_a_note(paid_run, settings):
 
 
 def test_cancel_stops_at_the_round_boundary(comparison):
-    transfer = create_transfer(_config(comparison), enqueue=False)
+    transfer = start_transfer(_config(comparison), enqueue=False)
     cancel_transfer(transfer)
     outcome = advance_transfer(transfer.pk, 0, worker="w")
     assert outcome.status == "stopped" and not TransferResult.objects.exists()
@@ -272,8 +271,8 @@ class Killed(BaseException):
 def test_a_round_killed_mid_way_writes_nothing_and_the_sweep_recovers_it(
     comparison, settings, monkeypatch
 ):
-    settings.SEARCH_ROUND_LEASE_S = 60
-    transfer = create_transfer(_config(comparison), enqueue=False)
+    settings.ROUND_LEASE_S = 60
+    transfer = start_transfer(_config(comparison), enqueue=False)
     from search.breaker.transfer import services as transfer_services
 
     real_score = transfer_services._score

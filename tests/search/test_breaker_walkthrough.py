@@ -13,8 +13,7 @@ from django.urls import reverse
 
 from annotation.models import Campaign
 from search.breaker.charts import diversity_difficulty_svg
-from search.breaker.config import create_comparison
-from search.breaker.services import run_in_foreground
+from search.breaker.services import run_in_foreground, start_breaker_comparison
 from search.models import BreakerRun
 from tests.search.breaker_helpers import SEED_TEXTS, offline_config
 
@@ -24,7 +23,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 def comparison(**overrides):
     config = {**offline_config(n_steps=2), "methods": ["seeds", "breaker_seeded"], **overrides}
-    return create_comparison(config, enqueue=False)
+    return start_breaker_comparison(config, enqueue=False)
 
 
 def page_url(name: str) -> str:

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from engines.models import CachedResponse, EngineCall
-from search.breaker.config import create_run
+from search.breaker.services import start_breaker_run
 from search.models import BreakerRun, BreakerStep
 from tests.engines.fake_openai import breaker_reply
 from tests.search.breaker_helpers import remote_config, remote_engines
@@ -26,7 +26,7 @@ def test_kill_9_mid_round_writes_no_step_twice_and_pays_nothing_twice(
     fake_openai.latency = 0.3  # rounds take a while, so the kill lands inside one
     remote_engines(fake_openai.base_url)
     worker = celery_worker_factory()
-    run = create_run(remote_config("breaker_seeded_qe", n_steps=5))
+    run = start_breaker_run(remote_config("breaker_seeded_qe", n_steps=5))
 
     def mid_round() -> bool:
         row = BreakerRun.objects.get(pk=run.pk)

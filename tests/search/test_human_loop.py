@@ -18,8 +18,7 @@ from difficulty.calibration import fit_calibration
 from difficulty.services import build_difficulty_dataset_from_campaign
 from search.models import Pull, SearchRun
 from search.runs import services as run_services
-from search.runs.config import create_run
-from search.runs.services import restore_policy, run_in_foreground
+from search.runs.services import restore_policy, run_in_foreground, start_search_run
 from tests.annotation.factories import enrolled, esa_answer
 from tests.search.conftest import (
     crowd_run_config,
@@ -44,7 +43,7 @@ def human_run(fake_openai, mode: str, **human_settings) -> SearchRun:
         human_mode=mode,
         human_settings={"overlap": 1, **human_settings},
     )
-    return run_in_foreground(create_run(config, enqueue=False).pk)
+    return run_in_foreground(start_search_run(config, enqueue=False).pk)
 
 
 def annotate_all(

@@ -9,8 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from search.models import SearchRun
-from search.runs.config import create_run
-from search.runs.services import run_in_foreground
+from search.runs.services import run_in_foreground, start_search_run
 from tests.databases import API_THROTTLE_QUERIES
 from tests.engines.factories import SyntheticEngineFactory
 from tests.search.conftest import (
@@ -47,11 +46,11 @@ def config(**overrides) -> dict:
 
 
 def finished_run() -> SearchRun:
-    return run_in_foreground(create_run(config(), enqueue=False).pk)
+    return run_in_foreground(start_search_run(config(), enqueue=False).pk)
 
 
 def test_only_staff_may_use_it(client, annotator_user, world):
-    run = create_run(config(), enqueue=False)
+    run = start_search_run(config(), enqueue=False)
     annotator = APIClient()
     annotator.force_authenticate(annotator_user)
     for path in (RUNS, f"{RUNS}{run.pk}/", f"{RUNS}{run.pk}/top-k/", f"{RUNS}{run.pk}/pulls/"):
@@ -66,7 +65,7 @@ def test_only_staff_may_use_it(client, annotator_user, world):
 
 def test_list_and_retrieve_show_progress_and_links(api, world, django_assert_max_num_queries):
     run = finished_run()
-    create_run(config(name="second"), enqueue=False)
+    start_search_run(config(name="second"), enqueue=False)
     with django_assert_max_num_queries(6 + API_THROTTLE_QUERIES):
         listing = api.get(RUNS).json()
     assert listing["count"] == 2
@@ -119,7 +118,7 @@ def test_create_takes_json_only(api, world):
 
 
 def test_pause_resume_cancel(api, world, enqueued, django_capture_on_commit_callbacks):
-    run = create_run(config(), enqueue=False)
+    run = start_search_run(config(), enqueue=False)
     paused = api.post(f"{RUNS}{run.pk}/pause/")
     assert paused.status_code == 200 and paused.json()["status"] == "paused"
     with django_capture_on_commit_callbacks(execute=True):

@@ -6,12 +6,8 @@ import pytest
 from django.urls import reverse
 
 from search.models import SearchRun
-from search.runs.config import (
-    DEFAULT_BATCH_CAP,
-    create_run,
-    default_batch_size,
-    validate_config,
-)
+from search.runs.config import DEFAULT_BATCH_CAP, default_batch_size, validate_config
+from search.runs.services import start_search_run
 from tests.engines.factories import SyntheticEngineFactory
 from tests.search.conftest import (
     crowd_run_config,
@@ -73,5 +69,5 @@ def test_the_form_leaves_the_batch_to_the_run(admin_client, db):
 
 def test_an_explicit_batch_is_kept(db):
     SyntheticEngineFactory(name="world", params={"n_topics": 500, "seed": 1})
-    run = create_run(synthetic_run_config(budget_pulls=300, batch_size=50), enqueue=False)
+    run = start_search_run(synthetic_run_config(budget_pulls=300, batch_size=50), enqueue=False)
     assert run.batch_size == 50

@@ -17,8 +17,7 @@ from annotation.models import Item
 from annotation.services.claims import next_item_for
 from annotation.services.submissions import start_viewing, submit_annotation
 from search.models import Pull, SearchRun, Topic
-from search.runs.config import create_run
-from search.runs.services import run_in_foreground
+from search.runs.services import run_in_foreground, start_search_run
 from search.topics.services import import_corpus, import_topic_tree
 from tests.annotation.factories import enrolled, esa_answer
 from tests.engines.factories import HeuristicEngineFactory, SyntheticEngineFactory
@@ -47,14 +46,14 @@ def world(db):
 
 
 def synthetic_run(**overrides) -> SearchRun:
-    return create_run(synthetic_run_config(**overrides), enqueue=False)
+    return start_search_run(synthetic_run_config(**overrides), enqueue=False)
 
 
 def crowd_run(fake_openai, **overrides) -> SearchRun:
     make_crowd(fake_openai.base_url, translators=("mt-a", "mt-b"))
     tree = make_corpus_tree(n_topics=6, per_topic=4)
     config = crowd_run_config(tree, **overrides)
-    return run_in_foreground(create_run(config, enqueue=False).pk)
+    return run_in_foreground(start_search_run(config, enqueue=False).pk)
 
 
 def form_data(**overrides) -> dict:
@@ -414,7 +413,7 @@ def test_user_text_is_escaped(admin_client, world):
         "k": 2,
         "batch_size": 2,
     }
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_search_run(config, enqueue=False).pk)
     page = admin_client.get(reverse("search:run_detail", args=[run.pk])).content.decode()
     assert "<i>run</i>" not in page and "&lt;i&gt;run&lt;/i&gt;" in page
     assert "<b>Bold topic</b>" not in page and "&lt;b&gt;Bold topic&lt;/b&gt;" in page

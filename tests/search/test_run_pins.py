@@ -14,8 +14,7 @@ import pytest
 
 from search.models import Pull
 from search.runs import state
-from search.runs.config import create_run
-from search.runs.services import run_in_foreground
+from search.runs.services import run_in_foreground, start_search_run
 from tests.engines.factories import SyntheticEngineFactory
 from tests.search.conftest import queue_rounds_settle_in_place, synthetic_run_config
 
@@ -46,7 +45,7 @@ def test_same_seed_same_pulls(db, algorithm, topics, budget, batch):
         name=f"pinned {algorithm}", algorithm=algorithm, budget_pulls=budget, batch_size=batch,
         seed=11, k=5,
     )  # fmt: skip
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_search_run(config, enqueue=False).pk)
     assert run.status == "finished", run.error
     assert run.pulls_done == budget
     assert pull_digest(run) == PINNED[(algorithm, topics, budget, batch)]
@@ -70,9 +69,9 @@ def test_the_policy_kept_between_rounds_makes_the_same_pulls(
         name=f"pinned {algorithm}", algorithm=algorithm, budget_pulls=budget, batch_size=batch,
         seed=11, k=5,
     )  # fmt: skip
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_search_run(config, enqueue=False).pk)
     assert run.status == "finished", run.error
-    # Only the first round rebuilds (create_run keeps nothing: its first round may run anywhere).
+    # Only the first round rebuilds (the start keeps nothing: its first round may run anywhere).
     assert loads == [run.pk]
     assert pull_digest(run) == PINNED[(algorithm, topics, budget, batch)]
     # Storage alone rebuilds the very same state.

@@ -9,15 +9,14 @@ import numpy as np
 
 from engines.registry import resolve
 from search.models import Pull, Topic
-from search.runs.config import create_run
 from search.runs.selectors import run_summary, top_topics
-from search.runs.services import restore_policy, run_in_foreground
+from search.runs.services import restore_policy, run_in_foreground, start_search_run
 
 
 def test_a_million_topic_synthetic_run(db):
     config = json.loads(Path("search/examples/synthetic_1m.json").read_text(encoding="utf-8"))
     config.update(budget_pulls=20_000, batch_size=5_000)
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_search_run(config, enqueue=False).pk)
 
     assert run.status == "finished", run.error
     assert run.n_topics == 1_000_000

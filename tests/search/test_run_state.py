@@ -11,8 +11,7 @@ from django.apps import apps
 from search.bandit.codec import decode_array
 from search.models import PolicyChanges, SearchRun
 from search.runs import state
-from search.runs.config import create_run
-from search.runs.services import advance_run, run_in_foreground
+from search.runs.services import advance_run, run_in_foreground, start_search_run
 from tests.engines.factories import SyntheticEngineFactory
 from tests.search.conftest import queue_rounds_settle_in_place, synthetic_run_config
 from tests.search.test_run_pins import PINNED, pull_digest
@@ -40,7 +39,7 @@ def eb_ucb_config(**overrides) -> dict:
 
 
 def test_a_round_writes_one_row_of_the_topics_it_pulled(world):
-    run = create_run(eb_ucb_config(), enqueue=False)
+    run = start_search_run(eb_ucb_config(), enqueue=False)
     assert not PolicyChanges.objects.filter(run=run).exists()  # a fresh policy has no rows
     advance_run(run.pk, 0, worker="w")
     advance_run(run.pk, 1, worker="w")
@@ -54,7 +53,7 @@ def test_a_round_writes_one_row_of_the_topics_it_pulled(world):
 
 
 def test_a_state_saved_whole_is_split_by_the_migration_and_merged_back(world):
-    run = run_in_foreground(create_run(eb_ucb_config(), enqueue=False).pk)
+    run = run_in_foreground(start_search_run(eb_ucb_config(), enqueue=False).pk)
     stored = state.load_policy(run)
     whole = stored.to_dict()
     PolicyChanges.objects.filter(run=run).delete()
@@ -80,7 +79,7 @@ def test_a_state_saved_whole_is_split_by_the_migration_and_merged_back(world):
 def test_a_run_saved_whole_carries_on_with_the_same_pulls(world):
     """A state from before issue 19 that the migration did not split still runs: its first
     save writes every row once, and the pulls are the pinned ones."""
-    run = create_run(eb_ucb_config(), enqueue=False)
+    run = start_search_run(eb_ucb_config(), enqueue=False)
     whole = state.load_policy(run).to_dict()
     SearchRun.objects.filter(pk=run.pk).update(policy_state=whole)
     run = run_in_foreground(run.pk)
@@ -92,7 +91,7 @@ def test_a_run_saved_whole_carries_on_with_the_same_pulls(world):
 def test_a_kept_policy_is_not_used_once_another_process_saved_the_run(transactional_db):
     SyntheticEngineFactory(name="world", params={"n_topics": 2000, "seed": 3})
     state.forget_kept()
-    run = create_run(eb_ucb_config(), enqueue=False)
+    run = start_search_run(eb_ucb_config(), enqueue=False)
     advance_run(run.pk, 0, worker="w")
     kept_token = SearchRun.objects.get(pk=run.pk).policy_state["token"]
     # Another worker saves round 1 (its process kept nothing): simulated by forgetting,
@@ -115,7 +114,7 @@ def test_received_human_scores_are_found_through_the_index(world):
 
     if connection.vendor != "sqlite":
         pytest.skip("the plan checked is SQLite's")
-    run = run_in_foreground(create_run(eb_ucb_config(budget_pulls=200), enqueue=False).pk)
+    run = run_in_foreground(start_search_run(eb_ucb_config(budget_pulls=200), enqueue=False).pk)
     with CaptureQueriesContext(connection) as queries:
         human_loop.apply_received(run, state.load_policy(run))
     sql = next(q["sql"] for q in queries.captured_queries if "human_status" in q["sql"])

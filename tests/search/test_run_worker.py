@@ -8,8 +8,7 @@ import pytest
 
 from engines.models import CachedResponse, EngineCall
 from search.models import Pull, SearchRun
-from search.runs.config import create_run
-from search.runs.services import restore_policy
+from search.runs.services import restore_policy, start_search_run
 from tests.search.conftest import crowd_run_config, make_corpus_tree, make_crowd
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -22,7 +21,7 @@ def _finished(run_id: int) -> bool:
 def crowd_run(fake_openai, budget: int, batch: int) -> SearchRun:
     make_crowd(fake_openai.base_url)
     tree = make_corpus_tree(n_topics=8, per_topic=6)
-    return create_run(
+    return start_search_run(
         crowd_run_config(
             tree, algorithm="default", budget_pulls=budget, k=3, batch_size=batch, seed=11
         )

@@ -19,7 +19,7 @@ from search import tasks
 from search.bandit import default_choice
 from search.models import Pull, SearchRun
 from search.runs import services as run_services
-from search.runs.config import RunConfigError, create_run, validate_config
+from search.runs.config import RunConfigError, validate_config
 from search.runs.selectors import run_summary, top_topics
 from search.runs.services import (
     RunStateError,
@@ -30,6 +30,7 @@ from search.runs.services import (
     restore_policy,
     resume_run,
     run_in_foreground,
+    start_search_run,
 )
 from tests.engines.factories import (
     EngineFactory,
@@ -114,8 +115,8 @@ def test_human_modes_need_a_crowd_and_a_target_language(db, corpus_tree):
 def test_inline_engine_spec_is_created_once_and_must_match(db):
     spec = {"name": "w", "kind": "synthetic", "capabilities": ["difficulty"],
             "params": {"n_topics": 50, "seed": 0}}  # fmt: skip
-    create_run(synthetic_config(difficulty_engine=spec, k=3, budget_pulls=10), enqueue=False)
-    create_run(synthetic_config(difficulty_engine=spec, k=3, budget_pulls=10), enqueue=False)
+    start_search_run(synthetic_config(difficulty_engine=spec, k=3, budget_pulls=10), enqueue=False)
+    start_search_run(synthetic_config(difficulty_engine=spec, k=3, budget_pulls=10), enqueue=False)
     with pytest.raises(RunConfigError, match="other settings"):
         validate_config(synthetic_config(difficulty_engine={**spec, "params": {"n_topics": 9}}))
 
@@ -128,7 +129,7 @@ def test_validating_a_config_writes_nothing(db):
     assert fields["difficulty_engine"].name == "fresh"
     assert not Engine.objects.exists()
     with pytest.raises(RunConfigError):
-        create_run(synthetic_config(difficulty_engine=spec, k=0), enqueue=False)
+        start_search_run(synthetic_config(difficulty_engine=spec, k=0), enqueue=False)
     assert not Engine.objects.exists()
 
 
@@ -140,7 +141,7 @@ def test_a_run_without_a_method_records_the_default_it_resolved_to(db, budget, p
     SyntheticEngineFactory(name="large world", params={"n_topics": 40_000, "seed": 1})
     config = synthetic_config(difficulty_engine="large world", budget_pulls=budget)
     config.pop("algorithm", None)
-    run = create_run(config, enqueue=False)
+    run = start_search_run(config, enqueue=False)
     run.refresh_from_db()
     expected = default_choice(40_000, budget)
     assert run.algorithm == "default"
@@ -152,7 +153,7 @@ def test_a_run_without_a_method_records_the_default_it_resolved_to(db, budget, p
 
 
 def test_an_existing_run_keeps_its_method_when_the_default_changes(world, monkeypatch):
-    run = create_run(synthetic_config(algorithm="default", budget_pulls=300), enqueue=False)
+    run = start_search_run(synthetic_config(algorithm="default", budget_pulls=300), enqueue=False)
     assert run.method["policy"] == "sequential_halving"  # 400 topics: below the size switch
     monkeypatch.setattr("search.bandit.registry.DEFAULT_SMALL", ("eb_ucb", {"beta": 2.0}))
     assert default_choice(400)[0] == "eb_ucb"
@@ -168,7 +169,9 @@ def test_an_existing_run_keeps_its_method_when_the_default_changes(world, monkey
 def test_the_migration_records_the_method_of_existing_runs(world):
     from django.apps import apps
 
-    run = create_run(synthetic_config(algorithm="eb_ucb", params={"beta": 4.0}), enqueue=False)
+    run = start_search_run(
+        synthetic_config(algorithm="eb_ucb", params={"beta": 4.0}), enqueue=False
+    )
     SearchRun.objects.filter(pk=run.pk).update(method={})
     migration = importlib.import_module("search.migrations.0010_run_method")
     migration.record_methods(apps, None)
@@ -178,7 +181,7 @@ def test_the_migration_records_the_method_of_existing_runs(world):
 
 
 def test_synthetic_run_spends_the_budget_exactly_and_beats_random(world):
-    run = create_run(synthetic_config(), enqueue=False)
+    run = start_search_run(synthetic_config(), enqueue=False)
     run = run_in_foreground(run.pk)
     assert run.status == "finished"
     assert run.pulls_done == Pull.objects.filter(run=run).count() == 600
@@ -199,8 +202,8 @@ def test_synthetic_run_spends_the_budget_exactly_and_beats_random(world):
 
 
 def test_same_seed_same_run(world):
-    first = run_in_foreground(create_run(synthetic_config(), enqueue=False).pk)
-    second = run_in_foreground(create_run(synthetic_config(), enqueue=False).pk)
+    first = run_in_foreground(start_search_run(synthetic_config(), enqueue=False).pk)
+    second = run_in_foreground(start_search_run(synthetic_config(), enqueue=False).pk)
     assert first.result["top_k"] == second.result["top_k"]
     assert list(Pull.objects.filter(run=first).values_list("text", flat=True)) == list(
         Pull.objects.filter(run=second).values_list("text", flat=True)
@@ -209,10 +212,10 @@ def test_same_seed_same_run(world):
 
 def test_a_re_run_round_selects_and_draws_the_same(world):
     """The basis of crash safety: a round whose commit never happened repeats itself."""
-    run = create_run(synthetic_config(), enqueue=False)
+    run = start_search_run(synthetic_config(), enqueue=False)
     run_in_foreground(run.pk)  # a reference run with the same config
     reference = list(Pull.objects.filter(run=run, round_index=0).values_list("text", flat=True))
-    again = create_run(synthetic_config(), enqueue=False)
+    again = start_search_run(synthetic_config(), enqueue=False)
     # A worker claims round 0 and dies before committing: its claim expires, nothing stored.
     SearchRun.objects.filter(pk=again.pk).update(
         claimed_by="dead@host:1:x", lease_expires_at=timezone.now() + timedelta(hours=1)
@@ -225,7 +228,7 @@ def test_a_re_run_round_selects_and_draws_the_same(world):
 
 
 def test_stale_messages_are_dropped(world):
-    run = create_run(synthetic_config(budget_pulls=100), enqueue=False)
+    run = start_search_run(synthetic_config(budget_pulls=100), enqueue=False)
     assert advance_run(run.pk, 0, worker="w:1:a").status == "more"
     assert advance_run(run.pk, 0, worker="w:1:b").status == "stale"
     assert Pull.objects.filter(run=run).count() == 50
@@ -233,7 +236,7 @@ def test_stale_messages_are_dropped(world):
 
 def test_the_round_task_queues_its_successor(world, enqueued, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        run = create_run(synthetic_config(), enqueue=True)
+        run = start_search_run(synthetic_config(), enqueue=True)
     enqueued.assert_called_once_with(run.pk, 0)
     with django_capture_on_commit_callbacks(execute=True):
         tasks.advance_search_run.run(run.pk, 0)  # the task decides the successor
@@ -241,7 +244,7 @@ def test_the_round_task_queues_its_successor(world, enqueued, django_capture_on_
 
 
 def test_corpus_run_through_a_crowd_records_translations_and_costs(crowd, corpus_tree):
-    run = run_in_foreground(create_run(corpus_config(corpus_tree, crowd), enqueue=False).pk)
+    run = run_in_foreground(start_search_run(corpus_config(corpus_tree, crowd), enqueue=False).pk)
     assert run.status == "finished" and run.pulls_done == 12
     pull = Pull.objects.filter(run=run).first()
     assert pull.translations == {"mt-a": f"[xx] {pull.text}"}
@@ -260,7 +263,7 @@ def test_repeated_pulls_of_a_topic_use_different_texts_until_exhausted(db, corpu
     engine = HeuristicEngineFactory(name="length")
     config = corpus_config(corpus_tree, engine, algorithm="greedy", params={"cap": 10},
                            budget_pulls=30, batch_size=5)  # fmt: skip
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_search_run(config, enqueue=False).pk)
     for arm in range(6):
         samples = list(Pull.objects.filter(run=run, arm=arm).values_list("sample_id", flat=True))
         distinct = len(set(samples))
@@ -269,7 +272,7 @@ def test_repeated_pulls_of_a_topic_use_different_texts_until_exhausted(db, corpu
 
 def test_heuristic_difficulty_is_the_negated_quality(db, corpus_tree):
     engine = HeuristicEngineFactory(name="length")
-    run = run_in_foreground(create_run(corpus_config(corpus_tree, engine), enqueue=False).pk)
+    run = run_in_foreground(start_search_run(corpus_config(corpus_tree, engine), enqueue=False).pk)
     pull = Pull.objects.filter(run=run).first()
     (quality,) = resolve(engine, "difficulty").estimate([pull.text], "en")
     assert quality < 0  # minus the length in tokens
@@ -278,7 +281,7 @@ def test_heuristic_difficulty_is_the_negated_quality(db, corpus_tree):
 
 def test_money_budget_stops_the_run(crowd, corpus_tree):
     config = corpus_config(corpus_tree, crowd, budget_pulls=24, budget_money="0.0001")
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_search_run(config, enqueue=False).pk)
     assert run.status == "finished"
     assert run.pulls_done == 4  # one round spent the money; the next selected nothing
     assert run.cost >= Decimal("0.0001")
@@ -288,7 +291,7 @@ def test_money_budget_stops_the_run(crowd, corpus_tree):
 
 def test_permanent_engine_error_fails_the_run_with_its_message(crowd, corpus_tree, fake_openai):
     fake_openai.push(*[Reply.error(401, "bad key")] * 8)
-    run = run_in_foreground(create_run(corpus_config(corpus_tree, crowd), enqueue=False).pk)
+    run = run_in_foreground(start_search_run(corpus_config(corpus_tree, crowd), enqueue=False).pk)
     assert run.status == "failed"
     assert "401" in run.error or "bad key" in run.error
     assert Pull.objects.filter(run=run).count() == 0
@@ -317,7 +320,7 @@ def test_llm_sampler_draws_stores_and_reuses_snippets(crowd, fake_openai, db):
     tree = import_topic_tree(["Alpha", "Beta"], name="llm tree")
     config = corpus_config(tree, crowd, sampler="llm", sampler_engine="searcher", budget_pulls=8,
                            batch_size=2, algorithm="brute", params={"cap": 4})  # fmt: skip
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_search_run(config, enqueue=False).pk)
     assert run.status == "finished", run.error
     assert run.pulls_done == 8
     assert tree.topics.filter(samples__origin="llm").distinct().count() == 2
@@ -340,7 +343,7 @@ def test_llm_sampler_draws_stores_and_reuses_snippets(crowd, fake_openai, db):
 def test_pause_resume_and_cancel_at_round_boundaries(
     world, enqueued, django_capture_on_commit_callbacks
 ):
-    run = create_run(synthetic_config(), enqueue=False)
+    run = start_search_run(synthetic_config(), enqueue=False)
     advance_run(run.pk, 0, worker="w:1:a")
     pause_run(run)
     assert advance_run(run.pk, 1, worker="w:1:a").status == "stopped"
@@ -361,7 +364,7 @@ def test_pause_resume_and_cancel_at_round_boundaries(
 
 
 def test_pausing_during_a_round_keeps_what_it_paid_for(world, monkeypatch):
-    run = create_run(synthetic_config(), enqueue=False)
+    run = start_search_run(synthetic_config(), enqueue=False)
     original = run_services.score_texts
 
     def pause_midway(run_arg, draws):
@@ -427,14 +430,14 @@ def test_example_configs_are_valid(db):
 def test_contextual_runs_use_the_tree_keywords(db, corpus_tree):
     engine = HeuristicEngineFactory(name="length")
     config = corpus_config(corpus_tree, engine, algorithm="contextual", budget_pulls=8)
-    run = run_in_foreground(create_run(config, enqueue=False).pk)
+    run = run_in_foreground(start_search_run(config, enqueue=False).pk)
     assert run.status == "finished" and run.pulls_done == 8
     assert np.isfinite(restore_policy(run).estimates().mean).sum() >= 1
 
 
 def test_an_llm_judge_drives_a_run_on_its_0_100_scale(db, corpus_tree, fake_openai):
     judge = EngineFactory(name="judge", base_url=fake_openai.base_url, capabilities=["difficulty"])
-    run = run_in_foreground(create_run(corpus_config(corpus_tree, judge), enqueue=False).pk)
+    run = run_in_foreground(start_search_run(corpus_config(corpus_tree, judge), enqueue=False).pk)
     assert run.status == "finished", run.error
     pull = Pull.objects.filter(run=run).first()
     (quality,) = resolve(judge, "difficulty").estimate([pull.text], "en", "cs")

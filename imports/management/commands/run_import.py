@@ -1,8 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-import rounds
 from imports.models import ImportJob
-from imports.services import run_import_job
+from imports.services import IMPORT_JOBS, ImportStateError
 
 
 class Command(BaseCommand):
@@ -17,12 +16,10 @@ class Command(BaseCommand):
     def handle(self, *args, job_id: int, **options):
         if not ImportJob.objects.filter(pk=job_id).exists():
             raise CommandError(f"there is no import job {job_id}")
-        worker = rounds.foreground_worker()
         try:
-            rounds.run_in_foreground(lambda: run_import_job(job_id, worker=worker))
-        except rounds.Busy as exc:
-            raise CommandError(f"import job {job_id} is {exc}") from exc
-        job = ImportJob.objects.get(pk=job_id)
+            job = IMPORT_JOBS.run_in_foreground(job_id)
+        except ImportStateError as exc:
+            raise CommandError(str(exc)) from exc
         if job.status != ImportJob.Status.DONE:
             raise CommandError(f"import job {job_id} is {job.status}: " + "; ".join(job.errors))
         self.stdout.write(

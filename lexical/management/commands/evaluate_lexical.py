@@ -7,8 +7,12 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lexical.evaluation import selectors
-from lexical.evaluation.config import EvaluationConfigError, create_evaluation
-from lexical.evaluation.services import EvaluationStateError, run_in_foreground
+from lexical.evaluation.config import EvaluationConfigError
+from lexical.evaluation.services import (
+    EvaluationStateError,
+    run_in_foreground,
+    start_lexical_evaluation,
+)
 
 
 class Command(BaseCommand):
@@ -41,7 +45,7 @@ class Command(BaseCommand):
         if options["seed"] is not None:
             config["seed"] = options["seed"]
         try:
-            evaluation = create_evaluation(config, enqueue=not options["foreground"])
+            evaluation = start_lexical_evaluation(config, enqueue=not options["foreground"])
         except EvaluationConfigError as exc:
             raise CommandError(f"invalid evaluation: {exc}") from None
         if not options["foreground"]:

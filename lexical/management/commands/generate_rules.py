@@ -12,8 +12,8 @@ from lexical.rules.selectors import job_concepts
 from lexical.rules.services import (
     JobStateError,
     RuleConfigError,
-    create_rule_jobs,
     run_in_foreground,
+    start_rule_jobs,
 )
 
 
@@ -72,7 +72,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         try:
-            jobs = create_rule_jobs(self._config(options), enqueue=options["queue"])
+            jobs = start_rule_jobs(self._config(options), enqueue=options["queue"])
         except RuleConfigError as exc:
             raise CommandError(f"nothing created: {exc}") from None
         for job in jobs:

@@ -1,5 +1,6 @@
-"""A transfer's configuration (seed 001 §3.3–3.5): validated from a form, the API or a JSON file,
-then created. One dictionary shape serves all three::
+"""A transfer's configuration (seed 001 §3.3–3.5): validated from a form, the API or a JSON file
+(the transfer is created by ``search.breaker.transfer.services.start_transfer``). One
+dictionary shape serves all three::
 
     {"name": "...", "runs": [12, 13] (or "comparison": "<label>"),
      "translators": ["<translator>", ...], "languages": ["cs", "de", ...],
@@ -15,19 +16,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.db import transaction
-
 from engines.models import Engine
-from search.breaker.config import (
-    BreakerConfigError,
-    budget_amount,
-    named_engines,
-    saved_engine,
-)
-from search.breaker.transfer import services as transfer_services
-from search.models import BreakerChain, BreakerRun, BreakerTransfer
+from search.breaker.config import BreakerConfigError, budget_amount, named_engines
+from search.models import BreakerChain, BreakerRun
 
-__all__ = ["create_transfer", "validate_transfer"]
+__all__ = ["validate_transfer"]
 
 MAX_RUNS = 50
 MAX_ENGINES = 20
@@ -136,18 +129,3 @@ def validate_transfer(config: Any) -> tuple[dict[str, Any], list[BreakerRun], li
         raise BreakerConfigError(errors)
     fields["items_total"] = total
     return fields, runs, engines + qe
-
-
-def create_transfer(
-    config: dict[str, Any], *, created_by=None, enqueue: bool = True
-) -> BreakerTransfer:
-    """Validate, create the transfer and queue its first round."""
-    fields, runs, engines = validate_transfer(config)
-    with transaction.atomic():
-        for engine in engines:
-            saved_engine(engine)
-        transfer = BreakerTransfer.objects.create(**fields, created_by=created_by)
-        transfer.runs.set(runs)
-        if enqueue:
-            transfer_services.enqueue_round(transfer.pk, 0)
-    return transfer

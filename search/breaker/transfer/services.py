@@ -1,5 +1,5 @@
-"""A transfer's lifecycle on the round kernel (ADR 0010, 0016): rounds, cancel, recovery and the
-foreground loop.
+"""A transfer's lifecycle on the round kernel (ADR 0010, 0016): start, rounds, cancel, recovery
+and the foreground loop.
 
 A round (:func:`advance_transfer`):
 
@@ -19,21 +19,21 @@ claim and ``transfer_result_unique_cell`` keep any result from being written twi
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 import rounds
-from engines.interfaces import EngineError
+from engines.interfaces import ENGINE_ERRORS, EngineError
 from engines.registry import resolve
 from engines.selectors import cost_of_scope, queue_for_engines
-from search.breaker.services import RunStateError
+from search.breaker.services import RunStateError, saved_engine
 from search.breaker.stepping import isolated
+from search.breaker.transfer.config import validate_transfer
 from search.models import BreakerChain, BreakerTransfer, TransferResult
 
 __all__ = [
@@ -44,9 +44,9 @@ __all__ = [
     "pending_items",
     "recover_transfers",
     "run_in_foreground",
+    "start_transfer",
 ]
 
-logger = logging.getLogger(__name__)
 ADVANCE_TASK = "search.advance_breaker_transfer"
 Status = rounds.Status
 
@@ -62,6 +62,22 @@ def enqueue_round(transfer_id: int, round_index: int, *, countdown: float | None
     )
     queue = queue_for_engines([*translators, *qe])
     rounds.enqueue(ADVANCE_TASK, (transfer_id, round_index), queue=queue, countdown=countdown)
+
+
+def start_transfer(
+    config: dict[str, Any], *, created_by=None, enqueue: bool = True
+) -> BreakerTransfer:
+    """Validate ``config`` (:func:`search.breaker.transfer.config.validate_transfer`), create
+    the transfer (and its inline engines) and queue its first round on commit."""
+    fields, runs, engines = validate_transfer(config)
+    with transaction.atomic():
+        for engine in engines:
+            saved_engine(engine)
+        transfer = BreakerTransfer.objects.create(**fields, created_by=created_by)
+        transfer.runs.set(runs)
+        if enqueue:
+            enqueue_round(transfer.pk, 0)
+    return transfer
 
 
 @dataclass
@@ -148,70 +164,30 @@ def _result(transfer: BreakerTransfer, item: Item) -> TransferResult:
     )
 
 
-def advance_transfer(
-    transfer_id: int,
-    round_index: int,
-    *,
-    worker: str,
-    interrupts: tuple[type[BaseException], ...] = (),
-) -> rounds.Outcome:
-    """Run round ``round_index`` of a transfer (see the module docstring)."""
-    if not TRANSFERS.claim(transfer_id, round_index, worker):
-        return TRANSFERS.unclaimed_outcome(transfer_id, round_index)
+def _translate_and_score(transfer_id: int, worker: str) -> list[Item]:
+    """The round's missing results, translated and scored (engine calls, no transaction)."""
     transfer = BreakerTransfer.objects.get(pk=transfer_id)
-    items: list[Item] = []
-    try:
-        if not transfer.money_spent:
-            items = pending_items(transfer)[: _round_items()]
-            _translate(transfer, items)
-            _score(transfer, items)
-    except interrupts:
-        rounds.release(BreakerTransfer.objects.filter(pk=transfer_id), worker)
-        raise
-    except EngineError as exc:
-        if not exc.permanent:
-            rounds.release(BreakerTransfer.objects.filter(pk=transfer_id), worker)
-            logger.warning("transfer %s: transient engine error, retrying: %s", transfer_id, exc)
-            return rounds.Outcome(Status.RETRY, retry_in=30.0)
-        TRANSFERS.fail(transfer_id, worker, str(exc))
-        return rounds.Outcome(Status.STOPPED)
-    except Exception as exc:
-        logger.exception("transfer %s failed", transfer_id)
-        TRANSFERS.fail(transfer_id, worker, f"internal error: {type(exc).__name__}: {exc}")
-        return rounds.Outcome(Status.STOPPED)
-    return _commit(transfer_id, round_index, worker, items)
+    if transfer.money_spent:
+        return []
+    items = pending_items(transfer)[: _round_items()]
+    _translate(transfer, items)
+    _score(transfer, items)
+    return items
 
 
-def _commit(transfer_id: int, round_index: int, worker: str, items: list[Item]) -> rounds.Outcome:
-    with transaction.atomic():
-        transfer = BreakerTransfer.objects.select_for_update().get(pk=transfer_id)
-        if transfer.claimed_by != worker or transfer.round_index != round_index:
-            return rounds.Outcome(Status.STALE)  # the lease ran out; another worker took over
-        TransferResult.objects.bulk_create([_result(transfer, item) for item in items])
-        transfer.items_done = TransferResult.objects.filter(transfer=transfer).count()
-        transfer.round_index += 1
-        transfer.cost = cost_of_scope(transfer.scope)
-        outcome = _next(transfer)
-        transfer.claimed_by, transfer.lease_expires_at = "", None
-        transfer.save()
-    return rounds.Outcome(outcome)
-
-
-def _next(transfer: BreakerTransfer) -> rounds.Status:
-    """What follows the round; sets the transfer's status accordingly."""
-    if transfer.status != BreakerTransfer.Status.RUNNING:
-        return Status.STOPPED  # cancelled during the round: stops at this boundary
+def _commit(transfer: BreakerTransfer, items: list[Item]) -> rounds.Status:
+    """The round's results on the locked transfer; a spent budget ends it with a note."""
+    TransferResult.objects.bulk_create([_result(transfer, item) for item in items])
+    transfer.items_done = TransferResult.objects.filter(transfer=transfer).count()
+    transfer.cost = cost_of_scope(transfer.scope)
     missing = transfer.items_total - transfer.items_done
-    if missing and transfer.money_spent:
+    if missing and transfer.money_spent and transfer.status == BreakerTransfer.Status.RUNNING:
         transfer.error = (
             f"stopped: the budget of {transfer.budget_money} was spent ({transfer.cost:.4f}); "
             f"{missing} translation(s) not made"
         )
-    elif missing:
-        return Status.MORE
-    transfer.status = BreakerTransfer.Status.FINISHED
-    transfer.finished_at = timezone.now()
-    return Status.DONE
+        missing = 0
+    return TRANSFERS.after_round(transfer, more=bool(missing))
 
 
 # The lifecycle every round-based job shares (rounds.jobs), for breaker transfers.
@@ -219,10 +195,13 @@ TRANSFERS = rounds.LeasedJobKind(
     label="transfer",
     sweep_name="breaker transfer",
     model=BreakerTransfer,
-    advance=advance_transfer,
+    work=_translate_and_score,
+    commit=_commit,
     enqueue_round=enqueue_round,
     state_error=RunStateError,
+    **ENGINE_ERRORS,
 )
+advance_transfer = TRANSFERS.advance  # a round (see the module docstring)
 cancel_transfer = TRANSFERS.cancel
 recover_transfers = TRANSFERS.recover
 run_in_foreground = TRANSFERS.run_in_foreground

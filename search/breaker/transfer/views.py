@@ -9,14 +9,12 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
+from core.job_pages import control_from_page, job_page, job_version
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
-from search.breaker.transfer.config import create_transfer
 from search.breaker.transfer.forms import TransferForm, context_runs
 from search.breaker.transfer.selectors import (
     csv_response,
@@ -25,7 +23,7 @@ from search.breaker.transfer.selectors import (
     transfer_for_user,
     transfers_for_user,
 )
-from search.breaker.transfer.services import cancel_transfer
+from search.breaker.transfer.services import cancel_transfer, start_transfer
 
 DETAIL = "search/breaker/transfer_detail.html"
 
@@ -49,7 +47,7 @@ def transfer_create(request: HttpRequest) -> HttpResponse:
     form = TransferForm(request.POST, runs=runs)
     if form.is_valid():
         try:
-            transfer = create_transfer(form.to_config(), created_by=request.user)
+            transfer = start_transfer(form.to_config(), created_by=request.user)
         except BreakerConfigError as exc:
             form.add_config_errors(exc.errors)
         else:
@@ -59,26 +57,17 @@ def transfer_create(request: HttpRequest) -> HttpResponse:
     return render(request, "search/breaker/transfer_form.html", context, status=400)
 
 
-def _version(transfer) -> str:
-    return str(int(transfer.updated_at.timestamp() * 1_000_000))
-
-
 def _context(transfer) -> dict:
-    return {"transfer": transfer, "version": _version(transfer), "matrix": matrix(transfer)}
+    return {"transfer": transfer, "version": job_version(transfer), "matrix": matrix(transfer)}
 
 
 @staff_member_required
 @require_GET
 def transfer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     transfer = transfer_for_user(request.user, pk)
-    if not request.htmx:
-        return render(request, DETAIL, _context(transfer))
-    context = {"transfer": transfer, "version": _version(transfer)}
-    html = render_to_string(f"{DETAIL}#status", context, request=request)
-    response = HttpResponseStopPolling(html) if transfer.is_finished else HttpResponse(html)
-    if request.GET.get("seen") != context["version"]:
-        response["HX-Trigger"] = "transfer-changed"
-    return response
+    return job_page(
+        request, DETAIL, transfer, _context, name="transfer", changed_event="transfer-changed"
+    )
 
 
 @staff_member_required
@@ -92,13 +81,10 @@ def transfer_matrix(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def transfer_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     transfer = transfer_for_user(request.user, pk)
-    try:
-        cancel_transfer(transfer)
-    except RunStateError as exc:
-        messages.error(request, f"Nothing changed: {exc}.")
-    else:
-        messages.success(request, "Transfer cancelled.")
-    return redirect("search:breaker_transfer", pk=transfer.pk)
+    return control_from_page(
+        request, transfer, cancel_transfer, RunStateError,
+        done="Transfer cancelled.", page="search:breaker_transfer",
+    )  # fmt: skip
 
 
 @staff_member_required

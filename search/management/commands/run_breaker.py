@@ -8,9 +8,14 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.command_io import read_json_file
-from search.breaker.config import BreakerConfigError, create_comparison, create_run
+from search.breaker.config import BreakerConfigError
 from search.breaker.selectors import run_summary
-from search.breaker.services import RunStateError, run_in_foreground
+from search.breaker.services import (
+    RunStateError,
+    run_in_foreground,
+    start_breaker_comparison,
+    start_breaker_run,
+)
 
 
 class Command(BaseCommand):
@@ -33,9 +38,9 @@ class Command(BaseCommand):
         enqueue = not options["foreground"]
         try:
             if "methods" in config:
-                runs = create_comparison(config, enqueue=enqueue)
+                runs = start_breaker_comparison(config, enqueue=enqueue)
             else:
-                runs = [create_run(config, enqueue=enqueue)]
+                runs = [start_breaker_run(config, enqueue=enqueue)]
         except BreakerConfigError as exc:
             raise CommandError(f"invalid breaker configuration: {exc}") from None
         if options["foreground"]:

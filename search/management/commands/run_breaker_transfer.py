@@ -9,9 +9,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
-from search.breaker.transfer.config import create_transfer
 from search.breaker.transfer.selectors import matrix
-from search.breaker.transfer.services import run_in_foreground
+from search.breaker.transfer.services import run_in_foreground, start_transfer
 from search.management.commands.run_breaker import Command as RunBreaker
 
 
@@ -31,7 +30,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         config = RunBreaker._read(options["config"])
         try:
-            transfer = create_transfer(config, enqueue=not options["foreground"])
+            transfer = start_transfer(config, enqueue=not options["foreground"])
         except BreakerConfigError as exc:
             raise CommandError(f"invalid transfer configuration: {exc}") from None
         if not options["foreground"]:

@@ -8,9 +8,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.command_io import read_json_file
-from search.runs.config import RunConfigError, create_run
+from search.runs.config import RunConfigError
 from search.runs.selectors import run_summary
-from search.runs.services import RunStateError, run_in_foreground
+from search.runs.services import RunStateError, run_in_foreground, start_search_run
 
 
 class Command(BaseCommand):
@@ -30,7 +30,7 @@ class Command(BaseCommand):
         if options["name"]:
             config["name"] = options["name"]
         try:
-            run = create_run(config, enqueue=not options["foreground"])
+            run = start_search_run(config, enqueue=not options["foreground"])
         except RunConfigError as exc:
             raise CommandError(f"invalid run configuration: {exc}") from None
         if options["foreground"]:

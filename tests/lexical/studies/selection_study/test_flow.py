@@ -9,7 +9,7 @@ from django.test import Client
 
 from annotation.agreement import ATTESTED_WINS
 from annotation.models import Campaign, Item
-from lexical.evaluation.config import create_evaluation
+from lexical.evaluation.services import start_lexical_evaluation
 from lexical.models import SelectionStudy
 from lexical.studies.selection_study.selectors import study_results
 from tests.annotation.campaign_builders import make_annotator, work
@@ -210,7 +210,7 @@ def test_the_evaluation_page_shows_the_human_row_over_its_examples(admin_client)
     study = make_study(selection)
     campaign = study.campaign
     make_engines("http://127.0.0.1:9/v1", "oracle")
-    evaluation = create_evaluation(
+    evaluation = start_lexical_evaluation(
         {"selection": selection.pk, "entries": ["oracle:none"]}, enqueue=False
     )
     page = admin_client.get(f"/lexical/evaluation/{evaluation.pk}/")

@@ -1,0 +1,99 @@
+"""The API of a kind of long job, written once: list, detail and the controls.
+
+Mining jobs, rule jobs, evaluations, transfers and runs each had the same viewset around their
+own serializers and services: the user's jobs, one job (404 for another's), the short list and
+the full detail, and ``cancel`` (``pause``/``resume`` for runs) answering the job as it is now,
+or a 409 that says why its state refuses the control. A kind's viewset subclasses
+:class:`JobViewSet` and names those parts; its own actions (create, results, exports) stay its
+own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+__all__ = ["JobConfigErrorSerializer", "JobControlErrorSerializer", "JobViewSet"]
+
+
+class JobControlErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="Why the job's state refuses the control.")
+
+
+class JobConfigErrorSerializer(serializers.Serializer):
+    """The 400 of a refused job configuration (``rounds.JobConfigError``)."""
+
+    detail = serializers.CharField(help_text="Every problem on one line.")
+    # A field named "errors": the metaclass pops declared fields, .errors stays the property.
+    errors = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.CharField(),
+        required=False,
+        help_text="Field -> message; absent when the body itself is not readable JSON.",
+    )
+
+
+class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """List, retrieve and cancel one kind of job (staff only, like the pages).
+
+    A subclass sets ``list_serializer`` and ``detail_serializer``, and, as static methods,
+    ``jobs_for_user(user)`` (the queryset it lists), ``job_for_user(user, pk)`` (one job, or
+    Http404) and ``cancel_job(job)`` (the service, raising ``state_error``). Other controls
+    (pause, resume) are actions that return :meth:`control`; ``controls`` names them so the
+    schema documents their answers.
+    """
+
+    permission_classes = [IsAdminUser]
+    list_serializer: ClassVar[type[serializers.BaseSerializer]]
+    detail_serializer: ClassVar[type[serializers.BaseSerializer]]
+    state_error: ClassVar[type[Exception]]
+    jobs_for_user: Callable[[Any], Any]
+    job_for_user: Callable[[Any, Any], Any]
+    cancel_job: Callable[[Any], Any]
+    # The actions answered by :meth:`control`, documented with the detail and the 409.
+    controls: ClassVar[tuple[str, ...]] = ("cancel",)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "detail_serializer" not in cls.__dict__:
+            return
+        answers = {
+            200: cls.detail_serializer,
+            409: OpenApiResponse(
+                JobControlErrorSerializer, description="not possible in the job's state"
+            ),
+        }
+        schema = extend_schema(request=None, responses=answers)
+        extend_schema_view(**dict.fromkeys(cls.controls, schema))(cls)
+
+    def get_queryset(self) -> Any:
+        return self.jobs_for_user(self.request.user)
+
+    def get_object(self) -> Any:
+        return self.job_for_user(self.request.user, self.kwargs["pk"])
+
+    def get_serializer_class(self) -> type[serializers.BaseSerializer]:
+        return self.list_serializer if self.action == "list" else self.detail_serializer
+
+    def detail_data(self, job: Any) -> Any:
+        """The job's detail as the API answers it (a subclass may read it afresh first)."""
+        return self.detail_serializer(job, context=self.get_serializer_context()).data
+
+    def control(self, service: Callable[[Any], Any]) -> Response:
+        """Apply ``service`` (cancel, pause, resume) to the job: its detail, or a 409."""
+        try:
+            job = service(self.get_object())
+        except self.state_error as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(self.detail_data(job))
+
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: Any = None) -> Response:
+        """End the job for good; the round in flight still records what it paid for."""
+        return self.control(self.cancel_job)
