@@ -410,6 +410,8 @@ SPECTACULAR_SETTINGS = {
         "ConceptOriginEnum": "lexical.models.concepts.Concept.Origin",
         "AnnotatorSourceEnum": "annotation.models.Annotator.Source",
         "RuleJobSourceEnum": "lexical.models.rules.RuleJob.Source",
+        # Rankings and discrimination analyses share one choice set of statuses.
+        "RankingStatusEnum": "ranking.models.RankingStatus",
     },
 }
 

@@ -379,7 +379,7 @@ _P_VALUES_HELP = (
 )
 
 
-class RankingSerializer(serializers.Serializer):
+class EstimatorRanksSerializer(serializers.Serializer):
     order = serializers.ListField(
         child=serializers.CharField(),
         help_text="Estimators by decreasing DEC (undefined left out).",
@@ -420,7 +420,7 @@ class SignificanceSerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.IntegerField(allow_null=True)),
         required=False,
     )
-    per_lp = serializers.DictField(child=RankingSerializer(), required=False)
+    per_lp = serializers.DictField(child=EstimatorRanksSerializer(), required=False)
 
 
 class EvaluationResultsSerializer(serializers.Serializer):
