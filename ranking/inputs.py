@@ -44,6 +44,7 @@ __all__ = [
     "campaign_input",
     "check_campaign",
     "dataset_input",
+    "dataset_judgments",
     "dataset_language_pair",
     "dataset_score_fields",
     "drop_unscored",
@@ -459,3 +460,35 @@ def qe_cells(
     keys = [str(item.get("id", k)) for k, item in enumerate(items)]
     first = items[0]
     return systems, keys, cells, (str(first.get("src_lang", "")), str(first.get("tgt_lang", "")))
+
+
+def dataset_judgments(
+    dataset: DifficultyDataset, code: str, score: str
+) -> tuple[ScoredInput, np.ndarray]:
+    """A dataset pair as a replay needs it: (systems, segments, raters) recorded scores over the
+    segments every system was scored on (a replay needs a fully crossed grid). ``human`` (or an
+    extra field) gives one score a cell; ``raw``/``z`` one per individual judgment (repeated
+    items left out), so that a replayed annotation reveals one rater's score."""
+    scored = dataset_input(dataset, code, score)
+    crossed = ~np.isnan(scored.scores).any(axis=0)
+    if not crossed.any():
+        raise InputError("score", f"{scored.description}: no segment has a score for every system")
+    pair = dataset_language_pair(dataset, code)
+    resolved = resolve_dataset_score(dataset, pair, score)
+    if resolved not in JUDGMENT_SCORES:
+        return scored, scored.scores[:, crossed, None]
+    table = pair.judgment_table()
+    table = table[np.isfinite(table[resolved]) & ~table["repeat"]]
+    column = dict(pair.systems.values_list("name", "column"))
+    row_of = {column[name]: k for k, name in enumerate(scored.systems)}  # matrix column -> ours
+    cells: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for row, column, value in zip(
+        table["row"].tolist(), table["column"].tolist(), table[resolved].tolist(), strict=True
+    ):
+        if column in row_of:
+            cells[(row_of[column], row)].append(value)
+    raters = max((len(v) for v in cells.values()), default=1)
+    cube = np.full((len(scored.systems), pair.n_segments, raters), np.nan)
+    for (system, segment), values in cells.items():
+        cube[system, segment, : len(values)] = values
+    return scored, cube[:, crossed]
