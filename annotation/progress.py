@@ -65,6 +65,9 @@ class CampaignProgress:
     submitted: int
     completed_items: int
     n_annotators: int
+    over_overlap_items: int = 0
+    """Regular items with more submitted judgments than the overlap: a lapsed claim submitted
+    late beside the claim that took its slot; both judgments are kept (ADR 0049)."""
 
     @property
     def target(self) -> int:
@@ -92,9 +95,14 @@ def campaigns_progress(campaigns: QuerySet[Campaign]) -> list[CampaignProgress]:
             Item.objects.filter(kind=REGULAR, completed_count__gte=OuterRef("overlap"))
         ),
         n_annotators=_count_subquery(Enrollment.objects.all()),
+        n_over_overlap=_count_subquery(
+            Item.objects.filter(kind=REGULAR, completed_count__gt=OuterRef("overlap"))
+        ),
     ).order_by("-created_at")
     return [
-        CampaignProgress(c, c.n_items, c.n_submitted, c.n_completed, c.n_annotators)
+        CampaignProgress(
+            c, c.n_items, c.n_submitted, c.n_completed, c.n_annotators, c.n_over_overlap
+        )
         for c in annotated
     ]
 
