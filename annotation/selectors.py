@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Prefetch, Q, QuerySet
-from django.db.models.functions import Length
+from django.db.models import Count, Prefetch, Q, QuerySet, Sum, Value
+from django.db.models.functions import Least, Length
 from django.db.models.lookups import Exact, GreaterThan, LessThan
 
 from annotation import agreement, protocols, qc
@@ -256,14 +256,16 @@ def campaign_progress(campaign: Campaign) -> dict[str, int]:
     total = regular.count()
     done = regular.filter(completed_count__gte=campaign.overlap).count()
     over = regular.filter(completed_count__gt=campaign.overlap).count()
-    submitted = Annotation.objects.filter(
-        campaign=campaign, status=Annotation.Status.SUBMITTED, item__kind=Item.Kind.REGULAR
-    ).count()
+    # At most ``overlap`` judgments of an item fill its slots: one kept above it (ADR 0049)
+    # is not a slot of another item.
+    filled = regular.aggregate(n=Sum(Least("completed_count", Value(campaign.overlap)), default=0))[
+        "n"
+    ]
     return {
         "items": total,
         "items_done": done,
         "slots": total * campaign.overlap,
-        "slots_done": min(submitted, total * campaign.overlap),
+        "slots_done": filled,
         "over_overlap": over,
     }
 

@@ -329,7 +329,10 @@ class CampaignProgressSerializer(serializers.Serializer):
         help_text="regular items with more judgments than the overlap (a lapsed claim "
         "submitted late; both judgments kept)",
     )
-    percent = serializers.FloatField(source="progress.percent")
+    percent = serializers.FloatField(
+        source="progress.percent",
+        help_text="share of the target filled: at most overlap judgments per item count",
+    )
     annotators = AnnotatorProgressSerializer(many=True)
     score_agreement = ScoreAgreementSerializer(source="agreement.scores", allow_null=True)
     choice_agreement = ChoiceAgreementSerializer(source="agreement.choices", allow_null=True)

@@ -56,7 +56,9 @@ def test_a_late_submission_of_a_lapsed_claim_is_kept_beside_the_other(late_first
         Annotation.objects.filter(status="submitted").values_list("annotator", "score")
     ) == sorted([(a.pk, 20.0), (b.pk, 70.0)])
     assert [i.pk for i in over_overlap_items(campaign)] == [item.pk]
-    assert campaign_progress(campaign).over_overlap_items == 1
+    progress = campaign_progress(campaign)
+    assert (progress.submitted, progress.slots_filled, progress.percent) == (2, 1, 100.0)
+    assert (progress.over_overlap_items, progress.over_overlap_judgments) == (1, 1)
     # Retrying either submission replays nothing new.
     assert not submit_annotation(a, item, esa_answer(20)).created
     assert Item.objects.get(pk=item.pk).completed_count == 2
@@ -77,6 +79,10 @@ def test_the_api_keeps_a_late_submission_and_the_dashboard_flags_the_item(admin_
     dashboard = admin_client.get(f"/annotation/dashboard/{campaign.pk}/").content.decode()
     assert "1 item over the overlap" in dashboard
     assert "Items judged more often than the overlap (1)" in dashboard
+    page = admin_client.get(f"/annotation/campaigns/{campaign.pk}/").content.decode()
+    assert "1 item over the overlap" in page and "1 of 1 judgments" in page
+    progress = admin_client.get(f"/api/campaigns/{campaign.pk}/progress/").json()
+    assert (progress["submitted"], progress["over_overlap_items"]) == (2, 1)
 
 
 @pytest.mark.parametrize(

@@ -63,6 +63,7 @@ def test_a_tutorial_shows_its_instruction_first_once_and_apart_from_the_count(cl
     while True:
         location = client.get(f"/annotation/campaigns/{campaign.pk}/next/")["Location"]
         if "/items/" not in location:
+            finish = client.get(location).content.decode()
             break
         page = client.get(location).content.decode()
         places.append(_header_place(page))
@@ -77,6 +78,7 @@ def test_a_tutorial_shows_its_instruction_first_once_and_apart_from_the_count(cl
 
     assert places == ["tutorial 1 of 1", "item 1 of 3", "item 2 of 3", "item 3 of 3"]
     assert "3 submitted of 3" in client.get(tasks).content.decode()
+    assert "3 answers submitted" in finish
 
 
 def test_only_a_tutorial_carries_an_instruction():
