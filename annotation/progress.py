@@ -65,6 +65,11 @@ class CampaignProgress:
     submitted: int
     completed_items: int
     n_annotators: int
+    over_overlap_items: int = 0
+    """Regular items with more submitted judgments than the overlap: a lapsed claim submitted
+    late beside the claim that took its slot; both judgments are kept (ADR 0049)."""
+    over_overlap_judgments: int = 0
+    """The judgments those items have beyond the overlap."""
 
     @property
     def target(self) -> int:
@@ -72,8 +77,15 @@ class CampaignProgress:
         return self.n_items * self.campaign.overlap
 
     @property
+    def slots_filled(self) -> int:
+        """Submitted judgments that count towards the target (at most ``overlap`` per item)."""
+        return self.submitted - self.over_overlap_judgments
+
+    @property
     def percent(self) -> float:
-        return round(min(100.0, 100.0 * self.submitted / self.target), 1) if self.target else 0.0
+        if not self.target:
+            return 0.0
+        return round(min(100.0, 100.0 * self.slots_filled / self.target), 1)
 
     @property
     def is_live(self) -> bool:
@@ -92,11 +104,39 @@ def campaigns_progress(campaigns: QuerySet[Campaign]) -> list[CampaignProgress]:
             Item.objects.filter(kind=REGULAR, completed_count__gte=OuterRef("overlap"))
         ),
         n_annotators=_count_subquery(Enrollment.objects.all()),
+        n_over_overlap=_count_subquery(_over_overlap()),
+        n_beyond_overlap=_beyond_overlap_subquery(),
     ).order_by("-created_at")
     return [
-        CampaignProgress(c, c.n_items, c.n_submitted, c.n_completed, c.n_annotators)
+        CampaignProgress(
+            c,
+            c.n_items,
+            c.n_submitted,
+            c.n_completed,
+            c.n_annotators,
+            over_overlap_items=c.n_over_overlap,
+            over_overlap_judgments=c.n_beyond_overlap,
+        )
         for c in annotated
     ]
+
+
+def _over_overlap() -> QuerySet[Item]:
+    """Regular items of the outer campaign judged more often than its overlap (ADR 0049)."""
+    return Item.objects.filter(kind=REGULAR, completed_count__gt=OuterRef("overlap"))
+
+
+def _beyond_overlap_subquery() -> Any:
+    """Per campaign, the judgments its items have beyond the overlap."""
+    beyond = (
+        _over_overlap()
+        .filter(campaign=OuterRef("pk"))
+        .order_by()
+        .values("campaign")
+        .annotate(n=Sum(F("completed_count") - OuterRef("overlap")))
+        .values("n")
+    )
+    return Coalesce(Subquery(beyond, output_field=IntegerField()), 0)
 
 
 def campaign_progress(campaign: Campaign) -> CampaignProgress:

@@ -57,11 +57,6 @@ class Excluded(NotAllowed):
     """The annotator takes part in another campaign of this one's exclusive group."""
 
 
-class ItemFull(NotAllowed):
-    """The item already has its ``overlap`` judgments (the annotator's claim had lapsed and
-    someone else took the slot): pages and the API answer 409; nothing was counted."""
-
-
 class AnswerInvalid(ValueError):
     """A submission that is not complete or not valid; nothing was saved."""
 
@@ -72,12 +67,12 @@ class AnswerInvalid(ValueError):
 
 
 # The status of each refusal, for pages and the API alike; a class not listed answers as its
-# nearest listed parent. Who may not work now gets 403; a slot someone else filled is a
-# conflict with the item's state (409); an answer that is wrong or incomplete is well-formed
-# but unprocessable (422); no enrollment at all is a 404, as for a campaign that does not exist.
+# nearest listed parent. Who may not work now gets 403; an answer that is wrong or incomplete
+# is well-formed but unprocessable (422); no enrollment at all is a 404, as for a campaign that
+# does not exist. A finished answer is never refused for lack of room on its item (a lapsed
+# claim submitted late is kept above the overlap, ADR 0049).
 HTTP_STATUS: dict[type[Exception], HTTPStatus] = {
     AnswerInvalid: HTTPStatus.UNPROCESSABLE_ENTITY,
-    ItemFull: HTTPStatus.CONFLICT,
     NotEnrolled: HTTPStatus.NOT_FOUND,
     NotAllowed: HTTPStatus.FORBIDDEN,
 }

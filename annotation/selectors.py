@@ -6,7 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet, Sum, Value
+from django.db.models.functions import Least, Length
+from django.db.models.lookups import Exact, GreaterThan, LessThan
 
 from annotation import agreement, protocols, qc
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
@@ -15,21 +17,38 @@ CONTEXT_SEGMENTS = 2
 
 
 def document_context(item: Item, size: int = CONTEXT_SEGMENTS) -> tuple[list[Item], list[Item]]:
-    """Up to ``size`` regular segments of the same document before and after ``item``."""
+    """Up to ``size`` segments of the item's document before and after it: regular items of the
+    same document *and the same system* (the source's own segments where items name no system),
+    in segment-id order.
+
+    A campaign often holds several systems' translations of one document (Google's MQM TSV:
+    one item per system × segment), so the document's other items include other translations of
+    the very same sentence: those are no context. Segment ids are compared as numbers where
+    they are (``2`` before ``10``): shorter ids first, then by text. Items with the item's own
+    segment id are left out, so an attention check made from a segment never shows that segment
+    (its uncorrupted twin) as its context, and has the same context as the segment it copies.
+    """
     if not item.doc_id:
         return [], []
-    same_doc = Item.objects.filter(
-        campaign_id=item.campaign_id, doc_id=item.doc_id, kind=Item.Kind.REGULAR
-    ).exclude(pk=item.pk)
+    same_doc = (
+        Item.objects.filter(
+            campaign_id=item.campaign_id,
+            doc_id=item.doc_id,
+            system=item.system,
+            kind=Item.Kind.REGULAR,
+        )
+        .exclude(seg_id=item.seg_id)
+        .only("source", "target", "seg_id", "meta")
+    )
+    seg_length, length = Length("seg_id"), len(item.seg_id)
+    same_length: Exact[int] = Exact(seg_length, length)
+    earlier = Q(LessThan(seg_length, length)) | (Q(same_length) & Q(seg_id__lt=item.seg_id))
+    later = Q(GreaterThan(seg_length, length)) | (Q(same_length) & Q(seg_id__gt=item.seg_id))
     before = list(
-        same_doc.filter(Q(position__lt=item.position) | Q(position=item.position, id__lt=item.pk))
-        .order_by("-position", "-id")
-        .only("source", "target", "seg_id", "meta")[:size]
+        same_doc.filter(earlier).order_by(seg_length.desc(), "-seg_id", "-position", "-id")[:size]
     )
     after = list(
-        same_doc.filter(Q(position__gt=item.position) | Q(position=item.position, id__gt=item.pk))
-        .order_by("position", "id")
-        .only("source", "target", "seg_id", "meta")[:size]
+        same_doc.filter(later).order_by(seg_length.asc(), "seg_id", "position", "id")[:size]
     )
     return before[::-1], after
 
@@ -55,6 +74,40 @@ def neighbours_in_history(annotator: Annotator, item: Item) -> tuple[int | None,
     return previous, following
 
 
+@dataclass(frozen=True)
+class ItemNumber:
+    """An item's number in one annotator's own sequence (:func:`my_item_numbers`)."""
+
+    number: int
+    tutorial: bool
+
+    @property
+    def label(self) -> str:
+        return f"Tutorial {self.number}" if self.tutorial else str(self.number)
+
+
+def my_item_numbers(annotator: Annotator, campaign: Campaign) -> dict[int, ItemNumber]:
+    """Item id → the annotator's own number for it, in the order they first got the items
+    (their annotation row is created with the first claim and kept, so a number never changes).
+
+    Tutorials are numbered apart ("Tutorial 2"); every other item is numbered 1, 2, ...,
+    attention checks among them, so that a number tells nothing of what an item is: the
+    annotator's pages show these numbers, never an item's ids (ADR 0050).
+    """
+    rows = (
+        Annotation.objects.filter(annotator=annotator, campaign=campaign)
+        .order_by("id")
+        .values_list("item_id", "item__kind")
+    )
+    numbers: dict[int, ItemNumber] = {}
+    counts = {True: 0, False: 0}
+    for item_id, kind in rows:
+        tutorial = kind == Item.Kind.TUTORIAL
+        counts[tutorial] += 1
+        numbers[item_id] = ItemNumber(counts[tutorial], tutorial)
+    return numbers
+
+
 @dataclass
 class TaskRow:
     campaign: Campaign
@@ -75,7 +128,11 @@ class TaskRow:
 
 
 def task_rows(annotator: Annotator) -> list[TaskRow]:
-    """The annotator's campaigns with their own progress (one query for the counts)."""
+    """The annotator's campaigns with their own progress (one query for the counts).
+
+    Tutorials are practice, not part of the work: they count in neither the done count
+    (``submitted``, ``drafts``) nor the total (``quota``), here as on the annotate page's
+    "item N of M" (tutorials show "tutorial k of T" there instead)."""
     enrollments = list(
         Enrollment.objects.filter(annotator=annotator)
         .select_related("campaign")
@@ -103,7 +160,8 @@ def task_rows(annotator: Annotator) -> list[TaskRow]:
 
 
 def campaign_item_count(campaign: Campaign) -> int:
-    """Items an annotator can get at most: regular ones plus attention checks."""
+    """Items an annotator can get at most, tutorials aside: regular ones plus attention checks
+    (counted in, so that the total does not tell how many of the items are checks)."""
     return campaign.items.exclude(kind=Item.Kind.TUTORIAL).count()
 
 
@@ -176,19 +234,39 @@ def enrollment_rows(campaign: Campaign) -> list[dict]:
     ]
 
 
+OVER_OVERLAP_SHOWN = 20
+
+
+def over_overlap_items(campaign: Campaign, limit: int = OVER_OVERLAP_SHOWN) -> list[Item]:
+    """Regular items with more submitted judgments than the campaign's overlap (at most
+    ``limit``, in item order). It happens when a claim lapsed, someone else took its slot and
+    both submitted: neither finished answer is refused, so both are kept and the organisers see
+    the item flagged here (ADR 0049)."""
+    return list(
+        campaign.items.filter(kind=Item.Kind.REGULAR, completed_count__gt=campaign.overlap)
+        .order_by("position", "id")
+        .only("doc_id", "seg_id", "system", "completed_count")[:limit]
+    )
+
+
 def campaign_progress(campaign: Campaign) -> dict[str, int]:
-    """Regular items done (reached overlap) and annotation slots filled."""
+    """Regular items done (reached overlap), annotation slots filled and items judged more
+    often than the overlap (:func:`over_overlap_items`)."""
     regular = campaign.items.filter(kind=Item.Kind.REGULAR)
     total = regular.count()
     done = regular.filter(completed_count__gte=campaign.overlap).count()
-    submitted = Annotation.objects.filter(
-        campaign=campaign, status=Annotation.Status.SUBMITTED, item__kind=Item.Kind.REGULAR
-    ).count()
+    over = regular.filter(completed_count__gt=campaign.overlap).count()
+    # At most ``overlap`` judgments of an item fill its slots: one kept above it (ADR 0049)
+    # is not a slot of another item.
+    filled = regular.aggregate(n=Sum(Least("completed_count", Value(campaign.overlap)), default=0))[
+        "n"
+    ]
     return {
         "items": total,
         "items_done": done,
         "slots": total * campaign.overlap,
-        "slots_done": min(submitted, total * campaign.overlap),
+        "slots_done": filled,
+        "over_overlap": over,
     }
 
 

@@ -1,6 +1,10 @@
-from django.urls import path
+from django.urls import path, register_converter
 
+from annotation.item_refs import ItemRefConverter
 from annotation.views import annotate, dashboard, signup, staff
+
+# Annotators reach items by reference, never by id (annotation/item_refs.py).
+register_converter(ItemRefConverter, "item_ref")
 
 app_name = "annotation"
 
@@ -45,8 +49,8 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/next/", annotate.annotate_next, name="annotate_next"),
     path("campaigns/<int:campaign_id>/mine/", annotate.my_annotations, name="my_annotations"),
     path("campaigns/<int:campaign_id>/finish/", annotate.finish, name="finish"),
-    path("items/<int:item_id>/", annotate.annotate, name="annotate"),
-    path("items/<int:item_id>/draft/", annotate.save_draft, name="save_draft"),
-    path("items/<int:item_id>/heartbeat/", annotate.heartbeat, name="heartbeat"),
-    path("items/<int:item_id>/submit/", annotate.submit, name="submit"),
+    path("items/<item_ref:item_id>/", annotate.annotate, name="annotate"),
+    path("items/<item_ref:item_id>/draft/", annotate.save_draft, name="save_draft"),
+    path("items/<item_ref:item_id>/heartbeat/", annotate.heartbeat, name="heartbeat"),
+    path("items/<item_ref:item_id>/submit/", annotate.submit, name="submit"),
 ]

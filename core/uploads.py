@@ -13,6 +13,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.html import format_html
 
 
 def validate_upload_size(upload) -> None:
@@ -32,10 +33,17 @@ def body_limit_text() -> str:
     return f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 2**20:g} MB"
 
 
+REQUEST_ERROR_ID = "request-error"
+"""The element of every page (``templates/base.html``) where an htmx request's error goes."""
+
+
 class PageBodyTooLargeMiddleware:
     """A page's POST over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is a 413 naming the limit, in the
     shape its sender reads: ``{"ok": false, "errors": [...]}`` for the pages' scripts (they send
-    ``Accept: application/json``; the annotation draft and submit), plain text otherwise.
+    ``Accept: application/json``; the annotation draft and submit); for an htmx request, a
+    small error partial retargeted to the page's ``#request-error`` (``HX-Retarget``), which
+    ``static/js/hardset.js`` swaps in although htmx swaps no error answer by default, so the
+    form's own target keeps its content; plain text otherwise.
 
     Django raises ``RequestDataTooBig`` wherever the body is first read: for a form that is
     ``CsrfViewMiddleware``, before any view could answer, so the client got Django's bare 400
@@ -61,4 +69,16 @@ def _too_large(request: HttpRequest) -> HttpResponse:
     message = f"The request is larger than {body_limit_text()}, the most one form or save may send."
     if "application/json" in request.headers.get("Accept", ""):
         return JsonResponse({"ok": False, "errors": [message]}, status=413)
+    if request.headers.get("HX-Request") == "true":
+        return htmx_error(message, status=413)
     return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+
+
+def htmx_error(message: str, *, status: int) -> HttpResponse:
+    """An error answer to an htmx request: one alert paragraph, swapped into the page's
+    ``#request-error`` instead of the requesting element's target."""
+    fragment = format_html('<p class="message message-error" role="alert">{}</p>', message)
+    response = HttpResponse(fragment, status=status)
+    response["HX-Retarget"] = f"#{REQUEST_ERROR_ID}"
+    response["HX-Reswap"] = "innerHTML"
+    return response

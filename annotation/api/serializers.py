@@ -2,7 +2,9 @@
 
 Two views of an item: staff see everything; annotators see what the annotating page shows and
 nothing that gives a check away (``kind``, ``expected``, ``origin``, ``meta`` may name the
-corrupted phrase of a generated attention check). Annotators appear by pseudonym only.
+corrupted phrase of a generated attention check; ``doc_id`` and ``seg_id`` repeat those of the
+item a check copies, and the system is not shown to annotators at all), and they know items by
+reference, not by id (``annotation/item_refs.py``). Annotators appear by pseudonym only.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from annotation import exports, formats, protocols
+from annotation import exports, formats, item_refs, protocols
 from annotation.formats import offsets
 from annotation.models import Annotation, Annotator, Campaign, Enrollment, Item
 from annotation.services.campaigns import campaign_settings
@@ -66,14 +68,28 @@ class ItemSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class ItemRefField(serializers.IntegerField):
+    """An item's id as annotators know it: its reference (``annotation/item_refs.py``)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("read_only", True)
+        kwargs.setdefault("help_text", "the item's reference (the id annotators know it by)")
+        super().__init__(**kwargs)
+
+    def to_representation(self, value) -> int:
+        return item_refs.item_ref(int(value))
+
+
 class AnnotatorItemSerializer(FieldsBuiltOnce, serializers.ModelSerializer):
     """Annotator view of an item: what the annotating page shows, no QC giveaways."""
+
+    id = ItemRefField(source="pk")
 
     class Meta:
         model = Item
         fields = [
-            "id", "campaign", "doc_id", "seg_id", "src_lang", "tgt_lang", "source", "target",
-            "system", "question", "choices", "questions", "prefill_spans",
+            "id", "campaign", "src_lang", "tgt_lang", "source", "target", "question", "choices",
+            "questions", "prefill_spans",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -114,6 +130,12 @@ class AnnotationSerializer(FieldsBuiltOnce, serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class AnnotatorAnnotationSerializer(AnnotationSerializer):
+    """An annotator's own annotation: its item by reference."""
+
+    item = ItemRefField(source="item_id")
+
+
 class SubmitAnnotationSerializer(serializers.Serializer):
     """``POST /api/annotations/``: an answer for an item the caller has claimed.
 
@@ -121,7 +143,9 @@ class SubmitAnnotationSerializer(serializers.Serializer):
     the same key returns the annotation it created and changes nothing.
     """
 
-    item = serializers.IntegerField(help_text="id of an item you claimed (next-item)")
+    item = serializers.IntegerField(
+        help_text="the id next-item gave the item you claimed (its reference)"
+    )
     answer = serializers.JSONField(
         help_text="the protocol's answer, see annotation/protocols/ (esa: spans + score; "
         "mqm: spans with category/subcategory/severity or no_errors; esa_mqm: mqm spans + "
@@ -150,8 +174,9 @@ def next_item_body(item: Item, annotation: Annotation) -> dict[str, Any]:
     """:class:`NextItemSerializer`'s representation, built directly: next-item answers every
     request of every annotator, and DRF would build and deep-copy both serializers' fields for
     each one. The serializer stays the documented shape; tests check that the two agree."""
+    named = {"id": item_refs.item_ref(item.pk), "campaign": item.campaign_id}
     shown = {
-        name: item.campaign_id if name == "campaign" else getattr(item, name)
+        name: named[name] if name in named else getattr(item, name)
         for name in AnnotatorItemSerializer.Meta.fields
     }
     return {
@@ -167,13 +192,15 @@ _TIMESTAMP = serializers.DateTimeField(read_only=True)
 
 
 def submitted_body(annotation: Annotation) -> dict[str, Any]:
-    """:class:`AnnotationSerializer`'s representation of the annotation a submission answers
-    with, built directly (as :func:`next_item_body`, for the same reason); the annotator's
-    pseudonym must be loaded (the submission's claim read it)."""
-    body = {}
-    for name in AnnotationSerializer.Meta.fields:
-        if name in ("campaign", "item"):
-            body[name] = getattr(annotation, f"{name}_id")
+    """:class:`AnnotatorAnnotationSerializer`'s representation of the annotation a submission
+    answers with, built directly (as :func:`next_item_body`, for the same reason); the
+    annotator's pseudonym must be loaded (the submission's claim read it)."""
+    body: dict[str, Any] = {}
+    for name in AnnotatorAnnotationSerializer.Meta.fields:
+        if name == "campaign":
+            body[name] = annotation.campaign_id
+        elif name == "item":
+            body[name] = item_refs.item_ref(annotation.item_id)
         elif name == "annotator":
             body[name] = annotation.annotator.pseudonym
         elif name in ("submitted_at", "created_at", "updated_at"):
@@ -297,7 +324,15 @@ class CampaignProgressSerializer(serializers.Serializer):
     target = serializers.IntegerField(source="progress.target")
     submitted = serializers.IntegerField(source="progress.submitted")
     completed_items = serializers.IntegerField(source="progress.completed_items")
-    percent = serializers.FloatField(source="progress.percent")
+    over_overlap_items = serializers.IntegerField(
+        source="progress.over_overlap_items",
+        help_text="regular items with more judgments than the overlap (a lapsed claim "
+        "submitted late; both judgments kept)",
+    )
+    percent = serializers.FloatField(
+        source="progress.percent",
+        help_text="share of the target filled: at most overlap judgments per item count",
+    )
     annotators = AnnotatorProgressSerializer(many=True)
     score_agreement = ScoreAgreementSerializer(source="agreement.scores", allow_null=True)
     choice_agreement = ChoiceAgreementSerializer(source="agreement.choices", allow_null=True)

@@ -22,9 +22,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
 
-from annotation import access, exports, progress, refusals
+from annotation import access, exports, item_refs, progress, refusals
 from annotation.api.serializers import (
     AnnotationSerializer,
+    AnnotatorAnnotationSerializer,
     AnnotatorItemSerializer,
     AnnotatorSerializer,
     CampaignProgressSerializer,
@@ -220,10 +221,19 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 class ItemViewSet(viewsets.ReadOnlyModelViewSet):
-    """Items: all for staff (``?campaign=<id>`` filters), the ones you claimed for annotators."""
+    """Items: all for staff (``?campaign=<id>`` filters), the ones you claimed for annotators,
+    who know them by reference (the ``id`` next-item gives) rather than by id."""
 
     def get_serializer_class(self):
         return ItemSerializer if _is_staff(self.request) else AnnotatorItemSerializer
+
+    def get_object(self):
+        if not _is_staff(self.request):
+            found = item_refs.item_id(self.kwargs.get(self.lookup_field))
+            if found is None:
+                raise Http404("No such item")
+            self.kwargs[self.lookup_field] = found
+        return super().get_object()
 
     @extend_schema(
         parameters=[OpenApiParameter("campaign", OpenApiTypes.INT, description="campaign id")]
@@ -257,9 +267,11 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     ``POST`` submits (or revises) your answer for an item you claimed, through
     ``submissions.submit_annotation``; it is idempotent by ``Idempotency-Key`` / ``client_id``.
+    Annotators see (and send) items by reference, staff by id in the list.
     """
 
-    serializer_class = AnnotationSerializer
+    def get_serializer_class(self):
+        return AnnotationSerializer if _is_staff(self.request) else AnnotatorAnnotationSerializer
 
     def get_queryset(self):
         queryset = access.annotations_visible_to(self.request.user).select_related("annotator")
@@ -274,12 +286,11 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         parameters=[IDEMPOTENCY_HEADER],
         request=SubmitAnnotationSerializer,
         responses={
-            201: AnnotationSerializer,
-            200: OpenApiResponse(AnnotationSerializer, "a replay or a revision"),
+            201: AnnotatorAnnotationSerializer,
+            200: OpenApiResponse(AnnotatorAnnotationSerializer, "a replay or a revision"),
             400: OpenApiResponse(description="a body that is not a submission (field errors)"),
             422: OpenApiResponse(description="answer invalid or incomplete: errors, missing"),
             403: OpenApiResponse(description="not allowed now (campaign closed, paused)"),
-            409: OpenApiResponse(description="the item already has all its judgments"),
             404: OpenApiResponse(description="no such item among the items you claimed"),
         },
     )
@@ -290,7 +301,10 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         key = request.headers.get("Idempotency-Key") or data.get("client_id") or ""
         if len(key) > 64:
             raise ValidationError({"idempotency_key": "at most 64 characters"})
-        item, assignment = access.item_for_annotator(request.user, data["item"])
+        item_id = item_refs.item_id(data["item"])
+        if item_id is None:
+            raise Http404("No such item")
+        item, assignment = access.item_for_annotator(request.user, item_id)
         try:
             result = submissions.submit_annotation(
                 assignment.annotator, item, data["answer"], idempotency_key=key

@@ -29,7 +29,8 @@ JSONL_FIELDS: Fields = (
     ("src_lang, tgt_lang", "BCP 47 codes; the campaign's languages when absent"),
     ("source, target, system", "the texts to judge and the system that translated"),
     ("kind", "regular (default), attention_check or tutorial"),
-    ("expected", "for checks and tutorials: score_min, score_max, spans, no_spans, explanation"),
+    ("expected", "for checks and tutorials: score_min, score_max, spans, no_spans, explanation "
+     "(feedback after the answer); instruction: tutorials only, shown with the item"),
     ("prefill_spans", "spans shown pre-marked: start, end (code points, end exclusive), "
      "severity, category, subcategory"),
     ("question, choices", "for choice campaigns"),

@@ -13,9 +13,15 @@ How they map (ADR 0013):
 - ``TGT`` and ``CHK`` → regular items (``CHK`` keeps its type in ``meta``);
 - ``BAD`` → an attention check expecting a score of at most :data:`BAD_SCORE_MAX`;
 - ``REF`` → an attention check expecting a score of at least :data:`REF_SCORE_MIN`;
-- a tutorial → a tutorial item: its instruction (tags stripped) is the explanation, a
-  ``score_target`` becomes a ±:data:`TUTORIAL_SCORE_TOLERANCE` band, ``mqm_target`` spans must
-  be overlapped (an empty list: no span may remain), and its payload is pre-filled.
+- a check's ``documentID`` is its twin's with ``#bad`` (``#ref``) added: the check takes the
+  twin's document (the raw one stays in ``meta``), so that its id and its document context are
+  those of an ordinary item;
+- a tutorial → a tutorial item: its instruction (tags stripped) is ``expected.instruction``,
+  shown with the item before it is answered, a ``score_target`` becomes a
+  ±:data:`TUTORIAL_SCORE_TOLERANCE` band, ``mqm_target`` spans must be overlapped (an empty
+  list: no span may remain), and its payload is pre-filled. Appraise repeats the same
+  tutorials at the head of every batch: the import keeps one of each
+  (``annotation.services.campaigns``), so an annotator does each tutorial once.
 
 Appraise's page splits the target with JavaScript's ``split("")``, so its offsets count UTF-16
 code units: they are converted to code points here (ADR 0013); an omission (``"missing"``)
@@ -43,8 +49,8 @@ FIELDS = (
      "(score ≥ 66)"),
     ("mqm (a list)", "pre-filled spans: start_i, end_i in UTF-16 code units (end exclusive), "
      "severity; \"missing\" for an omission"),
-    ("mqm.tutorial", "a tutorial: instruction, score_target (±10), mqm_target spans; "
-     "mqm.payload is pre-filled"),
+    ("mqm.tutorial", "a tutorial (repeated in each batch: kept once): instruction (shown "
+     "with the item), score_target (±10), mqm_target spans; mqm.payload is pre-filled"),
 )  # fmt: skip
 
 BAD_SCORE_MAX = 50
@@ -120,7 +126,7 @@ def _tutorial(
     if not isinstance(tutorial, dict):
         raise FormatError(where, "a tutorial's mqm.tutorial must be an object")
     instruction = html.unescape(_TAG.sub("", str(tutorial.get("instruction", "")))).strip()
-    expected: dict[str, Any] = {"explanation": instruction}
+    expected: dict[str, Any] = {"instruction": instruction} if instruction else {}
     score = tutorial.get("score_target")
     if isinstance(score, int | float) and not isinstance(score, bool):
         expected["score_min"] = max(0, score - TUTORIAL_SCORE_TOLERANCE)
@@ -133,7 +139,7 @@ def _tutorial(
             ]
         else:
             expected["no_spans"] = True
-    if len(expected) == 1:
+    if not set(expected) - {"instruction"}:
         # "All correct, mark it complete": nothing to check beyond reading the instruction.
         expected["score_min"] = 100 - TUTORIAL_SCORE_TOLERANCE
     return expected, _spans(mqm.get("payload"), target, where)
@@ -148,8 +154,9 @@ def _item(raw: Any, languages: tuple[str, str], where: str, html: bool) -> dict[
     target = _text(raw, "targetText", where)
     # Offsets are converted over the text the annotator sees: the visible text in html mode.
     spanned = html_text.visible_text(html_text.sanitize(target)) if html else target
+    document = str(raw.get("documentID") or "")
     item: dict[str, Any] = {
-        "doc_id": str(raw.get("documentID") or ""),
+        "doc_id": document.removesuffix(f"#{item_type.lower()}"),
         "seg_id": str(raw.get("itemID") or ""),
         "src_lang": languages[0],
         "tgt_lang": languages[1],
@@ -159,6 +166,8 @@ def _item(raw: Any, languages: tuple[str, str], where: str, html: bool) -> dict[
         "meta": {"appraise_item_type": item_type, "appraise_item_id": raw.get("itemID")},
         WHERE: where,
     }
+    if item["doc_id"] != document:
+        item["meta"]["appraise_document_id"] = document
     mqm = raw.get("mqm")
     if isinstance(mqm, dict):
         item["kind"] = "tutorial"

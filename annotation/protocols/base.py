@@ -116,7 +116,10 @@ class Protocol(ABC):
         else:
             if expected is None:
                 raise ItemError(f"{item['kind']} items need expected")
+            expected, instruction = item_fields.split_instruction(expected, item["kind"])
             item["expected"] = self.normalize_expected(expected, item)
+            if instruction:
+                item["expected"][item_fields.INSTRUCTION] = instruction
         return item
 
     def check_item_text(self, item: dict[str, Any]) -> None:

@@ -84,3 +84,22 @@ def meta(raw: Mapping[str, Any]) -> dict[str, Any]:
     if value is not None and not isinstance(value, Mapping):
         raise ItemError("meta must be a JSON object")
     return dict(value or {})
+
+
+INSTRUCTION = "instruction"
+"""``expected.instruction`` of a tutorial: what to do, shown with the item before it is
+answered (Appraise's tutorial instruction); ``explanation`` is the feedback shown after."""
+
+
+def split_instruction(expected: Any, kind_name: str) -> tuple[Any, str]:
+    """(``expected`` without its instruction, the instruction or ``""``). Only a tutorial may
+    carry one: a check that said what to do would give itself away."""
+    if not isinstance(expected, Mapping) or INSTRUCTION not in expected:
+        return expected, ""
+    text = expected[INSTRUCTION]
+    if kind_name != "tutorial":
+        raise ItemError("expected.instruction is only for tutorial items")
+    if not isinstance(text, str):
+        raise ItemError(f"expected.instruction must be a string, got {type(text).__name__}")
+    rest = {key: value for key, value in expected.items() if key != INSTRUCTION}
+    return rest, text.strip()

@@ -7,6 +7,7 @@ and listen to ``annotation.signals.item_completed``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any
 
@@ -149,8 +150,42 @@ def _check_prefill_severities(campaign: Campaign, items: list[dict]) -> None:
         raise CampaignImportError(errors[:_MAX_REPORTED_ERRORS], unit="item")
 
 
+_TUTORIAL_IDENTITY = (
+    "doc_id", "seg_id", "src_lang", "tgt_lang", "source", "target", "system", "expected",
+    "question", "choices", "questions", "prefill_spans",
+)  # fmt: skip
+"""What makes a tutorial the same lesson as another (its provenance and ``meta`` aside)."""
+
+
+def _tutorial_identity(item: Mapping[str, Any]) -> str:
+    return json.dumps([item[name] for name in _TUTORIAL_IDENTITY], sort_keys=True)
+
+
+def _without_repeated_tutorials(campaign: Campaign, items: list[dict]) -> list[dict]:
+    """``items`` less the tutorials the campaign (or an earlier item) already has.
+
+    Each annotator does every tutorial of a campaign once: the same lesson twice teaches
+    nothing and costs their time. Appraise puts the same tutorials at the head of every batch of
+    a file (two batches: twelve tutorials for six lessons), so a repeat is dropped on import.
+    """
+    seen = {
+        _tutorial_identity(existing)
+        for existing in campaign.items.filter(kind=Item.Kind.TUTORIAL).values(*_TUTORIAL_IDENTITY)
+    }
+    kept = []
+    for item in items:
+        if item["kind"] == Item.Kind.TUTORIAL:
+            identity = _tutorial_identity(item)
+            if identity in seen:
+                continue
+            seen.add(identity)
+        kept.append(item)
+    return kept
+
+
 def _create_items(campaign: Campaign, items: list[dict]) -> list[Item]:
     _check_prefill_severities(campaign, items)
+    items = _without_repeated_tutorials(campaign, items)
     last = campaign.items.order_by("-position").values_list("position", flat=True).first()
     start = 0 if last is None else last + 1
     rows = [Item(campaign=campaign, position=start + i, **item) for i, item in enumerate(items)]

@@ -10,12 +10,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from annotation import hot_sql
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
-from annotation.refusals import AnswerInvalid, ItemFull, NotAllowed
+from annotation.refusals import AnswerInvalid, NotAllowed
 from annotation.services.claims import check_enrollment, check_enrollment_status
 from annotation.signals import item_completed
 
@@ -57,7 +56,7 @@ def _enrollment_of(annotator: Annotator, campaign: Campaign) -> Enrollment | Non
 def _renew_claim(annotation: Annotation, now: datetime) -> None:
     # Only a claim still held is renewed: a released one gave its slot back (live_slots), and
     # taking it again needs the item lock, which autosaves do not take. Its draft is kept and
-    # its submission is still counted if the item has room (submit_annotation).
+    # its submission is still counted, above the overlap if need be (submit_annotation).
     Assignment.objects.filter(
         item_id=annotation.item_id,
         annotator_id=annotation.annotator_id,
@@ -152,29 +151,21 @@ def submit_annotation(
     3. The answer must be complete and valid (:class:`AnswerInvalid` lists what is wrong or
        missing); the score is computed (``annotation/scoring.py`` for MQM).
     4. The first submission marks the claim submitted and adds one to ``item.completed_count``
-       with an ``F()`` update; when a regular item reaches the overlap, ``item_completed`` is
-       sent after commit. Later submissions are revisions (allowed while the campaign is open).
-    5. The first submission of a regular item is counted under the item's row lock: when the
-       item already has its ``overlap`` judgments (this annotator's claim lapsed and another
-       took the slot), it is refused with :class:`ItemFull`, their claim is released and
-       nothing is counted, so an overlap-1 item is never paid for twice.
+       with an ``F()`` update, under the item's row lock for regular items; when a regular
+       item reaches the overlap, ``item_completed`` is sent after commit (once). Later
+       submissions are revisions (allowed while the campaign is open).
+    5. Finished work is never refused for lack of room: when an annotator's claim lapsed and
+       someone else took the slot, whichever of the two submits second is counted too, above
+       the overlap (``completed_count > overlap``), and the item is flagged for the organisers
+       (:func:`annotation.selectors.over_overlap_items`, the dashboard). Both judgments are
+       kept; neither annotator's work is lost (ADR 0049).
     6. Only an approved enrollment may submit (:class:`EnrollmentBlocked` otherwise), whatever
        it held before its status changed.
     """
     now = now or timezone.now()
     key = (idempotency_key or "").strip()[:64]
     with transaction.atomic():
-        full = _submit_locked(annotator, item, answer, key, now)
-        if isinstance(full, SubmitResult):
-            return full
-        # Released in the refused submission's transaction (still holding the item lock);
-        # raised once it is committed.
-        released = Assignment.objects.filter(
-            item=item, annotator=annotator, status=Assignment.Status.ACTIVE
-        ).update(status=Assignment.Status.EXPIRED)
-        if released:
-            Item.objects.filter(pk=item.pk).update(live_slots=F("live_slots") - 1)
-    raise ItemFull(full)
+        return _submit_locked(annotator, item, answer, key, now)
 
 
 @dataclass(frozen=True)
@@ -206,9 +197,8 @@ def _locked_for_submit(
 
 def _submit_locked(
     annotator: Annotator, item: Item, answer: Any, key: str, now: datetime
-) -> SubmitResult | str:
-    """:func:`submit_annotation` inside its transaction; a string is an :class:`ItemFull`
-    refusal, returned (not raised) so that releasing the claim commits."""
+) -> SubmitResult:
+    """:func:`submit_annotation` inside its transaction."""
     # The item first, then the annotation: the order every writer of both takes
     # (claiming locks the item, then creates the annotation; a reset locks items first).
     # Checks and tutorials are not limited by the overlap: no need to queue their submissions.
@@ -228,15 +218,6 @@ def _submit_locked(
         raise AnswerInvalid(errors, missing)
     score, penalty = compute_scores(campaign, cleaned)
     first = not annotation.is_submitted
-    if (
-        first
-        and locked_item.kind == Item.Kind.REGULAR
-        and locked_item.completed_count >= campaign.overlap
-    ):
-        return (
-            "This item already has all the judgments it needs (your claim on it had lapsed "
-            "and someone else took it); your answer was not counted. Go on to the next item."
-        )
     annotation.answer = cleaned
     annotation.draft = cleaned
     annotation.score = score
@@ -253,7 +234,8 @@ def _submit_locked(
         return SubmitResult(annotation, created=False)
     annotation.status = Annotation.Status.SUBMITTED
     annotation.submitted_at = now
-    # A released claim (lapsed, or refused once) takes its slot back when it submits.
+    # A released (lapsed) claim takes its slot back when it submits, even above the overlap:
+    # live_slots keeps counting the item's active and submitted claims.
     regained = 0 if checks.claim_status == Assignment.Status.ACTIVE else 1
     hot_sql.save_first_submission(annotation, regained)
     # Read under the item lock for regular items, the only ones that complete.

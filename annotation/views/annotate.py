@@ -18,7 +18,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation import access, html_text, qc, refusals, scoring, selectors
+from annotation import access, html_text, item_refs, qc, refusals, scoring, selectors
 from annotation.models import Annotation, Annotator, Campaign, Item
 from annotation.protocols import ESA_LOW_SCORE
 from annotation.services import claims, submissions
@@ -110,7 +110,6 @@ def _item_context(request, item: Item, annotation: Annotation, annotator: Annota
     for segment in (*before, *after):
         segment.campaign = campaign  # their HTML depends on the campaign's text format
     previous_id, next_id = selectors.neighbours_in_history(annotator, item)
-    history = selectors.my_history(annotator, campaign)
     payload = {
         "protocol": campaign.protocol,
         "target": item.target,
@@ -129,7 +128,7 @@ def _item_context(request, item: Item, annotation: Annotation, annotator: Annota
         "submitUrl": reverse("annotation:submit", args=[item.pk]),
         "previousUrl": reverse("annotation:annotate", args=[previous_id]) if previous_id else "",
         "nextUrl": reverse("annotation:annotate", args=[next_id]) if next_id else "",
-        "itemId": item.pk,
+        "itemId": item_refs.item_ref(item.pk),
         "draftSavedAt": int(annotation.updated_at.timestamp() * 1000),
     }
     return {
@@ -140,16 +139,35 @@ def _item_context(request, item: Item, annotation: Annotation, annotator: Annota
         "before": before,
         "after": after,
         "payload": payload,
-        "position": history.index(item.pk) + 1 if item.pk in history else None,
-        "quota": campaign.max_items_per_annotator or selectors.campaign_item_count(campaign),
+        **_place(item, annotator),
         "idempotency_key": uuid.uuid4().hex,
         "previous_id": previous_id,
         "next_id": next_id,
         "severities": campaign.severities(),
         "is_tutorial": item.kind == Item.Kind.TUTORIAL,
+        # What to do, shown with the tutorial item before it is answered (never for a check).
+        "tutorial_instruction": (
+            (item.expected or {}).get("instruction", "") if item.kind == Item.Kind.TUTORIAL else ""
+        ),
         "target_html": _target_html(item, annotation),
         **protocol.page_context(campaign, item, annotation),
     }
+
+
+def _place(item: Item, annotator: Annotator) -> dict:
+    """``position`` of ``quota``: "item 3 of 40", or "tutorial 2 of 6" on a tutorial. The
+    annotator's own numbers (``selectors.my_item_numbers``): tutorials count in neither the
+    items done nor the items' total, as on "My tasks"; attention checks count in both."""
+    campaign = item.campaign
+    number = selectors.my_item_numbers(annotator, campaign).get(item.pk)
+    kinds = selectors.item_kind_counts(campaign)
+    if item.kind == Item.Kind.TUTORIAL:
+        quota = kinds[Item.Kind.TUTORIAL]
+    else:
+        quota = campaign.max_items_per_annotator or (
+            kinds[Item.Kind.REGULAR] + kinds[Item.Kind.ATTENTION_CHECK]
+        )
+    return {"position": number.number if number else None, "quota": quota}
 
 
 @login_required
@@ -202,7 +220,9 @@ def heartbeat(request: HttpRequest, item_id: int) -> JsonResponse:
 
 def _tutorial_feedback(request: HttpRequest, annotation: Annotation) -> None:
     result = qc.check_result(annotation)
-    explanation = (annotation.item.expected or {}).get("explanation", "")
+    expected = annotation.item.expected or {}
+    # The explanation of the right answer, else the instruction again (Appraise has only that).
+    explanation = expected.get("explanation") or expected.get("instruction", "")
     if result is True:
         messages.success(request, f"Tutorial: well done. {explanation}".strip())
     elif result is False:
@@ -251,15 +271,18 @@ def submit(request: HttpRequest, item_id: int) -> HttpResponse:
 @login_required
 def my_annotations(request: HttpRequest, campaign_id: int) -> HttpResponse:
     enrollment = access.enrollment_for_annotator(request.user, campaign_id)
-    annotations = (
+    annotations = list(
         Annotation.objects.filter(campaign=enrollment.campaign, annotator=enrollment.annotator)
         .select_related("item")
         .order_by("-updated_at")
     )
+    # The annotator's own numbers, never an item's ids: those would tell a check (ADR 0050).
+    numbers = selectors.my_item_numbers(enrollment.annotator, enrollment.campaign)
+    rows = [(numbers[a.item_id].label, a) for a in annotations]
     return render(
         request,
         "annotation/my_annotations.html",
-        {"campaign": enrollment.campaign, "annotations": annotations},
+        {"campaign": enrollment.campaign, "rows": rows},
     )
 
 
@@ -278,9 +301,14 @@ def finish(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return HttpResponseRedirect(
             f"{campaign.prolific_completion_url}{separator}{urlencode({'cc': code})}"
         )
-    submitted = Annotation.objects.filter(
-        campaign=campaign, annotator=annotator, status=Annotation.Status.SUBMITTED
-    ).count()
+    # Tutorials are practice: not counted among the answers, as on "My tasks".
+    submitted = (
+        Annotation.objects.filter(
+            campaign=campaign, annotator=annotator, status=Annotation.Status.SUBMITTED
+        )
+        .exclude(item__kind=Item.Kind.TUTORIAL)
+        .count()
+    )
     return render(
         request,
         "annotation/finish.html",

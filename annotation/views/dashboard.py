@@ -15,7 +15,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseStopPolling
 
-from annotation import access, exports, progress
+from annotation import access, exports, progress, selectors
 from annotation.models import Campaign
 from core.http import HtmxHttpRequest
 
@@ -63,6 +63,9 @@ def dashboard_campaign(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "median_seconds": progress.median_seconds(annotators),
         "active_now": sum(1 for row in annotators if row.active_now),
         "agreement": progress.campaign_agreement(campaign, version),
+        "over_overlap": (
+            selectors.over_overlap_items(campaign) if campaign_progress.over_overlap_items else []
+        ),
         "version": version,
         "charts": _charts(campaign),
         "export_formats": _export_links(campaign),

@@ -8,6 +8,9 @@
  *   data-autosubmit           on a form control: submit its form when it changes
  *   data-select-all="sel"     on a checkbox: check or uncheck every box matching sel
  *   data-left-percent="n"     place an absolutely positioned element n% from the left
+ * And: an error answer to an htmx request that names where it goes (HX-Retarget, e.g. the
+ * page's #request-error for a request over the size limit: core/uploads.py) is shown there;
+ * htmx swaps no error answer by default, so the user saw nothing happen.
  */
 (function () {
   "use strict";
@@ -29,6 +32,11 @@
         box.checked = control.checked;
       }
     }
+  });
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const xhr = event.detail.xhr;
+    if (xhr.status >= 400 && xhr.getResponseHeader("HX-Retarget")) event.detail.shouldSwap = true;
   });
 
   // Setting element.style from a script is allowed; a style="" attribute is not.

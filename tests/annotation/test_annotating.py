@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.http import HttpRequest
+from django.urls import resolve
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Campaign, Enrollment, Item
@@ -260,7 +261,7 @@ def test_draft_survives_logout_and_login(client):
     client.force_login(a.user)
     response = client.get(f"/annotation/campaigns/{campaign.pk}/next/")
     item_url = response["Location"]
-    item_id = int(item_url.rstrip("/").split("/")[-1])
+    item_id = resolve(item_url).kwargs["item_id"]
     draft = {"spans": [{"start": 0, "end": 4, "severity": "major"}], "score": 35}
     saved = client.post(
         f"{item_url}draft/", json.dumps({"draft": draft}), content_type="application/json"

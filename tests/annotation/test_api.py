@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from annotation import hot_sql
 from annotation.api import routes
+from annotation.item_refs import item_id
 from annotation.models import Annotation, Assignment, Campaign, Item
 from annotation.services.campaigns import create_campaign
 from annotation.services.claims import _release_lapsed
@@ -47,7 +48,9 @@ def world(db):
     b_next = b_client.get(f"/api/campaigns/{campaign.pk}/next-item/").json()
     return {
         "campaign": campaign, "alice": alice, "bob": bob, "a": a_client, "b": b_client,
+        # Annotators know items by reference (annotation/item_refs.py); a_pk is the id.
         "a_item": a_next["item"]["id"], "b_item": b_next["item"]["id"],
+        "a_pk": item_id(a_next["item"]["id"]),
     }  # fmt: skip
 
 
@@ -75,23 +78,23 @@ def test_next_item_answers_with_the_annotation_row_new_or_kept(world):
     """A new claim answers with the row it created; a claim taken again after it lapsed and
     was released answers with the draft kept from before, not a fresh one."""
     campaign, alice, url = world["campaign"], world["alice"], "/api/campaigns/{}/next-item/"
-    mine = Annotation.objects.get(item_id=world["a_item"], annotator=alice)
+    mine = Annotation.objects.get(item_id=world["a_pk"], annotator=alice)
     first = world["a"].get(url.format(campaign.pk)).json()
     assert (first["annotation"], first["draft"]) == (mine.pk, mine.draft)
 
     save_draft(alice, mine.item, {"score": 42})
     later = timezone.now() + timedelta(seconds=campaign.claim_ttl_seconds + 1)
-    assert _release_lapsed([world["a_item"]], later) == 1
+    assert _release_lapsed([world["a_pk"]], later) == 1
 
     again = world["a"].get(url.format(campaign.pk)).json()
     assert again["item"]["id"] == world["a_item"]
     assert again["annotation"] == mine.pk and again["draft"]["score"] == 42
-    assert Annotation.objects.filter(item_id=world["a_item"], annotator=alice).count() == 1
+    assert Annotation.objects.filter(item_id=world["a_pk"], annotator=alice).count() == 1
 
     # A new claim: the id and draft the response gives are the stored row's.
     submit_annotation(alice, mine.item, esa_answer(70))
     fresh = world["a"].get(url.format(campaign.pk)).json()
-    stored = Annotation.objects.get(item_id=fresh["item"]["id"], annotator=alice)
+    stored = Annotation.objects.get(item_id=item_id(fresh["item"]["id"]), annotator=alice)
     assert fresh["item"]["id"] not in (world["a_item"], world["b_item"])
     assert (fresh["annotation"], fresh["draft"], fresh["option_order"], fresh["status"]) == (
         stored.pk, stored.draft, stored.option_order, stored.status,
@@ -109,8 +112,8 @@ def test_submit_is_idempotent_by_header(world):
     assert again.json()["id"] == first.json()["id"]
     annotation = Annotation.objects.get(pk=first.json()["id"])
     assert (annotation.status, annotation.revision, annotation.score) == ("submitted", 1, 70.0)
-    assert Annotation.objects.filter(item_id=world["a_item"]).count() == 1
-    assert Item.objects.get(pk=world["a_item"]).completed_count == 1
+    assert Annotation.objects.filter(item_id=world["a_pk"]).count() == 1
+    assert Item.objects.get(pk=world["a_pk"]).completed_count == 1
 
 
 def test_submit_is_idempotent_by_client_id(world):
@@ -188,7 +191,7 @@ def test_annotator_cannot_see_or_touch_another_annotators_work(world):
     assert a.get(f"/api/items/{world['b_item']}/").status_code == 404
     # Annotations: only your own, by id too.
     assert [x["id"] for x in a.get("/api/annotations/").json()["results"]] == [
-        Annotation.objects.get(item_id=world["a_item"]).pk
+        Annotation.objects.get(item_id=world["a_pk"]).pk
     ]
     assert a.get(f"/api/annotations/{b_annotation}/").status_code == 404
     # Submitting on bob's item: 404 as if it did not exist, whatever the key.
@@ -357,16 +360,16 @@ def test_next_item_without_insert_returning_reads_the_row_it_created(world, monk
     ORM and the response reads the row back, with the same answer."""
     monkeypatch.setattr(hot_sql, "_insert_returning_supported", lambda: False)
     campaign, alice = world["campaign"], world["alice"]
-    submit_annotation(alice, Item.objects.get(pk=world["a_item"]), esa_answer(70))
+    submit_annotation(alice, Item.objects.get(pk=world["a_pk"]), esa_answer(70))
     fresh = world["a"].get(f"/api/campaigns/{campaign.pk}/next-item/").json()
-    stored = Annotation.objects.get(item_id=fresh["item"]["id"], annotator=alice)
+    stored = Annotation.objects.get(item_id=item_id(fresh["item"]["id"]), annotator=alice)
     assert fresh["item"]["id"] not in (world["a_item"], world["b_item"])
     assert (fresh["annotation"], fresh["draft"], fresh["status"]) == (
         stored.pk,
         stored.draft,
         "draft",
     )
-    assert Annotation.objects.filter(item_id=fresh["item"]["id"]).count() == 1
+    assert Annotation.objects.filter(item_id=item_id(fresh["item"]["id"])).count() == 1
 
 
 def test_next_item_body_is_what_its_documented_serializer_gives(world):
@@ -395,9 +398,10 @@ def test_next_item_body_is_what_its_documented_serializer_gives(world):
 
 
 def test_a_submissions_body_is_what_its_documented_serializer_gives(world):
-    """Submit builds its body directly (submitted_body): exactly AnnotationSerializer's
-    representation, for a new submission, a replay and a revision."""
-    from annotation.api.serializers import AnnotationSerializer
+    """Submit builds its body directly (submitted_body): exactly
+    AnnotatorAnnotationSerializer's representation (the item by reference), for a new
+    submission, a replay and a revision."""
+    from annotation.api.serializers import AnnotatorAnnotationSerializer
 
     body = {"item": world["a_item"], "answer": esa_answer(70)}
     for key, answer in (("k-1", esa_answer(70)), ("k-1", esa_answer(70)), ("k-2", esa_answer(40))):
@@ -409,5 +413,6 @@ def test_a_submissions_body_is_what_its_documented_serializer_gives(world):
         )
         assert posted.status_code in (200, 201)
         stored = Annotation.objects.select_related("annotator").get(pk=posted.json()["id"])
-        assert posted.json() == json.loads(json.dumps(AnnotationSerializer(stored).data))
+        documented = AnnotatorAnnotationSerializer(stored).data
+        assert posted.json() == json.loads(json.dumps(documented))
     assert posted.json()["revision"] == 2 and posted.json()["submitted_at"]

@@ -37,34 +37,45 @@ def test_an_appraise_esa_batches_file_imports_with_checks_and_tutorials(appraise
 
     campaign = Campaign.objects.get(name="Appraise ESA")
     items = list(campaign.items.order_by("position"))
-    assert len(items) == 200
+    # The two batches repeat the same six tutorials: each is kept once.
+    assert len(items) == 194
     assert Counter(item.kind for item in items) == {
         "regular": 164,
         "attention_check": 24,
-        "tutorial": 12,
+        "tutorial": 6,
     }
+    assert [item.seg_id for item in items if item.kind == "tutorial"] == [
+        str(n) for n in range(1000000, 1000006)
+    ]
     assert {(item.src_lang, item.tgt_lang) for item in items} == {("en", "de")}
     bad = next(item for item in items if item.meta["appraise_item_type"] == "BAD")
     assert bad.expected == {"score_max": 50}
-    assert bad.doc_id.endswith("#bad") and bad.system == "Gemini-1.5-Pro"
+    # A BAD item takes the document of the item it copies; the file's documentID stays in meta.
+    assert (bad.doc_id, bad.meta["appraise_document_id"], bad.system) == (
+        "test-en-news_seattle_times.799809",
+        "test-en-news_seattle_times.799809#bad",
+        "Gemini-1.5-Pro",
+    )
     first = items[0]
     assert (first.kind, first.doc_id, first.target) == (
         "tutorial",
         "ende-tutorial1",
         "The dog ran outside.",
     )
-    assert first.expected["score_min"] == 90 and "slider" in first.expected["explanation"]
+    # The instruction is what to do, shown with the item (not feedback after it).
+    assert first.expected["score_min"] == 90 and "slider" in first.expected["instruction"]
+    assert "explanation" not in first.expected
     walked = items[1]
     (span,) = walked.expected["spans"]
     assert walked.target[span["start"] : span["end"]] == "walked"
-    assert "<u>" not in walked.expected["explanation"]
+    assert "<u>" not in walked.expected["instruction"]
 
 
 def test_appraise_mqm_tutorials_keep_omissions_and_prefilled_spans(shared_data):
     data = (shared_data / "formats" / "appraise" / "batches_mqm.json").read_bytes()
     items = formats.read_items("appraise", data)
 
-    omission = next(i for i in items if "[MISSING]" in i["expected"].get("explanation", ""))
+    omission = next(i for i in items if "[MISSING]" in i.get("expected", {}).get("instruction", ""))
     assert omission["expected"]["spans"] == [
         {"start": len(omission["target"]), "end": len(omission["target"]), "missing": True}
     ]
@@ -82,7 +93,7 @@ def test_appraise_mqm_tutorials_keep_omissions_and_prefilled_spans(shared_data):
         "--format",
         "appraise",
     )
-    assert Item.objects.filter(campaign__name="Appraise MQM").count() == 200
+    assert Item.objects.filter(campaign__name="Appraise MQM").count() == 194
 
 
 def test_the_wrong_format_is_refused_with_the_right_one_named(appraise_esa, tmp_path):
@@ -123,7 +134,7 @@ def test_the_api_takes_an_uploaded_appraise_file(admin_user, appraise_esa, tmp_p
         )
 
     assert response.status_code == 201, response.json()
-    assert Campaign.objects.get(name="From the API").items.count() == 200
+    assert Campaign.objects.get(name="From the API").items.count() == 194
 
 
 def test_the_import_page_recognises_an_appraise_file(admin_client, appraise_esa, tmp_path):
@@ -152,4 +163,4 @@ def test_the_import_page_recognises_an_appraise_file(admin_client, appraise_esa,
 
     assert "Appraise batches file" in page.content.decode()
     assert response.status_code == 302, response.content.decode()[:2000]
-    assert Campaign.objects.get(name="From the page").items.count() == 200
+    assert Campaign.objects.get(name="From the page").items.count() == 194

@@ -12,6 +12,8 @@ from rest_framework.test import APIClient
 from annotation import formats
 from annotation.formats import google_mqm
 from annotation.models import Campaign
+from annotation.selectors import document_context
+from annotation.services.campaigns import import_campaign
 from difficulty.models import DifficultyDataset, DifficultySegment
 
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment\n"
@@ -247,3 +249,30 @@ def test_a_release_imports_as_a_campaign_with_its_languages_from_the_file_name(t
     assert set(campaign.items.values_list("src_lang", "tgt_lang")) == {("en", "de")}
     item = campaign.items.get(system="Facebook-AI", seg_id="1")  # the row of line 2
     assert number == 2 and "<v>" not in item.target and "</v>" not in item.target
+
+
+@pytest.mark.django_db
+def test_document_context_is_the_same_systems_neighbouring_segments():
+    """Google lists every system's translation of segment 1, then of segment 2, ... (as in
+    mqm_ted_ende.tsv): a segment's context is its own system's segments before and after it
+    in segment-id order (9 before 10), never other systems' translations of the same sentence."""
+    rows = [
+        f"{system}\ttalk.1\t{n}\t{n}\tr1\tSource {n}.\t{system} target {n}.\tNo-error\tNo-error\t"
+        for n in range(1, 13)
+        for system in ("sysA", "sysB")
+    ]
+    campaign = import_campaign(
+        tsv(*rows), name="TED MQM", protocol="mqm", file_format="google-mqm",
+        file_name="mqm_ted_ende.tsv",
+    )  # fmt: skip
+    item = campaign.items.get(system="sysB", seg_id="10")
+
+    before, after = document_context(item)
+
+    assert [i.target for i in before] == ["sysB target 8.", "sysB target 9."]
+    assert [i.target for i in after] == ["sysB target 11.", "sysB target 12."]
+    first = campaign.items.get(system="sysA", seg_id="1")
+    assert [[i.target for i in side] for side in document_context(first)] == [
+        [],
+        ["sysA target 2.", "sysA target 3."],
+    ]

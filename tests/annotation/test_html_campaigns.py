@@ -12,6 +12,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from annotation import exports
+from annotation.item_refs import item_ref
 from annotation.models import Annotation, Campaign
 from annotation.refusals import CampaignImportError
 from annotation.services.campaigns import create_campaign, import_campaign, import_items
@@ -156,7 +157,7 @@ def test_the_annotate_page_renders_the_sanitised_markup_with_the_draft_spans(cli
     save_draft(annotator, item, {"spans": [{"start": 4, "end": 21, "severity": "major"}]})
     client.force_login(annotator.user)
 
-    page = client.get(f"/annotation/items/{item.pk}/").content.decode()
+    page = client.get(f"/annotation/items/{item_ref(item.pk)}/").content.decode()
 
     assert "<script>" not in page.split('id="annotate-data"')[0].split("<main")[-1]
     assert "alert(1)" not in page
@@ -178,7 +179,7 @@ def test_a_plain_campaign_page_escapes_markup(client):
     next_item_for(annotator, campaign)
     client.force_login(annotator.user)
 
-    page = client.get(f"/annotation/items/{item.pk}/").content.decode()
+    page = client.get(f"/annotation/items/{item_ref(item.pk)}/").content.decode()
 
     assert "&lt;b&gt;große Hund&lt;/b&gt;" in page
     assert 'data-html="1"' not in page

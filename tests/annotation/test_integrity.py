@@ -1,4 +1,5 @@
-"""Annotation integrity: no more judgments than the overlap, and no work from who was stopped."""
+"""Annotation integrity: no finished work lost to a lapsed claim, and no work from who was
+stopped."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from annotation.item_refs import item_ref
 from annotation.models import Annotation, Assignment, Enrollment, Item
-from annotation.refusals import ItemFull, NotAllowed
+from annotation.progress import campaign_progress
+from annotation.refusals import NotAllowed
+from annotation.selectors import over_overlap_items
 from annotation.services.claims import next_item_for
 from annotation.services.enrollment import set_enrollment_status
 from annotation.services.submissions import save_draft, submit_annotation
@@ -37,46 +41,48 @@ def _lapsed_pair():
     return campaign, a, b, item
 
 
-def test_a_submission_beyond_the_overlap_is_refused_and_not_counted():
+@pytest.mark.parametrize("late_first", [False, True], ids=["late-last", "late-first"])
+def test_a_late_submission_of_a_lapsed_claim_is_kept_beside_the_other(late_first):
+    """Neither finished answer is refused: a's claim lapsed and b took the item, and whoever
+    submits second is counted above the overlap; the item is flagged for the organisers."""
     campaign, a, b, item = _lapsed_pair()
-    submit_annotation(b, item, esa_answer(70))
+    order = [(a, 20), (b, 70)] if late_first else [(b, 70), (a, 20)]
 
-    with pytest.raises(ItemFull, match="already has all the judgments"):
-        submit_annotation(a, item, esa_answer(20))
+    results = [submit_annotation(who, item, esa_answer(score)) for who, score in order]
 
-    assert Item.objects.get(pk=item.pk).completed_count == 1
-    assert Annotation.objects.get(annotator=a).status == "draft"
-    assert list(
-        Annotation.objects.filter(status="submitted").values_list("annotator", flat=True)
-    ) == [b.pk]
-    # a's claim is released, so "next" moves on instead of handing the full item back.
-    assert Assignment.objects.get(annotator=a).status == "expired"
-    assert next_item_for(a, campaign) is None
-
-
-def test_the_lapsed_annotator_submitting_first_takes_the_slot():
-    _campaign, a, b, item = _lapsed_pair()
-    submit_annotation(a, item, esa_answer(20))
-
-    with pytest.raises(ItemFull):
-        submit_annotation(b, item, esa_answer(70))
-
-    assert Item.objects.get(pk=item.pk).completed_count == 1
+    assert [result.created for result in results] == [True, True]
+    assert Item.objects.get(pk=item.pk).completed_count == 2
+    assert sorted(
+        Annotation.objects.filter(status="submitted").values_list("annotator", "score")
+    ) == sorted([(a.pk, 20.0), (b.pk, 70.0)])
+    assert [i.pk for i in over_overlap_items(campaign)] == [item.pk]
+    progress = campaign_progress(campaign)
+    assert (progress.submitted, progress.slots_filled, progress.percent) == (2, 1, 100.0)
+    assert (progress.over_overlap_items, progress.over_overlap_judgments) == (1, 1)
+    # Retrying either submission replays nothing new.
+    assert not submit_annotation(a, item, esa_answer(20)).created
+    assert Item.objects.get(pk=item.pk).completed_count == 2
 
 
-def test_the_api_answers_409_for_a_submission_beyond_the_overlap():
-    _campaign, a, b, item = _lapsed_pair()
+def test_the_api_keeps_a_late_submission_and_the_dashboard_flags_the_item(admin_client):
+    campaign, a, b, item = _lapsed_pair()
     submit_annotation(b, item, esa_answer(70))
     api = APIClient()
     api.force_authenticate(a.user)
 
     response = api.post(
-        "/api/annotations/", {"item": item.pk, "answer": esa_answer(20)}, format="json"
+        "/api/annotations/", {"item": item_ref(item.pk), "answer": esa_answer(20)}, format="json"
     )
 
-    assert response.status_code == 409
-    assert "already has all the judgments" in response.json()["detail"]
-    assert Item.objects.get(pk=item.pk).completed_count == 1
+    assert response.status_code == 201, response.content
+    assert Item.objects.get(pk=item.pk).completed_count == 2
+    dashboard = admin_client.get(f"/annotation/dashboard/{campaign.pk}/").content.decode()
+    assert "1 item over the overlap" in dashboard
+    assert "Items judged more often than the overlap (1)" in dashboard
+    page = admin_client.get(f"/annotation/campaigns/{campaign.pk}/").content.decode()
+    assert "1 item over the overlap" in page and "1 of 1 judgments" in page
+    progress = admin_client.get(f"/api/campaigns/{campaign.pk}/progress/").json()
+    assert (progress["submitted"], progress["over_overlap_items"]) == (2, 1)
 
 
 @pytest.mark.parametrize(
@@ -93,7 +99,7 @@ def test_a_stopped_annotator_can_neither_save_drafts_nor_submit(client, status, 
     client.force_login(a.user)
     api = APIClient()
     api.force_authenticate(a.user)
-    url = f"/annotation/items/{item.pk}/"
+    url = f"/annotation/items/{item_ref(item.pk)}/"
 
     draft = client.post(
         f"{url}draft/",
@@ -105,7 +111,7 @@ def test_a_stopped_annotator_can_neither_save_drafts_nor_submit(client, status, 
         f"{url}submit/", {"answer": json.dumps(esa_answer(90))}, HTTP_ACCEPT="application/json"
     )
     via_api = api.post(
-        "/api/annotations/", {"item": item.pk, "answer": esa_answer(90)}, format="json"
+        "/api/annotations/", {"item": item_ref(item.pk), "answer": esa_answer(90)}, format="json"
     )
 
     assert draft.status_code == 403 and reason in draft.json()["errors"][0]

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from annotation.item_refs import item_ref
 from annotation.models import Annotation, Assignment, Enrollment, Item
 from annotation.services.claims import next_item_for
 from annotation.services.submissions import submit_annotation
@@ -48,15 +49,17 @@ def world(client):
 def test_annotator_cannot_open_or_change_another_annotators_item(world):
     client, b_item = world["client"], world["b_item"]
     before = snapshot()
-    assert client.get(f"/annotation/items/{b_item.pk}/").status_code == 404
+    assert client.get(f"/annotation/items/{item_ref(b_item.pk)}/").status_code == 404
     draft = {"draft": {"spans": [], "score": 1}}
     response = client.post(
-        f"/annotation/items/{b_item.pk}/draft/", json.dumps(draft), content_type="application/json"
+        f"/annotation/items/{item_ref(b_item.pk)}/draft/",
+        json.dumps(draft),
+        content_type="application/json",
     )
     assert response.status_code == 404
-    assert client.post(f"/annotation/items/{b_item.pk}/heartbeat/").status_code == 404
+    assert client.post(f"/annotation/items/{item_ref(b_item.pk)}/heartbeat/").status_code == 404
     response = client.post(
-        f"/annotation/items/{b_item.pk}/submit/", {"answer": json.dumps(esa_answer(1))}
+        f"/annotation/items/{item_ref(b_item.pk)}/submit/", {"answer": json.dumps(esa_answer(1))}
     )
     assert response.status_code == 404
     assert snapshot() == before
@@ -64,8 +67,11 @@ def test_annotator_cannot_open_or_change_another_annotators_item(world):
 
 def test_unknown_and_foreign_ids_look_the_same(world):
     client = world["client"]
-    missing = Item.objects.order_by("-id").first().pk + 100
-    for url in (f"/annotation/items/{missing}/", f"/annotation/items/{world['b_item'].pk}/"):
+    missing = item_ref(Item.objects.order_by("-id").first().pk + 100)
+    for url in (
+        f"/annotation/items/{missing}/",
+        f"/annotation/items/{item_ref(world['b_item'].pk)}/",
+    ):
         assert client.get(url).status_code == 404
     # Not enrolled in the other campaign: its pages do not exist for alice.
     other = world["other"].pk
@@ -109,12 +115,12 @@ def test_annotator_gets_403_on_every_admin_page_and_nothing_changes(world):
 
 def test_anonymous_users_are_sent_to_login(client, db):
     campaign = esa_campaign(1)
-    item_url = f"/annotation/items/{campaign.items.first().pk}/"
+    item_url = f"/annotation/items/{item_ref(campaign.items.first().pk)}/"
     for url in ("/annotation/campaigns/", f"/annotation/campaigns/{campaign.pk}/",
                 "/annotation/tasks/", item_url):  # fmt: skip
         response = client.get(url)
         assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
-    response = client.post(f"/annotation/items/{campaign.items.first().pk}/draft/", "{}",
+    response = client.post(f"/annotation/items/{item_ref(campaign.items.first().pk)}/draft/", "{}",
                            content_type="application/json")  # fmt: skip
     assert response.status_code == 401
     assert response.json()["error"] == "session_expired"
@@ -124,8 +130,8 @@ def test_my_answers_lists_only_my_own(world):
     client = world["client"]
     submit_annotation(world["alice"], world["a_item"], esa_answer(90))
     page = client.get(f"/annotation/campaigns/{world['campaign'].pk}/mine/").content.decode()
-    assert f"/annotation/items/{world['a_item'].pk}/" in page
-    assert f"/annotation/items/{world['b_item'].pk}/" not in page
+    assert f"/annotation/items/{item_ref(world['a_item'].pk)}/" in page
+    assert f"/annotation/items/{item_ref(world['b_item'].pk)}/" not in page
 
 
 def test_access_helpers_hide_foreign_annotations(world):

@@ -11,7 +11,6 @@ from annotation import refusals
     ("refusal", "status"),
     [
         (refusals.AnswerInvalid(["score must be 0–100"], []), 422),
-        (refusals.ItemFull("full"), 409),
         (refusals.NotEnrolled("not enrolled"), 404),
         (refusals.EnrollmentBlocked("paused"), 403),
         (refusals.Excluded("in the other study"), 403),

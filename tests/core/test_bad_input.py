@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
+from annotation.item_refs import item_ref
 from annotation.models import Campaign
 from annotation.services.claims import next_item_for
 from config.api import router
@@ -196,7 +197,7 @@ def test_an_annotator_draft_with_nan_or_deep_nesting_is_refused_and_not_saved(cl
     annotator = enrolled(campaign, "alice")
     item = next_item_for(annotator, campaign)
     client.force_login(annotator.user)
-    url = f"/annotation/items/{item.pk}/draft/"
+    url = f"/annotation/items/{item_ref(item.pk)}/draft/"
     for body in ('{"draft": {"score": NaN}}', '{"draft": ' + "[" * 50_000):
         response = client.post(url, body, content_type="application/json")
         assert response.status_code == 400
@@ -384,15 +385,15 @@ def test_a_draft_or_submission_over_the_memory_limit_is_a_413_in_the_pages_shape
     # The CSRF check on: it is where Django reads a form, before the view.
     client = Client(enforce_csrf_checks=True, raise_request_exception=False)
     client.force_login(annotator.user)
-    client.get(f"/annotation/items/{item.pk}/")
+    client.get(f"/annotation/items/{item_ref(item.pk)}/")
     headers = {"HTTP_X_CSRFTOKEN": client.cookies["csrftoken"].value, "HTTP_ACCEPT": JSON}
     comment = "x" * 3_000_000  # about 3 MB, over Django's 2.5 MB
     draft = json.dumps({"draft": {"score": 50, "spans": [], "comment": comment}})
 
-    saved = client.post(f"/annotation/items/{item.pk}/draft/", draft, JSON, **headers)
+    saved = client.post(f"/annotation/items/{item_ref(item.pk)}/draft/", draft, JSON, **headers)
     answer = {"answer": json.dumps({"score": 50, "spans": [], "comment": comment})}
-    submitted = client.post(f"/annotation/items/{item.pk}/submit/", answer, **headers)
-    plain = client.post(f"/annotation/items/{item.pk}/submit/", answer)
+    submitted = client.post(f"/annotation/items/{item_ref(item.pk)}/submit/", answer, **headers)
+    plain = client.post(f"/annotation/items/{item_ref(item.pk)}/submit/", answer)
 
     for response in (saved, submitted):
         assert (response.status_code, response["Content-Type"]) == (413, JSON)
@@ -402,6 +403,26 @@ def test_a_draft_or_submission_over_the_memory_limit_is_a_413_in_the_pages_shape
     assert item.annotations.get().status == "draft"
 
 
+def test_an_htmx_request_over_the_memory_limit_gets_an_error_partial_the_page_shows(
+    admin_client,
+):
+    """htmx swaps no error answer by default: a 413 in Django's or plain-text shape left the
+    page unchanged. The partial names where it goes, the page's #request-error (base.html), and
+    static/js/hardset.js swaps such an answer in."""
+    big = {"text": "x" * 3_000_000}  # about 3 MB, over Django's 2.5 MB
+
+    # The concept page merges with hx-post; the limit is checked before any view runs.
+    response = admin_client.post("/lexical/concepts/1/merge/", big, HTTP_HX_REQUEST="true")
+
+    assert (response.status_code, response["Content-Type"]) == (413, "text/html; charset=utf-8")
+    assert response.content.decode() == (
+        f'<p class="message message-error" role="alert">{TOO_LARGE}</p>'
+    )
+    assert (response["HX-Retarget"], response["HX-Reswap"]) == ("#request-error", "innerHTML")
+    page = admin_client.get("/annotation/tasks/").content.decode()
+    assert '<div id="request-error" aria-live="assertive"></div>' in page
+
+
 def test_an_api_submission_over_the_memory_limit_is_a_json_413_naming_the_limit(api):
     campaign = esa_campaign(n_items=1)
     annotator = enrolled(campaign, "alice")
@@ -409,7 +430,8 @@ def test_an_api_submission_over_the_memory_limit_is_a_json_413_naming_the_limit(
     api.force_authenticate(annotator.user)
     answer = {"score": 50, "spans": [], "comment": "x" * 3_000_000}
 
-    response = api.post("/api/annotations/", {"item": item.pk, "answer": answer}, format="json")
+    body = {"item": item_ref(item.pk), "answer": answer}
+    response = api.post("/api/annotations/", body, format="json")
 
     assert refused(response, 413)["detail"].startswith(
         "The request body is larger than 2.5 MB, the most the API reads into memory;"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.urls import resolve
 
 from annotation.agreement import ATTESTED_WINS
 from annotation.models import Campaign, Item
@@ -31,7 +32,7 @@ def _annotate_all(client, annotator, campaign, pick) -> int:
         if "/items/" not in location:
             assert "/finish/" in location
             return submitted
-        item = Item.objects.get(pk=int(location.rstrip("/").rsplit("/", 1)[1]))
+        item = Item.objects.get(pk=resolve(location).kwargs["item_id"])
         page = client.get(location)
         assert page.status_code == 200
         form = {
