@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
 from difficulty.models import matrix_from_bytes, matrix_to_bytes
+from rounds.models import RoundJob
 
 
 def _validate_json_object(value: Any) -> None:
@@ -54,7 +54,7 @@ class Pairs(models.TextChoices):
     ADJACENT = "adjacent", "Adjacent systems only"
 
 
-class SystemRanking(models.Model):
+class SystemRanking(RoundJob):
     """Systems ranked on one input with one significance test.
 
     ``scores`` is the ranked input as a float64 ``.npy`` matrix (systems × segments, NaN where a
@@ -107,30 +107,17 @@ class SystemRanking(models.Model):
     holm = models.BooleanField(default=False)
     seed = models.BigIntegerField(default=0)
 
+    # The kernel's job fields (rounds.models.RoundJob), with the ranking's own statuses.
     status = models.CharField(
         max_length=10, choices=RankingStatus.choices, default=RankingStatus.QUEUED
     )
-    round_index = models.PositiveIntegerField(default=0)
     cells_done = models.PositiveIntegerField(default=0)
     cells_total = models.PositiveIntegerField(default=0)
     input_systems = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
     scores = models.BinaryField(default=b"", blank=True)
     result = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    error = models.TextField(blank=True)
-    # A lease, not a lock (rounds.leases): a round holds the row until it ends or the lease runs
-    # out (a killed worker), after which a redelivered round may take it over.
-    claimed_by = models.CharField(max_length=255, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(RoundJob.Meta):
         constraints = [
             # Exactly the source its input kind reads: the job and the page follow that link.
             models.CheckConstraint(
@@ -164,10 +151,6 @@ class SystemRanking(models.Model):
 
     def __str__(self) -> str:
         return self.name or f"Ranking {self.pk}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED}
 
     @property
     def progress_percent(self) -> int:

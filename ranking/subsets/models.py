@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
 from difficulty.models import matrix_from_bytes, matrix_to_bytes
 from ranking.models import Test
+from rounds.models import RoundJob
 
 
 def _validate_json_object(value: Any) -> None:
@@ -52,7 +52,7 @@ class SubjectKind(models.TextChoices):
     BREAKER = "breaker", "MT-breaker comparison"
 
 
-class DiscriminationAnalysis(models.Model):
+class DiscriminationAnalysis(RoundJob):
     Status = AnalysisStatus
     ACTIVE = (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING)
     ENDED = (AnalysisStatus.DONE, AnalysisStatus.FAILED, AnalysisStatus.CANCELLED)
@@ -100,30 +100,18 @@ class DiscriminationAnalysis(models.Model):
     seed = models.BigIntegerField(default=0)
     fractions = models.JSONField(default=list, blank=True, validators=[_validate_fractions])
 
+    # The kernel's job fields (rounds.models.RoundJob), with the analysis's own statuses.
     status = models.CharField(
         max_length=10, choices=AnalysisStatus.choices, default=AnalysisStatus.QUEUED
     )
-    round_index = models.PositiveIntegerField(default=0)
     points_done = models.PositiveIntegerField(default=0)
     points_total = models.PositiveIntegerField(default=0)
     systems = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
     scores = models.BinaryField(default=b"", blank=True)
     state = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
     result = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    error = models.TextField(blank=True)
-    # A lease, not a lock (rounds.leases): a killed worker's round is taken over after it.
-    claimed_by = models.CharField(max_length=255, blank=True)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(RoundJob.Meta):
         verbose_name_plural = "discrimination analyses"
         constraints = [
             # Exactly the subject its kind reads: the job and the pages follow that link.
@@ -168,10 +156,6 @@ class DiscriminationAnalysis(models.Model):
 
     def __str__(self) -> str:
         return self.name or f"Discrimination analysis {self.pk}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in {self.Status.DONE, self.Status.FAILED, self.Status.CANCELLED}
 
     @property
     def progress_percent(self) -> int:
