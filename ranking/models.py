@@ -67,8 +67,9 @@ class RankingJob(RoundJob):
     ENDED = (RankingStatus.DONE, RankingStatus.FAILED, RankingStatus.CANCELLED)
     SUCCEEDED = (RankingStatus.DONE,)
     Test = Test
-    # What __str__ calls a job without a name ("Ranking 3").
+    # What __str__ calls a job without a name ("Ranking 3"), and its files ("ranking-3.csv").
     untitled = "Ranking"
+    file_prefix = "ranking"
 
     name = models.CharField(max_length=200)
     # "src-tgt"; "" when the input has a single language pair.
@@ -102,6 +103,13 @@ class RankingJob(RoundJob):
             return 100
         done, total = self.progress_counts
         return min(100, round(100 * done / total)) if total else 0
+
+    def not_done_reason(self) -> str:
+        """Why the result cannot be read yet ("" once the job is done)."""
+        if self.status == self.Status.DONE:
+            return ""
+        reason = f"the {self.untitled.lower()} is {self.status}; its result exists once it is done"
+        return f"{reason} (error: {self.error})" if self.error else reason
 
     def score_matrix(self) -> np.ndarray:
         return matrix_from_bytes(self.scores)

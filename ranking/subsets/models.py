@@ -35,6 +35,7 @@ class SubjectKind(models.TextChoices):
 class DiscriminationAnalysis(RankingJob):
     SubjectKind = SubjectKind
     untitled = "Discrimination analysis"
+    file_prefix = "discrimination"
 
     subject_kind = models.CharField(max_length=16, choices=SubjectKind.choices)
     version = models.ForeignKey(
