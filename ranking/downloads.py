@@ -14,7 +14,7 @@ from ranking.models import RankingJob, SystemRanking
 from ranking.subsets import exports
 from ranking.subsets.models import DiscriminationAnalysis
 
-__all__ = ["formats", "result_file"]
+__all__ = ["formats", "render", "result_file"]
 
 
 _RENDERERS: dict[type[RankingJob], ModuleType] = {
@@ -23,9 +23,14 @@ _RENDERERS: dict[type[RankingJob], ModuleType] = {
 }
 
 
-def formats(model: type[RankingJob]) -> list[str]:
-    """The formats a download offers ("text" is the commands' own)."""
-    return [fmt for fmt in _RENDERERS[model].FORMATS if fmt != "text"]
+def formats(model: type[RankingJob], *, text: bool = False) -> list[str]:
+    """The formats a download offers; with ``text``, a command's too (its plain table)."""
+    return [fmt for fmt in _RENDERERS[model].FORMATS if text or fmt != "text"]
+
+
+def render(job: RankingJob, fmt: str) -> str:
+    """The done job's result in ``fmt``."""
+    return _RENDERERS[type(job)].render(job.result, fmt)
 
 
 def result_file(job: RankingJob, fmt: str) -> HttpResponse:
@@ -33,4 +38,4 @@ def result_file(job: RankingJob, fmt: str) -> HttpResponse:
     renderer = _RENDERERS[type(job)]
     content_type, extension = renderer.FORMATS[fmt]
     filename = f"{job.file_prefix}-{job.pk}.{extension}"
-    return download(renderer.render(job.result, fmt), filename, content_type)
+    return download(render(job, fmt), filename, content_type)
