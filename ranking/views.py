@@ -74,19 +74,25 @@ def ranking_new(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, template, {"form": form})
 
 
-def _context(ranking) -> dict[str, Any]:
-    context: dict[str, Any] = {"ranking": ranking, "version": job_version(ranking)}
-    if ranking.status == ranking.Status.DONE:
-        context["page"] = selectors.ranking_page(ranking)
-    return context
+def result_page(
+    request: HtmxHttpRequest, template: str, job: RankingJob, *, name: str,
+    page_of: Callable[[Any], dict[str, Any]],
+) -> HttpResponse:  # fmt: skip
+    """A ranking job's page: the job under ``name`` and, once it is done, what its result shows
+    (``page_of(job)``, as ``page``). Its status block shows the result, so its poll reads it."""
+
+    def context(job: RankingJob) -> dict[str, Any]:
+        done = job.status == job.Status.DONE
+        return {name: job, "version": job_version(job), **({"page": page_of(job)} if done else {})}
+
+    return job_page(request, template, job, context, name=name, poll_page=True)
 
 
 @staff_member_required
 @require_GET
 def ranking_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     ranking = selectors.ranking_for_user(request.user, pk)
-    # The status block shows the table once the ranking is done: its poll reads the page.
-    return job_page(request, DETAIL, ranking, _context, name="ranking", poll_page=True)
+    return result_page(request, DETAIL, ranking, name="ranking", page_of=selectors.ranking_page)
 
 
 @staff_member_required

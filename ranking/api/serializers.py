@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from django.db.models import Model
 from django.urls import reverse
 from rest_framework import serializers
 
@@ -20,6 +21,17 @@ from ranking.subsets import inputs as subject_inputs
 from ranking.subsets import selectors as analysis_selectors
 from ranking.subsets.models import DiscriminationAnalysis
 from ranking.subsets.services import MAX_RANDOM
+
+
+def optional_id(model: type[Model], help_text: str) -> Any:
+    """An optional id of one of the ``model`` rows the user may pick (the serializer's
+    ``sources`` sets which)."""
+    return serializers.PrimaryKeyRelatedField(
+        queryset=model._default_manager.none(),
+        required=False,
+        allow_null=True,
+        help_text=help_text,
+    )
 
 
 class TestSettingsSerializer(serializers.Serializer):
@@ -85,18 +97,11 @@ class RankingCreateSerializer(TestSettingsSerializer):
     }
 
     input_kind = serializers.ChoiceField(choices=SystemRanking.InputKind.choices)
-    dataset = serializers.PrimaryKeyRelatedField(
-        queryset=DifficultyDataset.objects.none(), required=False, allow_null=True,
-        help_text="Difficulty dataset id (input_kind dataset).",
-    )  # fmt: skip
-    campaign = serializers.PrimaryKeyRelatedField(
-        queryset=Campaign.objects.none(), required=False, allow_null=True,
-        help_text="Annotation campaign id (input_kind campaign; ESA or MQM).",
-    )  # fmt: skip
-    version = serializers.PrimaryKeyRelatedField(
-        queryset=FrozenVersion.objects.none(), required=False, allow_null=True,
-        help_text="Frozen challenge-set version id (input_kind version or version_qe).",
-    )  # fmt: skip
+    dataset = optional_id(DifficultyDataset, "Difficulty dataset id (input_kind dataset).")
+    campaign = optional_id(Campaign, "Annotation campaign id (input_kind campaign; ESA or MQM).")
+    version = optional_id(
+        FrozenVersion, "Frozen challenge-set version id (input_kind version or version_qe)."
+    )
     language_pair = serializers.CharField(
         max_length=40, required=False, allow_blank=True, default="",
         help_text="e.g. zh-en; may be left out when the source has one pair.",
@@ -148,18 +153,14 @@ class AnalysisCreateSerializer(TestSettingsSerializer):
     }
 
     subject_kind = serializers.ChoiceField(choices=DiscriminationAnalysis.SubjectKind.choices)
-    version = serializers.PrimaryKeyRelatedField(
-        queryset=FrozenVersion.objects.none(), required=False, allow_null=True,
-        help_text="Frozen challenge-set version id (subject_kind version).",
-    )  # fmt: skip
-    evaluation = serializers.PrimaryKeyRelatedField(
-        queryset=DifficultyEvaluation.objects.none(), required=False, allow_null=True,
-        help_text="Finished DEC evaluation id whose estimator orders the segments (hardest).",
-    )  # fmt: skip
-    dataset = serializers.PrimaryKeyRelatedField(
-        queryset=DifficultyDataset.objects.none(), required=False, allow_null=True,
-        help_text="Difficulty dataset id (hardest; may be left out with an evaluation).",
-    )  # fmt: skip
+    version = optional_id(FrozenVersion, "Frozen challenge-set version id (subject_kind version).")
+    evaluation = optional_id(
+        DifficultyEvaluation,
+        "Finished DEC evaluation id whose estimator orders the segments (hardest).",
+    )
+    dataset = optional_id(
+        DifficultyDataset, "Difficulty dataset id (hardest; may be left out with an evaluation)."
+    )
     estimator = serializers.CharField(
         max_length=200, required=False, allow_blank=True, default="",
         help_text=f"An estimator of the evaluation, or {subject_inputs.ORACLE!r} (mean human "

@@ -14,14 +14,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from challenge_sets.access import may_curate
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_page, job_version
+from core.job_pages import control_from_page
 from ranking import downloads
 from ranking.services import RankingStateError
 from ranking.subsets import charts, selectors
 from ranking.subsets.forms import AnalysisForm
 from ranking.subsets.models import DiscriminationAnalysis
 from ranking.subsets.services import cancel_analysis, start_analysis
-from ranking.views import not_done_page, start_from_form
+from ranking.views import not_done_page, result_page, start_from_form
 
 Kind = DiscriminationAnalysis.SubjectKind
 DETAIL = "ranking/discrimination_detail.html"
@@ -60,19 +60,11 @@ def analysis_new(request: HttpRequest) -> HttpResponse:
     return render(request, NEW, {"form": AnalysisForm(initial=initial, user=request.user)})
 
 
-def _context(analysis) -> dict[str, Any]:
-    context: dict[str, Any] = {"analysis": analysis, "version": job_version(analysis)}
-    if analysis.status == analysis.Status.DONE:
-        context["page"] = selectors.analysis_page(analysis)
-    return context
-
-
 @staff_member_required
 @require_GET
 def analysis_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     analysis = selectors.analysis_for_user(request.user, pk)
-    # The status block shows the curves once the analysis is done: its poll reads the page.
-    return job_page(request, DETAIL, analysis, _context, name="analysis", poll_page=True)
+    return result_page(request, DETAIL, analysis, name="analysis", page_of=selectors.analysis_page)
 
 
 @staff_member_required
