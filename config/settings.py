@@ -410,7 +410,8 @@ SPECTACULAR_SETTINGS = {
         "ConceptOriginEnum": "lexical.models.concepts.Concept.Origin",
         "AnnotatorSourceEnum": "annotation.models.Annotator.Source",
         "RuleJobSourceEnum": "lexical.models.rules.RuleJob.Source",
-        # Rankings and discrimination analyses share one choice set of statuses.
+        # The ranking jobs' statuses (ranking.models.RankingJob: "done", not the kernel's
+        # "finished"), which another choice set of "status" fields would otherwise collide with.
         "RankingStatusEnum": "ranking.models.RankingStatus",
     },
 }

@@ -33,12 +33,14 @@ def job_page(
     *,
     name: str,
     changed_event: str = "",
+    poll_page: bool = False,
 ) -> HttpResponse:
     """A job's page (``page_context(job)``), or for its poll the status partial alone, the job
-    under ``name`` (:func:`polled_status`)."""
+    under ``name`` (:func:`polled_status`); with ``poll_page`` the partial has the whole page's
+    context (a status block that shows the result once the job is done)."""
     if not request.htmx:
         return render(request, template, page_context(job))
-    context = {name: job, "version": job_version(job)}
+    context = page_context(job) if poll_page else {name: job, "version": job_version(job)}
     return polled_status(request, template, context, job, changed_event=changed_event)
 
 

@@ -54,7 +54,71 @@ class Pairs(models.TextChoices):
     ADJACENT = "adjacent", "Adjacent systems only"
 
 
-class SystemRanking(RoundJob):
+class RankingJob(RoundJob):
+    """Abstract: a job that ranks systems with a significance test (a ranking, a discrimination
+    analysis): its statuses, its test's parameters, the score matrix it read and its result.
+
+    ``scores`` is a float64 ``.npy`` matrix (systems × segments, NaN where a system has no
+    score). A subclass names its progress counters in ``progress_counts``.
+    """
+
+    Status = RankingStatus
+    ACTIVE = (RankingStatus.QUEUED, RankingStatus.RUNNING)
+    ENDED = (RankingStatus.DONE, RankingStatus.FAILED, RankingStatus.CANCELLED)
+    SUCCEEDED = (RankingStatus.DONE,)
+    Test = Test
+    # What __str__ calls a job without a name ("Ranking 3"), and its files ("ranking-3.csv").
+    untitled = "Ranking"
+    file_prefix = "ranking"
+
+    name = models.CharField(max_length=200)
+    # "src-tgt"; "" when the input has a single language pair.
+    language_pair = models.CharField(max_length=40, blank=True)
+    n_resamples = models.PositiveIntegerField(default=1000)
+    alpha = models.FloatField(default=0.05)
+    seed = models.BigIntegerField(default=0)
+
+    # The kernel's job fields (rounds.models.RoundJob), with the rankings' own statuses: a
+    # ranking is "done", not "finished" (the pages and the API say so).
+    status = models.CharField(
+        max_length=10, choices=RankingStatus.choices, default=RankingStatus.QUEUED
+    )
+    scores = models.BinaryField(default=b"", blank=True)
+    result = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+
+    class Meta(RoundJob.Meta):
+        abstract = True
+
+    def __str__(self) -> str:
+        return self.name or f"{self.untitled} {self.pk}"
+
+    @property
+    def progress_counts(self) -> tuple[int, int]:
+        """(done, total) of what the job's rounds work through."""
+        raise NotImplementedError
+
+    @property
+    def progress_percent(self) -> int:
+        if self.status == self.Status.DONE:
+            return 100
+        done, total = self.progress_counts
+        return min(100, round(100 * done / total)) if total else 0
+
+    def not_done_reason(self) -> str:
+        """Why the result cannot be read yet ("" once the job is done)."""
+        if self.status == self.Status.DONE:
+            return ""
+        reason = f"the {self.untitled.lower()} is {self.status}; its result exists once it is done"
+        return f"{reason} (error: {self.error})" if self.error else reason
+
+    def score_matrix(self) -> np.ndarray:
+        return matrix_from_bytes(self.scores)
+
+    def set_score_matrix(self, matrix: np.ndarray) -> None:
+        self.scores = matrix_to_bytes(matrix)
+
+
+class SystemRanking(RankingJob):
     """Systems ranked on one input with one significance test.
 
     ``scores`` is the ranked input as a float64 ``.npy`` matrix (systems × segments, NaN where a
@@ -63,15 +127,9 @@ class SystemRanking(RoundJob):
     (``cells_done`` of ``cells_total`` scored); other inputs are read in one round.
     """
 
-    Status = RankingStatus
-    ACTIVE = (RankingStatus.QUEUED, RankingStatus.RUNNING)
-    ENDED = (RankingStatus.DONE, RankingStatus.FAILED, RankingStatus.CANCELLED)
-    SUCCEEDED = (RankingStatus.DONE,)
     InputKind = InputKind
-    Test = Test
     Pairs = Pairs
 
-    name = models.CharField(max_length=200)
     input_kind = models.CharField(max_length=16, choices=InputKind.choices)
     dataset = models.ForeignKey(
         "difficulty.DifficultyDataset",
@@ -94,30 +152,18 @@ class SystemRanking(RoundJob):
         on_delete=models.CASCADE,
         related_name="rankings",
     )
-    # "src-tgt"; "" when the input has a single language pair.
-    language_pair = models.CharField(max_length=40, blank=True)
     # Which score: "human" (the input's human score), "z" (a campaign's per-annotator z-scores),
     # a dataset's per-system extra field, or for a QE input the QE engine's name.
     score = models.CharField(max_length=200, default="human")
     include_references = models.BooleanField(default=False)
     test = models.CharField(max_length=16, choices=Test.choices, default=Test.WILCOXON)
     pairs = models.CharField(max_length=10, choices=Pairs.choices, default=Pairs.ALL)
-    n_resamples = models.PositiveIntegerField(default=1000)
-    alpha = models.FloatField(default=0.05)
     holm = models.BooleanField(default=False)
-    seed = models.BigIntegerField(default=0)
-
-    # The kernel's job fields (rounds.models.RoundJob), with the ranking's own statuses.
-    status = models.CharField(
-        max_length=10, choices=RankingStatus.choices, default=RankingStatus.QUEUED
-    )
     cells_done = models.PositiveIntegerField(default=0)
     cells_total = models.PositiveIntegerField(default=0)
     input_systems = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
-    scores = models.BinaryField(default=b"", blank=True)
-    result = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
 
-    class Meta(RoundJob.Meta):
+    class Meta(RankingJob.Meta):
         constraints = [
             # Exactly the source its input kind reads: the job and the page follow that link.
             models.CheckConstraint(
@@ -149,16 +195,9 @@ class SystemRanking(RoundJob):
             ),
         ]
 
-    def __str__(self) -> str:
-        return self.name or f"Ranking {self.pk}"
-
     @property
-    def progress_percent(self) -> int:
-        if self.status == self.Status.DONE:
-            return 100
-        if not self.cells_total:
-            return 0
-        return min(100, round(100 * self.cells_done / self.cells_total))
+    def progress_counts(self) -> tuple[int, int]:
+        return self.cells_done, self.cells_total
 
     @property
     def scope(self) -> str:
@@ -169,12 +208,6 @@ class SystemRanking(RoundJob):
     def source(self) -> Any:
         """The dataset, campaign or frozen version this ranking reads."""
         return self.dataset or self.campaign or self.version
-
-    def score_matrix(self) -> np.ndarray:
-        return matrix_from_bytes(self.scores)
-
-    def set_score_matrix(self, matrix: np.ndarray) -> None:
-        self.scores = matrix_to_bytes(matrix)
 
 
 # The discrimination analyses (issue 41, seed 000 App. A) live in their own package.

@@ -39,6 +39,7 @@ __all__ = [
     "RankingStateError",
     "advance_ranking",
     "cancel_ranking",
+    "check_test_settings",
     "enqueue_round",
     "recover_rankings",
     "run_in_foreground",
@@ -62,16 +63,13 @@ MAX_RESAMPLED_CELLS = 20_000_000_000
 MAX_SYSTEMS = 200
 
 
-class RankingError(ValueError):
-    """Settings that cannot be ranked; ``errors`` maps each field to what is wrong with it."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+class RankingError(rounds.JobConfigError):
+    """Settings (or a source) that cannot be ranked or measured; ``errors`` maps each field to
+    what is wrong with it. A discrimination analysis's refusal too."""
 
 
 class RankingStateError(RuntimeError):
-    """A control that does not apply in the ranking's state (cancel a finished one)."""
+    """A control that does not apply in the job's state (cancel a finished one)."""
 
 
 # --- starting --------------------------------------------------------------------------------
@@ -90,11 +88,11 @@ def enqueue_round(ranking_id: int, round_index: int, *, countdown: float | None 
                    countdown=countdown)  # fmt: skip
 
 
-def _check_parameters(values: dict[str, Any], errors: dict[str, str]) -> None:
+def check_test_settings(values: dict[str, Any], errors: dict[str, str]) -> None:
+    """The settings every ranking job's test takes (test, n_resamples, alpha, seed) and its
+    name: what is wrong with each, into ``errors``."""
     if values["test"] not in stats.TESTS:
         errors["test"] = f"must be one of {', '.join(stats.TESTS)}"
-    if values["pairs"] not in SystemRanking.Pairs.values:
-        errors["pairs"] = f"must be one of {', '.join(SystemRanking.Pairs.values)}"
     resamples = values["n_resamples"]
     if isinstance(resamples, bool) or not isinstance(resamples, int):
         errors["n_resamples"] = "must be an integer"
@@ -108,6 +106,8 @@ def _check_parameters(values: dict[str, Any], errors: dict[str, str]) -> None:
     seed = values["seed"]
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         errors["seed"] = f"must be an integer from 0 to {MAX_SEED}"
+    if len(values["name"]) > 200:
+        errors["name"] = "must be at most 200 characters"
 
 
 def _check_source(values: dict[str, Any], errors: dict[str, str]) -> None:
@@ -183,13 +183,14 @@ def start_ranking(
         "input_kind": input_kind, "dataset": dataset, "campaign": campaign, "version": version,
         "language_pair": (language_pair or "").strip(), "score": (score or "").strip(),
         "test": test, "pairs": pairs, "n_resamples": n_resamples, "alpha": alpha, "seed": seed,
+        "name": name,
     }  # fmt: skip
     if values["input_kind"] != InputKind.VERSION_QE and not values["score"]:
         values["score"] = inputs.HUMAN
     errors: dict[str, str] = {}
-    if len(name) > 200:
-        errors["name"] = "must be at most 200 characters"
-    _check_parameters(values, errors)
+    check_test_settings(values, errors)
+    if values["pairs"] not in SystemRanking.Pairs.values:
+        errors["pairs"] = f"must be one of {', '.join(SystemRanking.Pairs.values)}"
     _check_source(values, errors)
     if errors:
         raise RankingError(errors)

@@ -1,27 +1,30 @@
 """Pages of the ranking app, under ``/ranking/``: the list, the new-ranking form and a ranking's
 page with its table, charts and downloads. Thin: parse, call one service or selector, render.
 
-The discriminability pages (a subset's ranking against random subsets, issue 41) will live in
-their own module beside this one and read the same rankings.
+The discrimination analyses' pages (``ranking/subsets/views.py``) share the helpers here: a
+job started from its form, and a result read only once the job is done.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
 
-from core.http import HtmxHttpRequest, download
-from ranking import charts, selectors, tables
+from core.http import HtmxHttpRequest
+from core.job_pages import control_from_page, job_page, job_version
+from ranking import charts, downloads, selectors
 from ranking.forms import RankingForm
-from ranking.models import SystemRanking
+from ranking.models import RankingJob
 from ranking.services import RankingError, RankingStateError, cancel_ranking, start_ranking
+
+DETAIL = "ranking/ranking_detail.html"
+NEW = "ranking/ranking_new.html"
 
 
 @staff_member_required
@@ -31,76 +34,81 @@ def ranking_list(request: HttpRequest) -> HttpResponse:
     return render(request, "ranking/ranking_list.html", {"rankings": rankings})
 
 
-def _new_page(request: HttpRequest, form: RankingForm, status: int = 200) -> HttpResponse:
-    return render(request, "ranking/ranking_new.html", {"form": form}, status=status)
+def start_from_form(
+    request: HttpRequest, form: Any, start_job: Callable[..., RankingJob], template: str, *,
+    page: str,
+) -> HttpResponse:  # fmt: skip
+    """A job from a bound form: its page, or the form again (400) with each refusal of the
+    start service on its field."""
+    if form.is_valid():
+        try:
+            job = start_job(**form.service_arguments(), created_by=request.user)
+        except RankingError as exc:
+            for field, message in exc.errors.items():
+                form.add_error(field if field in form.fields else None, message)
+        else:
+            messages.success(request, f"{job.untitled} {job.name!r} queued.")
+            return redirect(page, pk=job.pk)
+    return render(request, template, {"form": form}, status=400)
+
+
+def not_done_page(job: RankingJob) -> HttpResponse | None:
+    """A 409 that says why the job's result cannot be read yet; None once it is done."""
+    reason = job.not_done_reason()
+    if not reason:
+        return None
+    return HttpResponse(f"{reason.capitalize()}.", status=409,
+                        content_type="text/plain; charset=utf-8")  # fmt: skip
 
 
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def ranking_new(request: HtmxHttpRequest) -> HttpResponse:
-    if request.method == "GET":
-        # The GET parameters choose the input (a link from a dataset, the no-script refresh or
-        # htmx when the input changes): they preset the form, they are not a submission.
-        form = RankingForm(initial=request.GET.dict(), user=request.user)
-        if request.htmx:
-            return render(request, "ranking/ranking_new.html#source-fields", {"form": form})
-        return _new_page(request, form)
-    form = RankingForm(request.POST, user=request.user)
-    if not form.is_valid():
-        return _new_page(request, form, status=400)
-    try:
-        ranking = start_ranking(**form.service_arguments(), created_by=request.user)
-    except RankingError as exc:
-        for field, message in exc.errors.items():
-            form.add_error(field if field in form.fields else None, message)
-        return _new_page(request, form, status=400)
-    messages.success(request, f"Ranking {ranking.name!r} queued.")
-    return redirect("ranking:ranking_detail", pk=ranking.pk)
+    if request.method == "POST":
+        form = RankingForm(request.POST, user=request.user)
+        return start_from_form(request, form, start_ranking, NEW, page="ranking:ranking_detail")
+    # The GET parameters choose the input (a link from a dataset, the no-script refresh or htmx
+    # when the input changes): they preset the form, they are not a submission.
+    form = RankingForm(initial=request.GET.dict(), user=request.user)
+    template = f"{NEW}#source-fields" if request.htmx else NEW
+    return render(request, template, {"form": form})
+
+
+def result_page(
+    request: HtmxHttpRequest, template: str, job: RankingJob, *, name: str,
+    page_of: Callable[[Any], dict[str, Any]],
+) -> HttpResponse:  # fmt: skip
+    """A ranking job's page: the job under ``name`` and, once it is done, what its result shows
+    (``page_of(job)``, as ``page``). Its status block shows the result, so its poll reads it."""
+
+    def context(job: RankingJob) -> dict[str, Any]:
+        done = job.status == job.Status.DONE
+        return {name: job, "version": job_version(job), **({"page": page_of(job)} if done else {})}
+
+    return job_page(request, template, job, context, name=name, poll_page=True)
 
 
 @staff_member_required
 @require_GET
 def ranking_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     ranking = selectors.ranking_for_user(request.user, pk)
-    context: dict[str, Any] = {"ranking": ranking}
-    if ranking.status == SystemRanking.Status.DONE:
-        context["page"] = selectors.ranking_page(ranking)
-    if request.htmx:
-        html = render_to_string("ranking/ranking_detail.html#status", context, request=request)
-        # A finished ranking answers 286 so htmx stops polling.
-        return HttpResponseStopPolling(html) if ranking.is_finished else HttpResponse(html)
-    return render(request, "ranking/ranking_detail.html", context)
-
-
-def _finished(request: HttpRequest, pk: int) -> SystemRanking | HttpResponse:
-    ranking = selectors.ranking_for_user(request.user, pk)
-    if ranking.status != SystemRanking.Status.DONE:
-        return HttpResponse(
-            f"The ranking is {ranking.status}; this exists once it is done.",
-            status=409,
-            content_type="text/plain; charset=utf-8",
-        )
-    return ranking
+    return result_page(request, DETAIL, ranking, name="ranking", page_of=selectors.ranking_page)
 
 
 @staff_member_required
 @require_GET
 def ranking_download(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     """The ranking as CSV, LaTeX, Typst or JSON (``fmt`` is one of ``tables.FORMATS``)."""
-    ranking = _finished(request, pk)
-    if isinstance(ranking, HttpResponse):
-        return ranking
-    content_type, extension = tables.FORMATS[fmt]
-    filename = f"ranking-{ranking.pk}.{extension}"
-    return download(tables.render(ranking.result, fmt), filename, content_type)
+    ranking = selectors.ranking_for_user(request.user, pk)
+    return not_done_page(ranking) or downloads.result_file(ranking, fmt)
 
 
 @staff_member_required
 @require_GET
 def ranking_chart(request: HttpRequest, pk: int, chart: str) -> HttpResponse:
-    ranking = _finished(request, pk)
-    if isinstance(ranking, HttpResponse):
-        return ranking
+    ranking = selectors.ranking_for_user(request.user, pk)
+    if refusal := not_done_page(ranking):
+        return refusal
     draw = charts.heatmap_svg if chart == "heatmap" else charts.means_svg
     return HttpResponse(draw(ranking.result), content_type="image/svg+xml")
 
@@ -109,10 +117,7 @@ def ranking_chart(request: HttpRequest, pk: int, chart: str) -> HttpResponse:
 @require_POST
 def ranking_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     ranking = selectors.ranking_for_user(request.user, pk)
-    try:
-        cancel_ranking(ranking)
-    except RankingStateError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, "Ranking cancelled.")
-    return redirect("ranking:ranking_detail", pk=ranking.pk)
+    return control_from_page(
+        request, ranking, cancel_ranking, RankingStateError,
+        done="Ranking cancelled.", page="ranking:ranking_detail",
+    )  # fmt: skip

@@ -2,8 +2,7 @@
 
 from rest_framework.routers import DefaultRouter
 
-from ranking.api.views import RankingViewSet
-from ranking.subsets.api import DiscriminationAnalysisViewSet
+from ranking.api.views import DiscriminationAnalysisViewSet, RankingViewSet
 
 
 def register(router: DefaultRouter) -> None:

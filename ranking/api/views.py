@@ -1,34 +1,47 @@
-"""REST API for rankings (staff only, like the pages).
+"""REST API for rankings and discrimination analyses (staff only, like the pages).
 
-Every ranking is looked up through ``ranking.selectors`` (a 404 for what the user may not see);
-a new ranking goes through ``ranking.services.start_ranking``, whose refusal is a 400 whose
-``errors`` name each field, with nothing written.
+Both are ranking jobs on the kernel's :class:`core.api_jobs.JobViewSet` (list, detail, cancel):
+every job is looked up through its selectors (a 404 for what the user may not see); a new one
+goes through its start service, whose refusal is a 400 whose ``errors`` name each field (and
+say why a subject cannot be measured), with nothing written; its result is exported as a file
+once it is done.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, ClassVar
+
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api_jobs import JobConfigErrorSerializer, JobControlErrorSerializer, JobViewSet
 from core.api_parsers import StrictJSONParser
-from core.http import download
-from ranking import selectors, tables
+from ranking import downloads, selectors
 from ranking.api.serializers import (
-    EXPORT_FORMATS,
+    AnalysisCreateSerializer,
+    AnalysisListSerializer,
+    AnalysisSerializer,
     RankingCreateSerializer,
-    RankingErrorSerializer,
     RankingListSerializer,
     RankingSerializer,
 )
-from ranking.models import SystemRanking
+from ranking.models import RankingJob, SystemRanking
 from ranking.services import RankingError, RankingStateError, cancel_ranking, start_ranking
+from ranking.subsets import selectors as analysis_selectors
+from ranking.subsets.models import DiscriminationAnalysis
+from ranking.subsets.services import cancel_analysis, start_analysis
 
 
 class FileNegotiation(DefaultContentNegotiation):
@@ -38,91 +51,107 @@ class FileNegotiation(DefaultContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
-class RankingViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Rankings of MT systems (staff only): start one, follow it, read its result, export its
-    table as CSV, LaTeX, Typst or JSON, cancel it."""
+class RankingJobViewSet(JobViewSet):
+    """A kind of ranking job's API: the kernel's list, detail and cancel, a start from a
+    checked body (``create_serializer``, then ``start_job``), and ``export`` of the result.
 
-    permission_classes = [IsAdminUser]
+    A subclass names those, its ``model`` and the large fields a list leaves out (``heavy``);
+    the schema of ``create`` and ``export`` follows from them.
+    """
+
     parser_classes = [StrictJSONParser]
-    queryset = SystemRanking.objects.none()  # for the schema; requests use get_queryset
+    state_error = RankingStateError
+    model: ClassVar[type[RankingJob]]
+    create_serializer: ClassVar[type[serializers.Serializer]]
+    start_job: Callable[..., Any]
+    heavy: ClassVar[tuple[str, ...]] = ("scores", "result")
 
-    def get_queryset(self):
-        rankings = selectors.rankings_for_user(self.request.user)
-        if self.action == "list":
-            rankings = rankings.defer("scores", "result")
-        return rankings
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "create_serializer" not in cls.__dict__:
+            return
+        formats = downloads.formats(cls.model)
+        as_parameter = OpenApiParameter(
+            "as", OpenApiTypes.STR, enum=formats, description=f"One of {', '.join(formats)}."
+        )
+        extend_schema_view(
+            create=extend_schema(
+                request=cls.create_serializer,
+                responses={201: cls.detail_serializer, 400: JobConfigErrorSerializer},
+            ),
+            export=extend_schema(
+                parameters=[as_parameter],
+                responses={
+                    (200, "text/plain"): OpenApiTypes.BINARY,
+                    400: JobConfigErrorSerializer,
+                    409: OpenApiResponse(JobControlErrorSerializer, description="not done yet"),
+                },
+            ),
+        )(cls)
 
-    def get_object(self) -> SystemRanking:
-        return selectors.ranking_for_user(self.request.user, self.kwargs["pk"])
+    def get_queryset(self) -> Any:
+        jobs = super().get_queryset()
+        return jobs.defer(*self.heavy) if self.action == "list" else jobs
 
-    def get_serializer_class(self):
-        return RankingListSerializer if self.action == "list" else RankingSerializer
+    def detail_data(self, job: Any) -> Any:
+        # Read afresh: the page's joins (created_by, the source) as the detail shows them.
+        return super().detail_data(self.job_for_user(self.request.user, job.pk))
 
-    def _data(self, ranking: SystemRanking) -> dict:
-        ranking = selectors.ranking_for_user(self.request.user, ranking.pk)
-        return RankingSerializer(ranking, context=self.get_serializer_context()).data
-
-    @extend_schema(
-        request=RankingCreateSerializer,
-        responses={201: RankingSerializer, 400: RankingErrorSerializer},
-    )
     def create(self, request: Request) -> Response:
-        """Start a ranking; its first round is queued for the workers at once."""
-        body = RankingCreateSerializer(data=request.data, context={"request": request})
+        """Start one: the settings (and the source) are checked, then its first round queued."""
+        body = self.create_serializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)
         try:
-            ranking = start_ranking(**body.validated_data, created_by=request.user)
+            job = self.start_job(**body.validated_data, created_by=request.user)
         except RankingError as exc:
             return Response(
                 {"detail": str(exc), "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
             )
-        return Response(self._data(ranking), status=status.HTTP_201_CREATED)
+        return Response(self.detail_data(job), status=status.HTTP_201_CREATED)
 
-    @extend_schema(
-        request=None,
-        responses={
-            200: RankingSerializer,
-            409: OpenApiResponse(RankingErrorSerializer, description="it had finished already"),
-        },
-    )
-    @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None) -> Response:
-        try:
-            ranking = cancel_ranking(self.get_object())
-        except RankingStateError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(self._data(ranking))
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "as",
-                OpenApiTypes.STR,
-                enum=list(EXPORT_FORMATS),
-                description="csv (spreadsheet-safe), latex (booktabs), typst, or json.",
-            )
-        ],
-        responses={
-            (200, "text/plain"): OpenApiTypes.BINARY,
-            400: RankingErrorSerializer,
-            409: OpenApiResponse(RankingErrorSerializer, description="not done yet"),
-        },
-    )
     @action(detail=True, methods=["get"], content_negotiation_class=FileNegotiation)
-    def export(self, request: Request, pk=None) -> HttpResponse | Response:
-        """The ranking's table as a findings paper prints it (clusters separated by rules)."""
+    def export(self, request: Request, pk: Any = None) -> HttpResponse | Response:
+        """The result as a file (a ranking's table as a findings paper prints it)."""
         fmt = request.query_params.get("as", "")
-        if fmt not in EXPORT_FORMATS:
-            detail = f"as: must be one of {', '.join(EXPORT_FORMATS)}"
+        formats = downloads.formats(self.model)
+        if fmt not in formats:
+            detail = f"as: must be one of {', '.join(formats)}"
             return Response(
                 {"detail": detail, "errors": {"as": detail}}, status=status.HTTP_400_BAD_REQUEST
             )
-        ranking = self.get_object()
-        if ranking.status != SystemRanking.Status.DONE:
-            detail = f"the ranking is {ranking.status}; its table exists once it is done"
-            if ranking.error:
-                detail += f" (error: {ranking.error})"
-            return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
-        content_type, extension = tables.FORMATS[fmt]
-        content = tables.render(ranking.result, fmt)
-        return download(content, f"ranking-{ranking.pk}.{extension}", content_type)
+        job = self.get_object()
+        if reason := job.not_done_reason():
+            return Response({"detail": reason}, status=status.HTTP_409_CONFLICT)
+        return downloads.result_file(job, fmt)
+
+
+class RankingViewSet(RankingJobViewSet):
+    """Rankings of MT systems (staff only): start one, follow it, read its result, export its
+    table as CSV, LaTeX, Typst or JSON, cancel it."""
+
+    queryset = SystemRanking.objects.none()  # for the schema; requests use get_queryset
+    model = SystemRanking
+    list_serializer = RankingListSerializer
+    detail_serializer = RankingSerializer
+    create_serializer = RankingCreateSerializer
+    jobs_for_user = staticmethod(selectors.rankings_for_user)
+    job_for_user = staticmethod(selectors.ranking_for_user)
+    start_job = staticmethod(start_ranking)
+    cancel_job = staticmethod(cancel_ranking)
+
+
+class DiscriminationAnalysisViewSet(RankingJobViewSet):
+    """How well a subset separates MT systems (staff only): start an analysis of a frozen
+    version, a dataset's hardest segments or an MT-breaker comparison, follow it, read its
+    result, export it as CSV or JSON, cancel it."""
+
+    queryset = DiscriminationAnalysis.objects.none()  # for the schema; requests use get_queryset
+    model = DiscriminationAnalysis
+    heavy = ("scores", "state", "result")
+    list_serializer = AnalysisListSerializer
+    detail_serializer = AnalysisSerializer
+    create_serializer = AnalysisCreateSerializer
+    jobs_for_user = staticmethod(analysis_selectors.analyses_for_user)
+    job_for_user = staticmethod(analysis_selectors.analysis_for_user)
+    start_job = staticmethod(start_analysis)
+    cancel_job = staticmethod(cancel_analysis)

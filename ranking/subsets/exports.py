@@ -11,11 +11,13 @@ from formats.spreadsheet import csv_text
 
 __all__ = [
     "FIELD_LABELS",
+    "FORMATS",
     "closest_point",
     "csv_download",
     "headline",
     "json_download",
     "point_rows",
+    "render",
     "text_table",
 ]
 
@@ -111,6 +113,19 @@ def csv_download(result: dict[str, Any]) -> str:
 
 def json_download(result: dict[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+# The analysis's downloads, in ``ranking.tables``'s shape: format -> (content type, extension).
+FORMATS = {
+    "csv": ("text/csv; charset=utf-8", "csv"),
+    "json": ("application/json", "json"),
+    "text": ("text/plain; charset=utf-8", "txt"),
+}
+
+
+def render(result: dict[str, Any], fmt: str) -> str:
+    """The result in ``fmt`` (one of :data:`FORMATS`)."""
+    return {"csv": csv_download, "json": json_download, "text": text_table}[fmt](result)
 
 
 def _band(point: dict[str, Any], field: str, digits: int) -> str:

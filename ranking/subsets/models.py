@@ -12,23 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from difficulty.models import matrix_from_bytes, matrix_to_bytes
-from ranking.models import Test
-from rounds.models import RoundJob
-
-
-def _validate_json_object(value: Any) -> None:
-    if not isinstance(value, dict):
-        raise ValidationError("must be a JSON object")
-
-
-def _validate_string_list(value: Any) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationError("must be a list of strings")
+# The validators are the rankings' (migration 0001 still names them here).
+from ranking.models import RankingJob, Test, _validate_json_object, _validate_string_list
 
 
 def _validate_fractions(value: Any) -> None:
@@ -38,29 +26,17 @@ def _validate_fractions(value: Any) -> None:
         raise ValidationError("must be a list of fractions in (0, 1]")
 
 
-class AnalysisStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-
-
 class SubjectKind(models.TextChoices):
     VERSION = "version", "Challenge-set version"
     HARDEST = "hardest", "Hardest segments of a difficulty dataset"
     BREAKER = "breaker", "MT-breaker comparison"
 
 
-class DiscriminationAnalysis(RoundJob):
-    Status = AnalysisStatus
-    ACTIVE = (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING)
-    ENDED = (AnalysisStatus.DONE, AnalysisStatus.FAILED, AnalysisStatus.CANCELLED)
-    SUCCEEDED = (AnalysisStatus.DONE,)
+class DiscriminationAnalysis(RankingJob):
     SubjectKind = SubjectKind
-    Test = Test
+    untitled = "Discrimination analysis"
+    file_prefix = "discrimination"
 
-    name = models.CharField(max_length=200)
     subject_kind = models.CharField(max_length=16, choices=SubjectKind.choices)
     version = models.ForeignKey(
         "challenge_sets.FrozenVersion",
@@ -88,30 +64,18 @@ class DiscriminationAnalysis(RoundJob):
     # An estimator of the evaluation, or "oracle": hardest by the mean human score.
     estimator = models.CharField(max_length=200, blank=True)
     comparison = models.CharField(max_length=200, blank=True, db_index=True)
-    # "src-tgt"; "" when the subject has a single language pair. A breaker comparison's target
-    # language (its runs' own, or a transfer's).
-    language_pair = models.CharField(max_length=40, blank=True)
+    # language_pair: a breaker comparison's target language (its runs' own, or a transfer's).
     # "human", or for a breaker comparison "qe" (the targets' and transfers' QE quality).
     score = models.CharField(max_length=16, default="human")
     test = models.CharField(max_length=16, choices=Test.choices, default=Test.PERMUTATION)
-    n_resamples = models.PositiveIntegerField(default=1000)
     n_random = models.PositiveIntegerField(default=20)
-    alpha = models.FloatField(default=0.05)
-    seed = models.BigIntegerField(default=0)
     fractions = models.JSONField(default=list, blank=True, validators=[_validate_fractions])
-
-    # The kernel's job fields (rounds.models.RoundJob), with the analysis's own statuses.
-    status = models.CharField(
-        max_length=10, choices=AnalysisStatus.choices, default=AnalysisStatus.QUEUED
-    )
     points_done = models.PositiveIntegerField(default=0)
     points_total = models.PositiveIntegerField(default=0)
     systems = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
-    scores = models.BinaryField(default=b"", blank=True)
     state = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    result = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
 
-    class Meta(RoundJob.Meta):
+    class Meta(RankingJob.Meta):
         verbose_name_plural = "discrimination analyses"
         constraints = [
             # Exactly the subject its kind reads: the job and the pages follow that link.
@@ -154,19 +118,6 @@ class DiscriminationAnalysis(RoundJob):
             models.Index(fields=["evaluation", "estimator", "-created_at"], name="disc_eval_idx"),
         ]
 
-    def __str__(self) -> str:
-        return self.name or f"Discrimination analysis {self.pk}"
-
     @property
-    def progress_percent(self) -> int:
-        if self.status == self.Status.DONE:
-            return 100
-        if not self.points_total:
-            return 0
-        return min(100, round(100 * self.points_done / self.points_total))
-
-    def score_matrix(self) -> np.ndarray:
-        return matrix_from_bytes(self.scores)
-
-    def set_score_matrix(self, matrix: np.ndarray) -> None:
-        self.scores = matrix_to_bytes(matrix)
+    def progress_counts(self) -> tuple[int, int]:
+        return self.points_done, self.points_total

@@ -23,6 +23,14 @@ from django.db import transaction
 import rounds
 from ranking import discrimination, stats
 from ranking.inputs import InputError
+from ranking.services import (
+    MAX_RESAMPLED_CELLS,
+    MAX_RESAMPLES,
+    MAX_SEED,
+    RankingError,
+    RankingStateError,
+    check_test_settings,
+)
 from ranking.subsets import inputs
 from ranking.subsets.models import DiscriminationAnalysis
 
@@ -46,27 +54,16 @@ ADVANCE_TASK = "ranking.advance_discrimination"
 Status = rounds.Status
 Kind = DiscriminationAnalysis.SubjectKind
 
-MAX_RESAMPLES = 10_000
 MAX_RANDOM = 200
-MAX_SEED = 2**62
 MAX_FRACTIONS = 20
 # One round (one subset size with its random subsets) stays well inside the task's time limit:
-# resampled pair statistics for permutation and bootstrap (about a minute of matrix products),
-# scipy calls for Wilcoxon and rank-sum (about a millisecond each).
-MAX_RESAMPLED_CELLS = 20_000_000_000
+# resampled pair statistics for permutation and bootstrap (about a minute of matrix products, as
+# for a ranking), scipy calls for Wilcoxon and rank-sum (about a millisecond each).
 MAX_TEST_CALLS = 100_000
 
-
-class AnalysisError(ValueError):
-    """Settings or a subject that cannot be measured; ``errors`` maps each field to why."""
-
-    def __init__(self, errors: dict[str, str]) -> None:
-        self.errors = errors
-        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
-
-
-class AnalysisStateError(RuntimeError):
-    """A control that does not apply in the analysis's state (cancel a finished one)."""
+# An analysis is refused, and its controls refused, as a ranking's are.
+AnalysisError = RankingError
+AnalysisStateError = RankingStateError
 
 
 # --- starting --------------------------------------------------------------------------------
@@ -93,21 +90,11 @@ def _check_fractions(fractions: Any) -> str | None:
 
 
 def _check_parameters(values: dict[str, Any], errors: dict[str, str]) -> None:
-    if values["test"] not in stats.TESTS:
-        errors["test"] = f"must be one of {', '.join(stats.TESTS)}"
-    if not _integer(values["n_resamples"], 1, MAX_RESAMPLES):
-        errors["n_resamples"] = f"must be an integer from 1 to {MAX_RESAMPLES}"
+    check_test_settings(values, errors)
     if not _integer(values["n_random"], 2, MAX_RANDOM):
         errors["n_random"] = f"must be an integer from 2 to {MAX_RANDOM} (a band needs two)"
-    alpha = values["alpha"]
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
-        errors["alpha"] = "must be a number above 0 and below 1"
-    if not _integer(values["seed"], 0, MAX_SEED):
-        errors["seed"] = f"must be an integer from 0 to {MAX_SEED}"
     if (problem := _check_fractions(values["fractions"])) is not None:
         errors["fractions"] = problem
-    if len(values["name"]) > 200:
-        errors["name"] = "must be at most 200 characters"
 
 
 def _read_subject(values: dict[str, Any]) -> inputs.Subject:

@@ -7,28 +7,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
+from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from challenge_sets.access import may_curate
-from core.http import HtmxHttpRequest, download
-from ranking.subsets import charts, exports, selectors
+from core.http import HtmxHttpRequest
+from core.job_pages import control_from_page
+from ranking import downloads
+from ranking.services import RankingStateError
+from ranking.subsets import charts, selectors
 from ranking.subsets.forms import AnalysisForm
 from ranking.subsets.models import DiscriminationAnalysis
-from ranking.subsets.services import (
-    AnalysisError,
-    AnalysisStateError,
-    cancel_analysis,
-    start_analysis,
-)
+from ranking.subsets.services import cancel_analysis, start_analysis
+from ranking.views import not_done_page, result_page, start_from_form
 
 Kind = DiscriminationAnalysis.SubjectKind
-DOWNLOADS = {"csv": ("text/csv; charset=utf-8", "csv"), "json": ("application/json", "json")}
+DETAIL = "ranking/discrimination_detail.html"
+NEW = "ranking/discrimination_new.html"
 
 
 @staff_member_required
@@ -49,89 +46,51 @@ def _preset_kind(query: dict[str, str]) -> str:
     return ""
 
 
-def _new_page(request: HttpRequest, form: AnalysisForm, status: int = 200) -> HttpResponse:
-    return render(request, "ranking/discrimination_new.html", {"form": form}, status=status)
-
-
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def analysis_new(request: HttpRequest) -> HttpResponse:
-    if request.method == "GET":
-        # The GET parameters name the subject (a link from its page): a preset, not a submission.
-        initial: dict[str, Any] = request.GET.dict()
-        initial["subject_kind"] = _preset_kind(initial)
-        return _new_page(request, AnalysisForm(initial=initial, user=request.user))
-    form = AnalysisForm(request.POST, user=request.user)
-    if not form.is_valid():
-        return _new_page(request, form, status=400)
-    try:
-        analysis = start_analysis(**form.service_arguments(), created_by=request.user)
-    except AnalysisError as exc:
-        for field, message in exc.errors.items():
-            form.add_error(field if field in form.fields else None, message)
-        return _new_page(request, form, status=400)
-    messages.success(request, f"Analysis {analysis.name!r} queued.")
-    return redirect("ranking:discrimination_detail", pk=analysis.pk)
+    if request.method == "POST":
+        form = AnalysisForm(request.POST, user=request.user)
+        return start_from_form(
+            request, form, start_analysis, NEW, page="ranking:discrimination_detail"
+        )
+    # The GET parameters name the subject (a link from its page): a preset, not a submission.
+    initial: dict[str, Any] = request.GET.dict()
+    initial["subject_kind"] = _preset_kind(initial)
+    return render(request, NEW, {"form": AnalysisForm(initial=initial, user=request.user)})
 
 
 @staff_member_required
 @require_GET
 def analysis_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     analysis = selectors.analysis_for_user(request.user, pk)
-    context: dict[str, Any] = {"analysis": analysis}
-    if analysis.status == DiscriminationAnalysis.Status.DONE:
-        context["page"] = selectors.analysis_page(analysis)
-    if request.htmx:
-        html = render_to_string(
-            "ranking/discrimination_detail.html#status", context, request=request
-        )
-        # A finished analysis answers 286 so htmx stops polling.
-        return HttpResponseStopPolling(html) if analysis.is_finished else HttpResponse(html)
-    return render(request, "ranking/discrimination_detail.html", context)
-
-
-def _finished(request: HttpRequest, pk: int) -> DiscriminationAnalysis | HttpResponse:
-    analysis = selectors.analysis_for_user(request.user, pk)
-    if analysis.status != DiscriminationAnalysis.Status.DONE:
-        return HttpResponse(
-            f"The analysis is {analysis.status}; this exists once it is done.",
-            status=409,
-            content_type="text/plain; charset=utf-8",
-        )
-    return analysis
+    return result_page(request, DETAIL, analysis, name="analysis", page_of=selectors.analysis_page)
 
 
 @staff_member_required
 @require_GET
 def analysis_chart(request: HttpRequest, pk: int) -> HttpResponse:
-    analysis = _finished(request, pk)
-    if isinstance(analysis, HttpResponse):
-        return analysis
+    analysis = selectors.analysis_for_user(request.user, pk)
+    if refusal := not_done_page(analysis):
+        return refusal
     return HttpResponse(charts.curves_svg(analysis.result), content_type="image/svg+xml")
 
 
 @staff_member_required
 @require_GET
 def analysis_download(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
-    analysis = _finished(request, pk)
-    if isinstance(analysis, HttpResponse):
-        return analysis
-    content_type, extension = DOWNLOADS[fmt]
-    render_as = exports.csv_download if fmt == "csv" else exports.json_download
-    return download(render_as(analysis.result), f"discrimination-{pk}.{extension}", content_type)
+    analysis = selectors.analysis_for_user(request.user, pk)
+    return not_done_page(analysis) or downloads.result_file(analysis, fmt)
 
 
 @staff_member_required
 @require_POST
 def analysis_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     analysis = selectors.analysis_for_user(request.user, pk)
-    try:
-        cancel_analysis(analysis)
-    except AnalysisStateError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, "Analysis cancelled.")
-    return redirect("ranking:discrimination_detail", pk=analysis.pk)
+    return control_from_page(
+        request, analysis, cancel_analysis, RankingStateError,
+        done="Analysis cancelled.", page="ranking:discrimination_detail",
+    )  # fmt: skip
 
 
 # --- the version section a challenge set's page loads (ranking/subsets/sections.py) ----------

@@ -31,6 +31,10 @@ from lexical.mining.services import start_mining
 from lexical.mining.synthetic import expected_concepts
 from lexical.models import LexicalAnswer, LexicalEvaluation, MiningJob, Rule, RuleJob
 from lexical.rules.services import start_rule_jobs
+from ranking.models import SystemRanking
+from ranking.services import start_ranking
+from ranking.subsets.models import DiscriminationAnalysis
+from ranking.subsets.services import start_analysis
 from search.breaker.data_quality import start_statistics
 from search.breaker.services import run_in_foreground as run_breaker
 from search.breaker.services import start_breaker_run
@@ -53,6 +57,7 @@ from tests.imports.conftest import dataset_lines, snapshot, upload
 from tests.lexical.eval_helpers import make_engines, make_selection, scripted
 from tests.lexical.mining_support import synthetic_corpus
 from tests.lexical.rule_helpers import make_mining_job, remote_engine
+from tests.ranking.support import make_version, tiered_dataset, version_items
 from tests.search.breaker_helpers import offline_config, remote_config, remote_engines
 from tests.search.test_run_worker import crowd_run
 
@@ -319,6 +324,49 @@ def check_lexical_evaluation(evaluation: LexicalEvaluation) -> None:
     assert_paid_once(evaluation.scope)
 
 
+# --- Rankings and discrimination analyses -----------------------------------------------------
+
+RANKED_SYSTEMS, RANKED_ITEMS = 3, 60
+
+
+def _start_ranking(server: FakeOpenAI, folder: Path) -> SystemRanking:
+    """A version scored by a QE engine: its 180 translations in rounds of 64 (QE_CHUNK)."""
+    server.responder, server.latency = auto_reply, 0.3
+    EngineFactory(name="qe", model="model-qe", base_url=server.base_url)
+    scores = {f"mt-{k}": [50.0 + k] * RANKED_ITEMS for k in range(RANKED_SYSTEMS)}
+    version = make_version(version_items(scores))
+    return start_ranking(input_kind="version_qe", version=version, score="qe")
+
+
+def check_ranking(ranking: SystemRanking) -> None:
+    assert_finished(ranking, "done")
+    cells = RANKED_SYSTEMS * RANKED_ITEMS
+    assert ranking.cells_done == ranking.cells_total == cells
+    assert len(ranking.result["ranking"]["systems"]) == RANKED_SYSTEMS
+    assert_paid_once(ranking.scope)
+    scored = EngineCall.objects.filter(scope=ranking.scope, cache_hit=False, error="")
+    assert scored.count() == cells  # each translation scored (and paid) once
+
+
+def _start_analysis(server: FakeOpenAI, folder: Path) -> DiscriminationAnalysis:
+    """No engine: rounds of permutation tests over random subsets, a few seconds each."""
+    return start_analysis(
+        subject_kind="hardest", dataset=tiered_dataset(), estimator="oracle",
+        fractions=[0.25, 0.5, 0.75], n_random=30, n_resamples=3000,
+    )  # fmt: skip
+
+
+def analysis_mid_round(row: DiscriminationAnalysis, server: FakeOpenAI) -> bool:
+    return bool(row.claimed_by) and row.round_index >= 1
+
+
+def check_analysis(analysis: DiscriminationAnalysis) -> None:
+    assert_finished(analysis, "done")
+    assert analysis.points_done == analysis.points_total == 4  # the full set and three sizes
+    (subset,) = analysis.result["subsets"]
+    assert [point["size"] for point in subset["points"]] == [15, 30, 45]  # each point once
+
+
 # ------------------------------------------------------------------------------------------------
 
 KINDS = [
@@ -350,5 +398,7 @@ KINDS = [
         check_lexical_evaluation,
         worker_env=lambda folder: {"LEXICAL_EVAL_ROUND_ITEMS": "4"},
     ),
+    FaultKind("ranking", _start_ranking, engines_at_work, check_ranking),
+    FaultKind("discrimination-analysis", _start_analysis, analysis_mid_round, check_analysis),
 ]
 KIND_NAMES = [kind.name for kind in KINDS]
