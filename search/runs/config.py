@@ -41,6 +41,8 @@ __all__ = [
     "build_policy",
     "check_config",
     "default_batch_size",
+    "engine_by_name",
+    "engine_from_spec",
     "validate_config",
 ]
 
@@ -109,7 +111,13 @@ def _number(value: Any, *, minimum: float, maximum: float) -> float | None:
 
 def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | None:
     if isinstance(value, dict):
-        return _engine_from_spec(value, field, errors)
+        return engine_from_spec(value, field, errors)
+    return engine_by_name(value, field, capability, errors)
+
+
+def engine_by_name(value: Any, field: str, capability: str, errors: dict) -> Engine | None:
+    """The enabled engine named ``value`` with ``capability``; else None and ``errors[field]``
+    says why (a search run's and a breaker run's configuration refuse in these words)."""
     engine = Engine.objects.filter(name=str(value or "")).first()
     if engine is None:
         errors[field] = f"there is no engine named {value!r}"
@@ -122,7 +130,10 @@ def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | N
     return None
 
 
-def _engine_from_spec(spec: dict, field: str, errors: dict) -> Engine | None:
+def engine_from_spec(spec: dict, field: str, errors: dict) -> Engine | None:
+    """The engine an inline spec describes: the existing one of its name when its kind and
+    parameters match, else a new one, validated and unsaved; None and ``errors[field]``
+    otherwise."""
     existing = Engine.objects.filter(name=spec.get("name", "")).first()
     if existing is not None:
         if existing.kind != spec.get("kind") or existing.params != spec.get("params", {}):
