@@ -29,5 +29,6 @@ class RuleValidationStudy(StudyRecord):
     rule_jobs = models.ManyToManyField(RuleJob, related_name="validation_studies")
     # seed, max_concepts, overlap, attention_checks and what was left out (and why).
     params = models.JSONField(default=dict)
+
     def __str__(self) -> str:
         return f"Rule validation #{self.pk} ({self.src_lang}→{self.tgt_lang})"

@@ -25,5 +25,6 @@ class SelectionStudy(StudyRecord):
     # What the creator chose and what creation left out: attention_checks, skipped_concepts
     # ([{"id", "lemma", "variations"}]), items.
     params = models.JSONField(default=dict, blank=True)
+
     def __str__(self) -> str:
         return f"Selection study {self.campaign.name}"
