@@ -28,6 +28,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
+from search.access import may_use_search
 from search.models import Pull, SearchRun, TextSample, Topic, TopicTree
 
 __all__ = [
@@ -51,14 +52,8 @@ __all__ = [
 ]
 
 
-def _may_see(user) -> bool:
-    # Topic trees are research-lead material: staff only; anyone else gets a 404 so that their
-    # existence does not leak.
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
-
-
 def trees_for_user(user) -> QuerySet[TopicTree]:
-    if not _may_see(user):
+    if not may_use_search(user):
         return TopicTree.objects.none()
     return TopicTree.objects.all()
 
@@ -72,7 +67,7 @@ def tree_for_user(user, pk: int) -> TopicTree:
 
 
 def topic_for_user(user, pk: int) -> Topic:
-    if not _may_see(user):
+    if not may_use_search(user):
         raise Http404("No such topic.")
     try:
         return _with_node_facts(Topic.objects.select_related("tree")).get(pk=pk)
