@@ -29,7 +29,7 @@ from search.breaker.methods import METHODS, spec, steps_per_chain
 from search.breaker.parsing import word_count
 from search.breaker.seeds import Seed, SeedError, load_seeds
 from search.models import BreakerRun
-from search.runs.config import engine_by_name, engine_from_spec
+from search.runs.config import config_errors, engine_by_name, engine_from_spec
 
 __all__ = [
     "BreakerConfigError",
@@ -116,12 +116,7 @@ CheckedRun = tuple[dict[str, Any], list[Seed], list[Engine]]
 def check_run(config: Any, method: str) -> CheckedRun:
     """What a new run of ``method`` is made of, or :class:`BreakerConfigError` listing every
     problem; nothing is written."""
-    if not isinstance(config, dict):
-        raise BreakerConfigError({"config": "a run configuration is a JSON object"})
-    errors: dict[str, str] = {}
-    unknown = set(config) - _KNOWN
-    if unknown:
-        errors["config"] = f"unknown key(s): {', '.join(sorted(unknown))}"
+    errors = config_errors(config, _KNOWN, "run", BreakerConfigError)
     known = isinstance(method, str) and method in METHODS
     if not known:
         errors["method"] = f"must be one of {', '.join(METHODS)}"

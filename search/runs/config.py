@@ -40,6 +40,7 @@ __all__ = [
     "RunConfigError",
     "build_policy",
     "check_config",
+    "config_errors",
     "default_batch_size",
     "engine_by_name",
     "engine_from_spec",
@@ -81,6 +82,17 @@ class CheckedRun:
     fields: dict[str, Any]
     errors: dict[str, str]
     policy: Policy | None = None  # built while checking the parameters, kept for the start
+
+
+def config_errors(
+    config: Any, known: set[str], job: str, refuse: type[JobConfigError]
+) -> dict[str, str]:
+    """Where every search job's configuration check starts: ``refuse`` anything but a JSON
+    object; the errors so far (a key that is not ``known``)."""
+    if not isinstance(config, dict):
+        raise refuse({"config": f"a {job} configuration is a JSON object"})
+    unknown = set(config) - known
+    return {"config": f"unknown key(s): {', '.join(sorted(map(str, unknown)))}"} if unknown else {}
 
 
 def _integer(value: Any, field: str, errors: dict, *, minimum: int, maximum: int = MAX_COUNT):
@@ -361,12 +373,8 @@ def validate_config(config: Any) -> dict[str, Any]:
 def check_config(config: Any) -> CheckedRun:
     """The run's model fields and its initial bandit policy, or :class:`RunConfigError`
     listing every problem; inline engines are built, not saved."""
-    if not isinstance(config, dict):
-        raise RunConfigError({"config": "a run configuration is a JSON object"})
-    checked = CheckedRun(fields={}, errors={})
-    unknown = set(config) - _KNOWN_KEYS
-    if unknown:
-        checked.errors["config"] = f"unknown key(s): {', '.join(sorted(unknown))}"
+    errors = config_errors(config, _KNOWN_KEYS, "run", RunConfigError)
+    checked = CheckedRun(fields={}, errors=errors)
     name = str(config.get("name") or "").strip()
     if not name:
         checked.errors["name"] = "a run needs a name"
