@@ -35,6 +35,7 @@ __all__ = [
     "EngineError",
     "HeuristicUnavailable",
     "Message",
+    "PermanentEngineError",
     "QualityEstimator",
     "Translator",
 ]
@@ -69,14 +70,18 @@ def transient_engine_error(exc: BaseException) -> bool:
 ENGINE_ERRORS: dict[str, Any] = {"transient": transient_engine_error, "permanent": (EngineError,)}
 
 
-class HeuristicUnavailable(EngineError):
+class PermanentEngineError(EngineError):
+    """An engine error that retrying cannot help, whatever the call: always permanent."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, permanent=True)
+
+
+class HeuristicUnavailable(PermanentEngineError):
     """A heuristic that cannot run here (e.g. no spaCy pipeline for the language).
 
     Always permanent: the engine says it is unavailable rather than guessing.
     """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, permanent=True)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engines.interfaces import EngineError, Message
+from engines.interfaces import Message, PermanentEngineError
 
 __all__ = [
     "JUDGE_PROMPT_VERSION",
@@ -54,11 +54,8 @@ _LANGUAGE_NAMES = {
 }  # fmt: skip
 
 
-class UnparseableOutput(EngineError):
+class UnparseableOutput(PermanentEngineError):
     """The model answered, but not in the format the prompt asked for."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, permanent=True)
 
 
 @dataclass(frozen=True)
