@@ -21,9 +21,9 @@ Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 __all__ = [
     "INTERFACES",
@@ -38,10 +38,12 @@ __all__ = [
     "PermanentEngineError",
     "QualityEstimator",
     "Translator",
+    "isolated",
 ]
 
 # {"role": "system" | "user" | "assistant", "content": "..."}, as in the OpenAI chat protocol.
 Message = dict[str, str]
+T = TypeVar("T")
 
 
 class EngineError(Exception):
@@ -63,6 +65,30 @@ def transient_engine_error(exc: BaseException) -> bool:
     """Whether ``exc`` is an engine error that retrying can help (a rate limit, a timeout): the
     transient test a job kind passes to the round kernel (``rounds.LeasedJobKind``)."""
     return isinstance(exc, EngineError) and not exc.permanent
+
+
+def isolated(call: Callable[[list[T]], list[Any]], items: list[T]) -> list[Any | EngineError]:
+    """``call`` on the batch; after a permanent error, item by item (answers already received
+    are cache hits), so one bad item fails alone, its answer the error. Transient errors
+    propagate."""
+    if not items:
+        return []
+    try:
+        return call(items)
+    except EngineError as exc:
+        if not exc.permanent:
+            raise
+        if len(items) == 1:
+            return [exc]
+    out: list[Any] = []
+    for item in items:
+        try:
+            out.append(call([item])[0])
+        except EngineError as exc:
+            if not exc.permanent:
+                raise
+            out.append(exc)
+    return out
 
 
 # How a job kind whose rounds call engines treats their errors (``rounds.LeasedJobKind``): a

@@ -29,7 +29,7 @@ from django.db.models import F
 from django.utils import timezone
 
 import rounds
-from engines.interfaces import ENGINE_ERRORS, EngineError
+from engines.interfaces import ENGINE_ERRORS, EngineError, isolated
 from engines.models import Engine
 from engines.prompts import language_name
 from engines.registry import refusal, resolve
@@ -44,7 +44,6 @@ from search.breaker.statistics import (
     embedding_diversity,
     word_statistics,
 )
-from search.breaker.stepping import isolated
 from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
 
 __all__ = [

@@ -17,13 +17,13 @@ propagate (the round is retried); permanent ones are isolated to the chains they
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import partial
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from engines.interfaces import EngineError
+from engines.interfaces import EngineError, isolated
 from engines.models import Engine
 from engines.registry import resolve
 from search.breaker import prompts
@@ -110,29 +110,6 @@ def plan_round(
         else:
             planned.append(Planned(chain, index, [{"role": "user", "content": first}]))
     return planned
-
-
-def isolated(call: Callable[[list[T]], list[Any]], items: list[T]) -> list[Any]:
-    """``call`` on the batch; after a permanent error, item by item (answers already received
-    are cache hits), so one bad item fails alone. Transient errors propagate."""
-    if not items:
-        return []
-    try:
-        return call(items)
-    except EngineError as exc:
-        if not exc.permanent:
-            raise
-        if len(items) == 1:
-            return [exc]
-    out: list[Any] = []
-    for item in items:
-        try:
-            out.append(call([item])[0])
-        except EngineError as exc:
-            if not exc.permanent:
-                raise
-            out.append(exc)
-    return out
 
 
 def _llm_price(engine: Engine, tokens_in: int, tokens_out: int) -> Decimal:
