@@ -21,9 +21,9 @@ Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 __all__ = [
     "INTERFACES",
@@ -35,12 +35,15 @@ __all__ = [
     "EngineError",
     "HeuristicUnavailable",
     "Message",
+    "PermanentEngineError",
     "QualityEstimator",
     "Translator",
+    "isolated",
 ]
 
 # {"role": "system" | "user" | "assistant", "content": "..."}, as in the OpenAI chat protocol.
 Message = dict[str, str]
+T = TypeVar("T")
 
 
 class EngineError(Exception):
@@ -64,19 +67,47 @@ def transient_engine_error(exc: BaseException) -> bool:
     return isinstance(exc, EngineError) and not exc.permanent
 
 
+def isolated(call: Callable[[list[T]], list[Any]], items: list[T]) -> list[Any | EngineError]:
+    """``call`` on the batch; after a permanent error, item by item (answers already received
+    are cache hits), so one bad item fails alone, its answer the error. Transient errors
+    propagate."""
+    if not items:
+        return []
+    try:
+        return call(items)
+    except EngineError as exc:
+        if not exc.permanent:
+            raise
+        if len(items) == 1:
+            return [exc]
+    out: list[Any] = []
+    for item in items:
+        try:
+            out.append(call([item])[0])
+        except EngineError as exc:
+            if not exc.permanent:
+                raise
+            out.append(exc)
+    return out
+
+
 # How a job kind whose rounds call engines treats their errors (``rounds.LeasedJobKind``): a
 # transient one runs the round again later, a permanent one fails the job with its message.
 ENGINE_ERRORS: dict[str, Any] = {"transient": transient_engine_error, "permanent": (EngineError,)}
 
 
-class HeuristicUnavailable(EngineError):
+class PermanentEngineError(EngineError):
+    """An engine error that retrying cannot help, whatever the call: always permanent."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, permanent=True)
+
+
+class HeuristicUnavailable(PermanentEngineError):
     """A heuristic that cannot run here (e.g. no spaCy pipeline for the language).
 
     Always permanent: the engine says it is unavailable rather than guessing.
     """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, permanent=True)
 
 
 @dataclass(frozen=True)

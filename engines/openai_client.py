@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from engines.interfaces import Completion, EngineError, Message
+from engines.interfaces import Completion, EngineError, Message, PermanentEngineError
 from formats import strict_json
 
 __all__ = [
@@ -47,11 +47,8 @@ class TransientError(EngineError):
         self.retry_after = retry_after
 
 
-class MalformedResponse(EngineError):
+class MalformedResponse(PermanentEngineError):
     """HTTP 200 whose body is not a usable chat completion ("garbage")."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, permanent=True)
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engines.interfaces import EngineError, Message
+from engines.interfaces import Message, PermanentEngineError
 
 __all__ = [
     "JUDGE_PROMPT_VERSION",
@@ -54,11 +54,8 @@ _LANGUAGE_NAMES = {
 }  # fmt: skip
 
 
-class UnparseableOutput(EngineError):
+class UnparseableOutput(PermanentEngineError):
     """The model answered, but not in the format the prompt asked for."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, permanent=True)
 
 
 @dataclass(frozen=True)
@@ -148,11 +145,16 @@ def qe_prompt(source: str, translation: str, src_lang: str, tgt_lang: str) -> Pr
 
 def parse_score(output: str) -> float:
     """The number in the last ``SCORE |||x|||`` line, clamped to [0, 100]."""
-    found = _SCORE.findall(output)
+    return _last_number(_SCORE, output, "no 'SCORE |||x|||' line in the model output", 100.0)
+
+
+def _last_number(pattern: re.Pattern[str], output: str, missing: str, high: float) -> float:
+    """The number ``pattern`` captures last in ``output`` (a decimal comma read as a point),
+    clamped to [0, high]; ``UnparseableOutput(missing)`` where there is none."""
+    found = pattern.findall(output)
     if not found:
-        raise UnparseableOutput("no 'SCORE |||x|||' line in the model output")
-    value = float(found[-1].replace(",", "."))
-    return min(100.0, max(0.0, value))
+        raise UnparseableOutput(missing)
+    return min(high, max(0.0, float(found[-1].replace(",", "."))))
 
 
 # --- LLM-as-a-judge difficulty ---------------------------------------------------------------
@@ -182,11 +184,8 @@ def judge_prompt(text: str, src_lang: str, tgt_lang: str | None) -> Prompt:
 
 def parse_judge(output: str) -> float:
     """The proficiency level (0–120, clamped) in the last ``[[[n, level]]]``."""
-    found = _JUDGE.findall(output)
-    if not found:
-        raise UnparseableOutput("no '[[[score, level]]]' statement in the model output")
-    value = float(found[-1].replace(",", "."))
-    return min(PROFICIENCY_MAX, max(0.0, value))
+    missing = "no '[[[score, level]]]' statement in the model output"
+    return _last_number(_JUDGE, output, missing, PROFICIENCY_MAX)
 
 
 def proficiency_to_quality(proficiency: float) -> float:

@@ -16,7 +16,8 @@ from challenge_sets.sources.search_run import engine_snapshot
 from engines.models import Engine
 from search.breaker import selectors
 from search.breaker.prompts import PROMPT_VERSION
-from search.models import BreakerRun, BreakerStep
+from search.breaker.records import step_record
+from search.models import BreakerRun
 
 ORIGIN = "breaker_run"
 MAX_CHOICES = 200
@@ -63,19 +64,6 @@ def run_snapshot(run: BreakerRun, engines: dict[str, dict[str, Any]]) -> dict[st
     }
 
 
-def _step(step: BreakerStep) -> dict[str, Any]:
-    return {
-        "step": step.index,
-        "source": step.source,
-        "translations": step.translations,
-        "qe": step.qe,
-        "quality": step.quality,
-        "edit_share": step.edit_share,
-        "parse_attempts": step.parse_attempts,
-        "words": step.word_count,
-    }
-
-
 def _difficulty(quality: float | None) -> float | None:
     return round(100.0 - quality, 6) if quality is not None else None
 
@@ -101,7 +89,7 @@ def chain_candidate(
             "chain": {"index": chain.index, "status": chain.status,
                       "target_words": chain.target_words, "steps_done": chain.steps_done},
             "selected_step": chain.selected_step,
-            "steps": [_step(s) for s in selected.steps],
+            "steps": [step_record(s) for s in selected.steps],
             "seed_text": chain.seed_text,
             "seed_ref": seed_ref,
             "source_url": seed_ref.get("source_url") or "",

@@ -71,16 +71,7 @@ class CorpusImportSerializer(serializers.Serializer):
         return data
 
     def corpus_source(self) -> CorpusSource:
-        data = self.validated_data
-        if data["format"] == "moses":
-            return CorpusSource(
-                format="moses",
-                src=data["src_file"],
-                tgt=data["tgt_file"],
-                src_name=data["src_file"].name,
-                tgt_name=data["tgt_file"].name,
-            )
-        return CorpusSource(format=data["format"], file=data["file"], file_name=data["file"].name)
+        return CorpusSource.from_upload(self.validated_data)
 
 
 class ParallelCorpusViewSet(

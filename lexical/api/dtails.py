@@ -23,7 +23,7 @@ from core.uploads import validate_upload_size
 from lexical.concepts.selectors import selection_for_user
 from lexical.dtails import exports
 from lexical.dtails.selectors import import_report, study_csv_response, study_for_user
-from lexical.dtails.services import ImportRefused, import_dtails
+from lexical.dtails.services import ImportRefused, import_dtails_upload
 
 
 class DtailsImportSerializer(serializers.Serializer):
@@ -68,14 +68,8 @@ class DtailsViewSet(viewsets.ViewSet):
         """Import a DTAiLS CSV (+ optional words file) as a new example selection."""
         body = DtailsImportSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        data = body.validated_data
-        words = data.get("words_file")
         try:
-            selection = import_dtails(
-                data["name"], data["src_lang"], data["tgt_lang"], data["csv_file"].read(),
-                words.read() if words else None, filename=data["csv_file"].name,
-                keep_duplicates=data["keep_duplicates"],
-            )  # fmt: skip
+            selection = import_dtails_upload(body.validated_data)
         except ImportRefused as exc:
             return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
         payload = {

@@ -77,11 +77,14 @@ def concept_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return render(request, DETAIL, _detail_context(concept))
 
 
-def _edit(
-    request: HtmxHttpRequest, pk: int, form_class, apply: Callable[[Concept, dict], str]
-) -> HttpResponse:
-    """Validate ``form_class``, run ``apply`` (which returns what happened, in words) and
-    answer the editor partial (htmx) or redirect back to the concept page."""
+# What an edit does to a concept, given its valid form and the URL's other arguments; returns
+# what happened, in words.
+Apply = Callable[..., str]
+
+
+def _edit(request: HtmxHttpRequest, pk: int, form_class, apply: Apply, **url_args) -> HttpResponse:
+    """Validate ``form_class``, run ``apply`` and answer the editor partial (htmx) or redirect
+    back to the concept page."""
     concept = concept_for_user(request.user, pk)
     form = form_class(request.POST)
     error = ""
@@ -90,7 +93,7 @@ def _edit(
         error = "; ".join(f"{k}: {v[0]}" for k, v in form.errors.items())
     else:
         try:
-            done = apply(concept, form)
+            done = apply(concept, form, **url_args)
         except services.ConceptEditError as exc:
             error = str(exc)
     if request.htmx:
@@ -105,72 +108,59 @@ def _edit(
     return redirect("lexical:concept_detail", pk=concept.pk)
 
 
+def _edit_view(form_class, apply: Apply) -> Callable[..., HttpResponse]:
+    """A staff-only POST view that edits the concept ``pk`` with ``apply`` (see :func:`_edit`)."""
+
+    @staff_member_required
+    @require_POST
+    def view(request: HtmxHttpRequest, pk: int, **url_args) -> HttpResponse:
+        return _edit(request, pk, form_class, apply, **url_args)
+
+    return view
+
+
 class _NoFields(RejectForm):
     """Actions whose only input is in the URL."""
 
     note = None  # type: ignore[assignment]
 
 
-@staff_member_required
-@require_POST
-def concept_merge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    def apply(concept: Concept, form) -> str:
-        data = form.cleaned_data
-        kept = services.merge_variations(concept, data["keep"], data["absorb"])
-        return f"Merged into {kept.label} (count {kept.count})."
-
-    return _edit(request, pk, MergeForm, apply)
+def _merge(concept: Concept, form) -> str:
+    data = form.cleaned_data
+    kept = services.merge_variations(concept, data["keep"], data["absorb"])
+    return f"Merged into {kept.label} (count {kept.count})."
 
 
-@staff_member_required
-@require_POST
-def concept_split(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    def apply(concept: Concept, form) -> str:
-        data = form.cleaned_data
-        new = services.split_variation(
-            concept, data["variation"], form.forms_to_move(), data["lemma"]
-        )
-        return f"Split off {new.label} (count {new.count})."
-
-    return _edit(request, pk, SplitForm, apply)
+def _split(concept: Concept, form) -> str:
+    data = form.cleaned_data
+    new = services.split_variation(concept, data["variation"], form.forms_to_move(), data["lemma"])
+    return f"Split off {new.label} (count {new.count})."
 
 
-@staff_member_required
-@require_POST
-def variation_drop(request: HtmxHttpRequest, pk: int, variation: int) -> HttpResponse:
-    def apply(concept: Concept, form) -> str:
-        return f"Dropped {services.drop_variation(concept, variation).label}."
-
-    return _edit(request, pk, _NoFields, apply)
+def _drop(concept: Concept, form, variation: int) -> str:
+    return f"Dropped {services.drop_variation(concept, variation).label}."
 
 
-@staff_member_required
-@require_POST
-def variation_restore(request: HtmxHttpRequest, pk: int, variation: int) -> HttpResponse:
-    def apply(concept: Concept, form) -> str:
-        return f"Restored {services.restore_variation(concept, variation).label}."
-
-    return _edit(request, pk, _NoFields, apply)
+def _restore_variation(concept: Concept, form, variation: int) -> str:
+    return f"Restored {services.restore_variation(concept, variation).label}."
 
 
-@staff_member_required
-@require_POST
-def concept_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    def apply(concept: Concept, form) -> str:
-        services.reject_concept(concept, form.cleaned_data["note"])
-        return f"Rejected {concept}."
-
-    return _edit(request, pk, RejectForm, apply)
+def _reject(concept: Concept, form) -> str:
+    services.reject_concept(concept, form.cleaned_data["note"])
+    return f"Rejected {concept}."
 
 
-@staff_member_required
-@require_POST
-def concept_restore(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    def apply(concept: Concept, form) -> str:
-        services.restore_concept(concept)
-        return f"Restored {concept}."
+def _restore(concept: Concept, form) -> str:
+    services.restore_concept(concept)
+    return f"Restored {concept}."
 
-    return _edit(request, pk, _NoFields, apply)
+
+concept_merge = _edit_view(MergeForm, _merge)
+concept_split = _edit_view(SplitForm, _split)
+variation_drop = _edit_view(_NoFields, _drop)
+variation_restore = _edit_view(_NoFields, _restore_variation)
+concept_reject = _edit_view(RejectForm, _reject)
+concept_restore = _edit_view(_NoFields, _restore)
 
 
 # --- Example selections (App. A.2) ------------------------------------------------------

@@ -57,13 +57,4 @@ class CorpusImportForm(forms.Form):
         return data
 
     def corpus_source(self) -> CorpusSource:
-        data = self.cleaned_data
-        if data["format"] == "moses":
-            return CorpusSource(
-                format="moses",
-                src=data["src_file"],
-                tgt=data["tgt_file"],
-                src_name=data["src_file"].name,
-                tgt_name=data["tgt_file"].name,
-            )
-        return CorpusSource(format=data["format"], file=data["file"], file_name=data["file"].name)
+        return CorpusSource.from_upload(self.cleaned_data)

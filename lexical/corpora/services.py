@@ -8,9 +8,9 @@ behind: no corpus row, no pair.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from django.db import IntegrityError, transaction
 
@@ -51,6 +51,20 @@ class CorpusSource:
     file_name: str = ""
     src_name: str = "source file"
     tgt_name: str = "target file"
+
+    @classmethod
+    def from_upload(cls, data: Mapping[str, Any]) -> CorpusSource:
+        """The source the checked fields of the upload form or the API name: ``format`` with
+        ``src_file`` and ``tgt_file`` (moses) or ``file`` (uploaded files, which have names)."""
+        if data["format"] == "moses":
+            return cls(
+                format="moses",
+                src=data["src_file"],
+                tgt=data["tgt_file"],
+                src_name=data["src_file"].name,
+                tgt_name=data["tgt_file"].name,
+            )
+        return cls(format=data["format"], file=data["file"], file_name=data["file"].name)
 
     def pairs(self) -> Iterator[reading.Pair]:
         if self.format == "moses":

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 
@@ -256,6 +257,17 @@ def import_dtails(
             for position, example in enumerate(examples)
         )
     return selection
+
+
+def import_dtails_upload(data: Mapping[str, Any]) -> ExampleSelection:
+    """:func:`import_dtails` from the checked fields of the upload form or the API: ``name``,
+    ``src_lang``, ``tgt_lang``, ``csv_file``, ``words_file`` (optional), ``keep_duplicates``."""
+    words = data.get("words_file")
+    return import_dtails(
+        data["name"], data["src_lang"], data["tgt_lang"], data["csv_file"].read(),
+        words.read() if words else None, filename=data["csv_file"].name,
+        keep_duplicates=data["keep_duplicates"],
+    )  # fmt: skip
 
 
 def _example(row: DtailsRow, concept: Concept, variation: Variation) -> ConceptExample:

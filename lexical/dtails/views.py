@@ -23,7 +23,7 @@ from lexical.dtails.selectors import (
     study_csv_response,
     study_for_user,
 )
-from lexical.dtails.services import ImportRefused, import_dtails
+from lexical.dtails.services import ImportRefused, import_dtails_upload
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 SELECTIONS_SHOWN = 50
@@ -42,14 +42,8 @@ COLUMNS = [
 def dtails_home(request: HttpRequest) -> HttpResponse:
     form = DtailsImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        words = data["words_file"]
         try:
-            selection = import_dtails(
-                data["name"], data["src_lang"], data["tgt_lang"], data["csv_file"].read(),
-                words.read() if words else None, filename=data["csv_file"].name,
-                keep_duplicates=data["keep_duplicates"],
-            )  # fmt: skip
+            selection = import_dtails_upload(form.cleaned_data)
         except ImportRefused as exc:
             for field, problems in exc.errors.items():
                 for problem in problems:

@@ -7,7 +7,7 @@ for translate engines (the NMT output is matched to a variation, App. B.2).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 __all__ = ["CHAT", "SETTINGS", "TRANSLATE", "Entry", "EntryError", "parse_entry"]
 
@@ -51,12 +51,7 @@ class Entry:
         return SETTING_LABELS[self.setting]
 
     def as_dict(self) -> dict[str, str]:
-        return {
-            "engine": self.engine,
-            "kind": self.kind,
-            "setting": self.setting,
-            "generator": self.generator,
-        }
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, str]) -> Entry:

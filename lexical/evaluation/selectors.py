@@ -14,6 +14,7 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 
 from core.http import download, streamed_download
 from formats.spreadsheet import csv_lines, csv_text
+from lexical.access import may_use_lexical
 from lexical.evaluation import charts, metrics
 from lexical.evaluation.entries import TRANSLATE, Entry
 from lexical.models import LexicalAnswer, LexicalEvaluation
@@ -32,12 +33,8 @@ __all__ = [
 ]
 
 
-def may_see_evaluations(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
-
-
 def evaluations_for_user(user) -> QuerySet[LexicalEvaluation]:
-    if not may_see_evaluations(user):
+    if not may_use_lexical(user):
         return LexicalEvaluation.objects.none()
     return LexicalEvaluation.objects.select_related("selection")
 

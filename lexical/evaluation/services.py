@@ -31,7 +31,7 @@ from django.conf import settings
 from django.db import transaction
 
 import rounds
-from engines.interfaces import ENGINE_ERRORS, EngineError
+from engines.interfaces import ENGINE_ERRORS, EngineError, isolated
 from engines.registry import resolve
 from engines.selectors import cost_of_scope
 from lexical.evaluation import matching, prompts
@@ -177,29 +177,6 @@ def _choose(evaluation: LexicalEvaluation, item: Item, text: str, *, whole: bool
 
 
 # --- Asking ------------------------------------------------------------------------------------
-
-
-def isolated(call: Callable[[list[Any]], list[Any]], inputs: list[Any]) -> list[Any]:
-    """``call`` on the batch; after a permanent error, one by one (answers already received are
-    cache hits), so one refused input fails alone. Transient errors propagate."""
-    if not inputs:
-        return []
-    try:
-        return call(inputs)
-    except EngineError as exc:
-        if not exc.permanent:
-            raise
-        if len(inputs) == 1:
-            return [exc]
-    out: list[Any] = []
-    for one in inputs:
-        try:
-            out.append(call([one])[0])
-        except EngineError as exc:
-            if not exc.permanent:
-                raise
-            out.append(exc)
-    return out
 
 
 def _complete(chat: Any, temperature: float) -> Callable[[list], list[str]]:

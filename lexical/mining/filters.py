@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Protocol
 
 __all__ = [
@@ -81,15 +81,7 @@ class FilterStats:
     variations_kept: int = 0
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "candidates": self.candidates,
-            "after_count_filter": self.after_count_filter,
-            "after_variations_filter": self.after_variations_filter,
-            "after_entropy_filter": self.after_entropy_filter,
-            "after_polysemy_filter": self.after_polysemy_filter,
-            "polysemy_filter": self.polysemy_filter,
-            "variations_kept": self.variations_kept,
-        }
+        return asdict(self)
 
 
 def filter_concepts(

@@ -5,25 +5,20 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.http import Http404
 
+from lexical.access import may_use_lexical
 from lexical.models import Concept, MiningJob, ParallelCorpus
 
 __all__ = [
     "concepts_of",
     "corpus_by_reference",
-    "may_mine",
     "mining_job_for_user",
     "mining_jobs_for_user",
 ]
 
 
-def may_mine(user) -> bool:
-    # Mining reads whole corpora and runs for minutes in the workers: staff only.
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
-
-
 def mining_jobs_for_user(user) -> QuerySet[MiningJob]:
     rows = MiningJob.objects.select_related("corpus")
-    return rows.all() if may_mine(user) else rows.none()
+    return rows.all() if may_use_lexical(user) else rows.none()
 
 
 def mining_job_for_user(user, pk: int) -> MiningJob:
@@ -35,7 +30,7 @@ def mining_job_for_user(user, pk: int) -> MiningJob:
 
 
 def corpora_for_user(user) -> QuerySet[ParallelCorpus]:
-    return ParallelCorpus.objects.all() if may_mine(user) else ParallelCorpus.objects.none()
+    return ParallelCorpus.objects.all() if may_use_lexical(user) else ParallelCorpus.objects.none()
 
 
 def corpus_by_reference(reference: str) -> ParallelCorpus | None:

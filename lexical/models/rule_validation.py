@@ -5,14 +5,14 @@ keeps what the study was built from, so results map back to concepts and rules."
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
 from lexical.models.concepts import MiningJob
 from lexical.models.rules import RuleJob
+from lexical.models.study import StudyRecord
 
 
-class RuleValidationStudy(models.Model):
+class RuleValidationStudy(StudyRecord):
     # Annotation knows no other app; the link goes from the producer to the campaign.
     campaign = models.OneToOneField(
         "annotation.Campaign", on_delete=models.CASCADE, related_name="rule_validation_study"
@@ -29,13 +29,6 @@ class RuleValidationStudy(models.Model):
     rule_jobs = models.ManyToManyField(RuleJob, related_name="validation_studies")
     # seed, max_concepts, overlap, attention_checks and what was left out (and why).
     params = models.JSONField(default=dict)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"Rule validation #{self.pk} ({self.src_lang}→{self.tgt_lang})"

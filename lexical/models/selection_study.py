@@ -8,14 +8,14 @@ is computed from the campaign's judgments when read, never stored (see
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
 from annotation.models import Campaign
 from lexical.models.concepts import ExampleSelection
+from lexical.models.study import StudyRecord
 
 
-class SelectionStudy(models.Model):
+class SelectionStudy(StudyRecord):
     campaign = models.OneToOneField(
         Campaign, on_delete=models.CASCADE, related_name="selection_study"
     )
@@ -25,13 +25,6 @@ class SelectionStudy(models.Model):
     # What the creator chose and what creation left out: attention_checks, skipped_concepts
     # ([{"id", "lemma", "variations"}]), items.
     params = models.JSONField(default=dict, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"Selection study {self.campaign.name}"

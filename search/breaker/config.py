@@ -24,12 +24,12 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from engines.models import Engine
-from engines.services import build_engine
 from rounds.refusal import JobConfigError
 from search.breaker.methods import METHODS, spec, steps_per_chain
 from search.breaker.parsing import word_count
 from search.breaker.seeds import Seed, SeedError, load_seeds
 from search.models import BreakerRun
+from search.runs.config import config_errors, engine_by_name, engine_from_spec
 
 __all__ = [
     "BreakerConfigError",
@@ -57,27 +57,11 @@ class BreakerConfigError(JobConfigError):
 
 def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | None:
     if isinstance(value, dict):
-        existing = Engine.objects.filter(name=value.get("name", "")).first()
-        if existing is None:
-            try:
-                return build_engine(value)  # saved by the start; checking writes nothing
-            except Exception as exc:  # ValidationError with readable messages
-                errors[field] = f"cannot create engine: {exc}"
-                return None
-        if existing.kind != value.get("kind") or existing.params != value.get("params", {}):
-            errors[field] = f"an engine named {existing.name!r} exists with other settings"
-            return None
-        value = existing.name
-    engine = Engine.objects.filter(name=str(value or "")).first()
-    if engine is None:
-        errors[field] = f"there is no engine named {value!r}"
-    elif not engine.enabled:
-        errors[field] = f"engine {engine.name} is disabled"
-    elif not engine.has_capability(capability):
-        errors[field] = f"engine {engine.name} has no {capability!r} capability"
-    else:
-        return engine
-    return None
+        engine = engine_from_spec(value, field, errors)
+        if engine is None or engine.pk is None:  # refused, or new (saved by the start)
+            return engine
+        value = engine.name  # an existing engine must also be enabled and capable
+    return engine_by_name(value, field, capability, errors)
 
 
 def named_engines(value: Any, field: str, capability: str, errors: dict) -> list[Engine]:
@@ -132,12 +116,7 @@ CheckedRun = tuple[dict[str, Any], list[Seed], list[Engine]]
 def check_run(config: Any, method: str) -> CheckedRun:
     """What a new run of ``method`` is made of, or :class:`BreakerConfigError` listing every
     problem; nothing is written."""
-    if not isinstance(config, dict):
-        raise BreakerConfigError({"config": "a run configuration is a JSON object"})
-    errors: dict[str, str] = {}
-    unknown = set(config) - _KNOWN
-    if unknown:
-        errors["config"] = f"unknown key(s): {', '.join(sorted(unknown))}"
+    errors = config_errors(config, _KNOWN, "run", BreakerConfigError)
     known = isinstance(method, str) and method in METHODS
     if not known:
         errors["method"] = f"must be one of {', '.join(METHODS)}"

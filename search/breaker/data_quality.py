@@ -35,7 +35,7 @@ from engines.prompts import language_name
 from engines.registry import refusal, resolve
 from engines.selectors import cost_by_scope, queue_for_engines
 from search.breaker.analysis import analysis_prompt, parse_analysis, reask
-from search.breaker.parsing import ParseFailure
+from search.breaker.asking import Asked, ask_until_parsed
 from search.breaker.services import RunStateError
 from search.breaker.statistics import (
     Analysis,
@@ -44,7 +44,6 @@ from search.breaker.statistics import (
     embedding_diversity,
     word_statistics,
 )
-from search.breaker.stepping import isolated
 from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
 
 __all__ = [
@@ -190,33 +189,19 @@ def analyse_texts(
     assert stats.analyst is not None
     chat = resolve(stats.analyst, "chat", scope=stats.scope)
     chats = {i: analysis_prompt(text, language_name(tgt_lang)) for i, text in enumerate(texts)}
-    results: dict[int, Analysis | str] = {}
-    reasons: dict[int, str] = {}
-    last: dict[int, str] = {}
-    for _attempt in range(stats.max_parse_attempts):
-        ids = list(chats)
-        if not ids:
-            break
-        answers = isolated(chat.complete_many, [chats[i] for i in ids])
-        for i, answer in zip(ids, answers, strict=True):
-            if isinstance(answer, EngineError):
-                results[i] = f"the analyst failed: {answer.message}"
-                del chats[i]
-                continue
-            try:
-                results[i] = parse_analysis(answer.text)
-            except ParseFailure as failure:
-                reasons[i], last[i] = failure.reason, answer.text
-                chats[i] = [*chats[i], {"role": "assistant", "content": answer.text},
-                            {"role": "user", "content": reask(failure.reason)}]  # fmt: skip
-                continue
-            del chats[i]
-    for i in chats:
-        results[i] = (
-            f"no usable analysis after {stats.max_parse_attempts} answers ({reasons[i]}); "
-            f"last answer: {last[i][:200]!r}"
+    asked = ask_until_parsed(chat, chats, parse_analysis, reask, stats.max_parse_attempts)
+
+    def result(outcome: Asked[Analysis]) -> Analysis | str:
+        if outcome.error:
+            return f"the analyst failed: {outcome.error}"
+        if outcome.ok and outcome.value is not None:
+            return outcome.value
+        return (
+            f"no usable analysis after {stats.max_parse_attempts} answers ({outcome.reason}); "
+            f"last answer: {outcome.last[:200]!r}"
         )
-    return [results[i] for i in range(len(texts))]
+
+    return [result(asked[i]) for i in range(len(texts))]
 
 
 def _qe_of_selected(run: BreakerRun) -> dict[str, float]:

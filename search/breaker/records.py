@@ -23,11 +23,13 @@ __all__ = [
     "jsonl_response",
     "samples_tree_name",
     "save_selected_as_samples",
+    "step_record",
     "stream_records",
 ]
 
 
-def _step_record(step: BreakerStep) -> dict[str, Any]:
+def step_record(step: BreakerStep) -> dict[str, Any]:
+    """One step as the records and the challenge-set provenance write it."""
     return {
         "step": step.index,
         "source": step.source,
@@ -70,7 +72,7 @@ def chain_record(run: BreakerRun, chain: BreakerChain, steps: list[BreakerStep])
         },
         "seed": chain.seed_text,
         "provenance": {**chain.seed_ref, "seeds_from": run.seeds_from},
-        "steps": [_step_record(step) for step in steps],
+        "steps": [step_record(step) for step in steps],
     }
 
 

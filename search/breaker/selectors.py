@@ -10,6 +10,7 @@ from django.db.models import Avg, Count, Q, QuerySet
 from django.http import Http404
 
 from engines.selectors import cost_by_scope
+from search.access import may_use_search
 from search.breaker.diff import Token, word_diff
 from search.breaker.methods import spec
 from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
@@ -39,13 +40,11 @@ __all__ = [
 ]
 
 
-def may_see_runs(user) -> bool:
-    # Runs spend the lab's money and show unpublished data: staff only, a 404 for others.
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+may_see_runs = may_use_search  # the name ranking knows it by
 
 
 def runs_for_user(user) -> QuerySet[BreakerRun]:
-    return BreakerRun.objects.all() if may_see_runs(user) else BreakerRun.objects.none()
+    return BreakerRun.objects.all() if may_use_search(user) else BreakerRun.objects.none()
 
 
 def run_for_user(user, pk: int) -> BreakerRun:

@@ -17,19 +17,20 @@ propagate (the round is retried); permanent ones are isolated to the chains they
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import partial
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from engines.interfaces import EngineError
+from engines.interfaces import EngineError, isolated
 from engines.models import Engine
 from engines.registry import resolve
 from search.breaker import prompts
+from search.breaker.asking import ask_until_parsed
 from search.breaker.diff import edit_share
 from search.breaker.methods import MethodSpec, spec
-from search.breaker.parsing import ParseFailure, parse_source, word_count
+from search.breaker.parsing import parse_source, word_count
 from search.breaker.selection import mean_quality
 from search.models import BreakerChain, BreakerRun, BreakerStep
 
@@ -112,29 +113,6 @@ def plan_round(
     return planned
 
 
-def isolated(call: Callable[[list[T]], list[Any]], items: list[T]) -> list[Any]:
-    """``call`` on the batch; after a permanent error, item by item (answers already received
-    are cache hits), so one bad item fails alone. Transient errors propagate."""
-    if not items:
-        return []
-    try:
-        return call(items)
-    except EngineError as exc:
-        if not exc.permanent:
-            raise
-        if len(items) == 1:
-            return [exc]
-    out: list[Any] = []
-    for item in items:
-        try:
-            out.append(call([item])[0])
-        except EngineError as exc:
-            if not exc.permanent:
-                raise
-            out.append(exc)
-    return out
-
-
 def _llm_price(engine: Engine, tokens_in: int, tokens_out: int) -> Decimal:
     cost = (tokens_in * engine.price_in_per_1k + tokens_out * engine.price_out_per_1k) / 1000
     return Decimal(cost).quantize(Decimal("0.00000001"))
@@ -149,39 +127,21 @@ def _ask_llm(run: BreakerRun, planned: list[Planned], results: dict[int, StepRes
     llm_engine = run.llm_engine
     chat = resolve(llm_engine, "chat", scope=run.scope)
     chats = {p.chain.pk: list(p.messages or []) for p in asking}
-    reasons: dict[int, str] = {}
-    last: dict[int, str] = {}
-    for _attempt in range(run.max_parse_attempts):
-        ids = list(chats)
-        if not ids:
-            break
-        answers = isolated(chat.complete_many, [chats[i] for i in ids])
-        for chain_id, answer in zip(ids, answers, strict=True):
-            result = results[chain_id]
-            if isinstance(answer, EngineError):
-                result.error = f"step {result.step_index}: the LLM failed: {answer.message}"
-                del chats[chain_id]
-                continue
+    asked = ask_until_parsed(chat, chats, parse_source, prompts.reask, run.max_parse_attempts)
+    for chain_id, outcome in asked.items():
+        result = results[chain_id]
+        for answer in outcome.answers:
             result.parse_attempts += 1
             result.llm_cost += _llm_price(llm_engine, answer.tokens_in, answer.tokens_out)
-            try:
-                result.source = parse_source(answer.text)
-            except ParseFailure as failure:
-                reasons[chain_id], last[chain_id] = failure.reason, answer.text
-                chats[chain_id] = [
-                    *chats[chain_id],
-                    {"role": "assistant", "content": answer.text},
-                    {"role": "user", "content": prompts.reask(failure.reason)},
-                ]
-                continue
-            result.llm_text = answer.text
-            del chats[chain_id]
-    for chain_id in chats:
-        result = results[chain_id]
-        result.error = (
-            f"step {result.step_index}: no usable text after {result.parse_attempts} answers "
-            f"({reasons[chain_id]}); last answer: {last[chain_id][:200]!r}"
-        )
+        if outcome.error:
+            result.error = f"step {result.step_index}: the LLM failed: {outcome.error}"
+        elif outcome.ok:
+            result.source, result.llm_text = outcome.value or "", outcome.text
+        else:
+            result.error = (
+                f"step {result.step_index}: no usable text after {result.parse_attempts} answers "
+                f"({outcome.reason}); last answer: {outcome.last[:200]!r}"
+            )
 
 
 def _translate_and_score(run: BreakerRun, results: list[StepResult]) -> None:

@@ -13,10 +13,11 @@ from django.conf import settings
 from django.db import models
 
 from rounds.models import RoundJob
+from search.models.budget import BudgetedJob
 from search.models.topics import _validate_json_object, _validate_string_list
 
 
-class BreakerRun(RoundJob):
+class BreakerRun(BudgetedJob):
     class Method(models.TextChoices):
         SEEDS = "seeds", "Seeds"
         ZEROSHOT = "zeroshot", "Zeroshot"
@@ -36,6 +37,7 @@ class BreakerRun(RoundJob):
         FAILED = "failed", "Failed"
 
     ACTIVE = (Status.QUEUED, Status.RUNNING)
+    LEDGER_SCOPE = "breaker_run"
 
     name = models.CharField(max_length=200)
     # Runs started together by "compare methods" share this label (and their seeds).
@@ -60,7 +62,6 @@ class BreakerRun(RoundJob):
     seed = models.BigIntegerField(default=0)
     # Where the seeds came from and how they were sampled ({"from", ..., "n", "sample_seed"}).
     seeds_from = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    budget_money = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     steps_done = models.PositiveIntegerField(default=0)
     steps_total = models.PositiveIntegerField(default=0)
@@ -71,17 +72,8 @@ class BreakerRun(RoundJob):
         return f"{self.name} (#{self.pk})"
 
     @property
-    def scope(self) -> str:
-        """The engine-ledger scope of every call this run makes."""
-        return f"breaker_run:{self.pk}"
-
-    @property
     def progress(self) -> float:
         return min(1.0, self.steps_done / self.steps_total) if self.steps_total else 1.0
-
-    @property
-    def money_spent(self) -> bool:
-        return self.budget_money is not None and self.cost >= self.budget_money
 
     @property
     def is_multi(self) -> bool:

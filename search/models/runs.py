@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.db import models
 
-from rounds.models import RoundJob
 from search.bandit import default_choice
+from search.models.budget import BudgetedJob
 from search.models.topics import TextSample, Topic, TopicTree, _validate_json_object
 
 
-class SearchRun(RoundJob):
+class SearchRun(BudgetedJob):
     """A fixed-budget best-arm search over a tree's leaves, run by workers in short rounds."""
 
     class Sampler(models.TextChoices):
@@ -33,6 +33,7 @@ class SearchRun(RoundJob):
 
     # A round may claim the run (WAITING runs wait for people, not for a round).
     ACTIVE = (Status.QUEUED, Status.RUNNING)
+    LEDGER_SCOPE = "search_run"
 
     name = models.CharField(max_length=200)
     tree = models.ForeignKey(
@@ -54,7 +55,6 @@ class SearchRun(RoundJob):
     # 0028) never changes the method an existing run reports or repeats.
     method = models.JSONField(default=dict, blank=True)
     budget_pulls = models.PositiveIntegerField()
-    budget_money = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
     k = models.PositiveIntegerField(default=10)
     seed = models.BigIntegerField(default=0)
     batch_size = models.PositiveIntegerField(default=10)
@@ -81,18 +81,8 @@ class SearchRun(RoundJob):
         return f"{self.name} (#{self.pk})"
 
     @property
-    def scope(self) -> str:
-        """The engine-ledger scope of every call this run makes."""
-        return f"search_run:{self.pk}"
-
-    @property
     def progress(self) -> float:
         return min(1.0, self.pulls_done / self.budget_pulls) if self.budget_pulls else 1.0
-
-    @property
-    def money_spent(self) -> bool:
-        """Whether the run's money budget (if it has one) is used up."""
-        return self.budget_money is not None and self.cost >= self.budget_money
 
     @property
     def resolved_algorithm(self) -> str:

@@ -13,18 +13,12 @@ from django.db import models
 
 from rounds.models import CountedJob
 from search.models.breaker import BreakerChain, BreakerRun
+from search.models.budget import BudgetedJob
 from search.models.topics import _validate_string_list
 
 
-class BreakerTransfer(CountedJob):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        CANCELLED = "cancelled", "Cancelled"
-        FAILED = "failed", "Failed"
-
-    ACTIVE = (Status.QUEUED, Status.RUNNING)
+class BreakerTransfer(BudgetedJob, CountedJob):
+    LEDGER_SCOPE = "breaker_transfer"
 
     name = models.CharField(max_length=200)
     runs = models.ManyToManyField(BreakerRun, related_name="transfers")
@@ -32,24 +26,13 @@ class BreakerTransfer(CountedJob):
     translators = models.JSONField(default=list, validators=[_validate_string_list])
     languages = models.JSONField(default=list, validators=[_validate_string_list])
     qe_engines = models.JSONField(default=list, validators=[_validate_string_list])
-    budget_money = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
 
     def __str__(self) -> str:
         return f"{self.name} (transfer #{self.pk})"
 
     @property
-    def scope(self) -> str:
-        """The engine-ledger scope of every call this transfer makes."""
-        return f"breaker_transfer:{self.pk}"
-
-    @property
     def progress(self) -> float:
         return min(1.0, self.items_done / self.items_total) if self.items_total else 1.0
-
-    @property
-    def money_spent(self) -> bool:
-        return self.budget_money is not None and self.cost >= self.budget_money
 
 
 class TransferResult(models.Model):

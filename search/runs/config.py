@@ -40,7 +40,10 @@ __all__ = [
     "RunConfigError",
     "build_policy",
     "check_config",
+    "config_errors",
     "default_batch_size",
+    "engine_by_name",
+    "engine_from_spec",
     "validate_config",
 ]
 
@@ -81,6 +84,17 @@ class CheckedRun:
     policy: Policy | None = None  # built while checking the parameters, kept for the start
 
 
+def config_errors(
+    config: Any, known: set[str], job: str, refuse: type[JobConfigError]
+) -> dict[str, str]:
+    """Where every search job's configuration check starts: ``refuse`` anything but a JSON
+    object; the errors so far (a key that is not ``known``)."""
+    if not isinstance(config, dict):
+        raise refuse({"config": f"a {job} configuration is a JSON object"})
+    unknown = set(config) - known
+    return {"config": f"unknown key(s): {', '.join(sorted(map(str, unknown)))}"} if unknown else {}
+
+
 def _integer(value: Any, field: str, errors: dict, *, minimum: int, maximum: int = MAX_COUNT):
     if isinstance(value, bool) or not isinstance(value, int | str):
         errors[field] = "must be an integer"
@@ -109,7 +123,13 @@ def _number(value: Any, *, minimum: float, maximum: float) -> float | None:
 
 def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | None:
     if isinstance(value, dict):
-        return _engine_from_spec(value, field, errors)
+        return engine_from_spec(value, field, errors)
+    return engine_by_name(value, field, capability, errors)
+
+
+def engine_by_name(value: Any, field: str, capability: str, errors: dict) -> Engine | None:
+    """The enabled engine named ``value`` with ``capability``; else None and ``errors[field]``
+    says why (a search run's and a breaker run's configuration refuse in these words)."""
     engine = Engine.objects.filter(name=str(value or "")).first()
     if engine is None:
         errors[field] = f"there is no engine named {value!r}"
@@ -122,7 +142,10 @@ def _engine(value: Any, field: str, capability: str, errors: dict) -> Engine | N
     return None
 
 
-def _engine_from_spec(spec: dict, field: str, errors: dict) -> Engine | None:
+def engine_from_spec(spec: dict, field: str, errors: dict) -> Engine | None:
+    """The engine an inline spec describes: the existing one of its name when its kind and
+    parameters match, else a new one, validated and unsaved; None and ``errors[field]``
+    otherwise."""
     existing = Engine.objects.filter(name=spec.get("name", "")).first()
     if existing is not None:
         if existing.kind != spec.get("kind") or existing.params != spec.get("params", {}):
@@ -350,12 +373,8 @@ def validate_config(config: Any) -> dict[str, Any]:
 def check_config(config: Any) -> CheckedRun:
     """The run's model fields and its initial bandit policy, or :class:`RunConfigError`
     listing every problem; inline engines are built, not saved."""
-    if not isinstance(config, dict):
-        raise RunConfigError({"config": "a run configuration is a JSON object"})
-    checked = CheckedRun(fields={}, errors={})
-    unknown = set(config) - _KNOWN_KEYS
-    if unknown:
-        checked.errors["config"] = f"unknown key(s): {', '.join(sorted(unknown))}"
+    errors = config_errors(config, _KNOWN_KEYS, "run", RunConfigError)
+    checked = CheckedRun(fields={}, errors=errors)
     name = str(config.get("name") or "").strip()
     if not name:
         checked.errors["name"] = "a run needs a name"

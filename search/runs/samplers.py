@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines.interfaces import EngineError
+from engines.interfaces import PermanentEngineError
 from engines.offline.synthetic_adapters import synthetic_id
 from engines.registry import resolve
 from search.models import Pull, SearchRun, TextSample, Topic
@@ -34,11 +34,8 @@ SNIPPETS_PER_REQUEST = 5
 MAX_REQUESTS_PER_TOPIC = 20
 
 
-class SamplerError(EngineError):
+class SamplerError(PermanentEngineError):
     """No text can be drawn for a topic (permanent: re-running will not help)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, permanent=True)
 
 
 @dataclass(frozen=True)

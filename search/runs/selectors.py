@@ -11,6 +11,7 @@ from django.http import Http404
 
 from engines.registry import resolve
 from engines.selectors import cost_by_scope
+from search.access import may_use_search
 from search.models import Pull, SearchRun, Topic
 from search.runs.services import restore_policy
 
@@ -121,14 +122,8 @@ def cost_per_engine(run: SearchRun) -> dict[str, Any]:
 # --- Access -------------------------------------------------------------------------------------
 
 
-def _may_see(user) -> bool:
-    # Runs spend the lab's money and show unpublished data: staff only, and a 404 for anyone
-    # else so that their existence does not leak.
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
-
-
 def runs_for_user(user) -> QuerySet[SearchRun]:
-    if not _may_see(user):
+    if not may_use_search(user):
         return SearchRun.objects.none()
     return SearchRun.objects.all()
 

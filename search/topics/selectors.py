@@ -28,6 +28,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
+from search.access import may_use_search
 from search.models import Pull, SearchRun, TextSample, Topic, TopicTree
 
 __all__ = [
@@ -51,14 +52,8 @@ __all__ = [
 ]
 
 
-def _may_see(user) -> bool:
-    # Topic trees are research-lead material: staff only; anyone else gets a 404 so that their
-    # existence does not leak.
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
-
-
 def trees_for_user(user) -> QuerySet[TopicTree]:
-    if not _may_see(user):
+    if not may_use_search(user):
         return TopicTree.objects.none()
     return TopicTree.objects.all()
 
@@ -72,7 +67,7 @@ def tree_for_user(user, pk: int) -> TopicTree:
 
 
 def topic_for_user(user, pk: int) -> Topic:
-    if not _may_see(user):
+    if not may_use_search(user):
         raise Http404("No such topic.")
     try:
         return _with_node_facts(Topic.objects.select_related("tree")).get(pk=pk)
@@ -82,35 +77,30 @@ def topic_for_user(user, pk: int) -> Topic:
 
 def tree_rows(user) -> QuerySet[TopicTree]:
     """Trees with their sample counts (one correlated count, not a join over every topic)."""
-    samples = (
-        TextSample.objects.filter(topic__tree=OuterRef("pk"))
-        .order_by()
-        .values("topic__tree")
-        .annotate(n=Count("id"))
-        .values("n")
-    )
     return (
         trees_for_user(user)
         .select_related("created_by")
-        .annotate(n_samples=Coalesce(Subquery(samples, output_field=IntegerField()), 0))
+        .annotate(n_samples=_count_of(TextSample.objects.all(), "topic__tree"))
+    )
+
+
+def _count_of(rows: QuerySet, key: str) -> Coalesce:
+    """How many ``rows`` have ``key`` equal to the outer row's pk, 0 where none: a correlated
+    count subquery, so the outer query needs no GROUP BY."""
+    counts = rows.filter(**{key: OuterRef("pk")}).order_by().values(key)
+    return Coalesce(
+        Subquery(counts.annotate(n=Count("id")).values("n"), output_field=IntegerField()), 0
     )
 
 
 def _with_node_facts(topics: QuerySet[Topic]) -> QuerySet[Topic]:
     """Annotate ``n_children`` and ``subtree_end``, the next position outside the topic's
     subtree (None: the end of the tree); correlated subqueries, so no GROUP BY over topics."""
-    children = (
-        Topic.objects.filter(parent=OuterRef("pk"))
-        .order_by()
-        .values("parent")
-        .annotate(n=Count("id"))
-        .values("n")
-    )
     following = Topic.objects.filter(
         tree=OuterRef("tree"), position__gt=OuterRef("position"), depth__lte=OuterRef("depth")
     ).order_by("position")
     return topics.annotate(
-        n_children=Coalesce(Subquery(children, output_field=IntegerField()), 0),
+        n_children=_count_of(Topic.objects.all(), "parent"),
         subtree_end=Subquery(following.values("position")[:1]),
     )
 

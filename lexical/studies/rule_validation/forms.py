@@ -9,6 +9,7 @@ from typing import Any, cast
 from django import forms
 
 from lexical.models import MiningJob, RuleJob
+from lexical.studies.fields import native_speakers_field, one_study_per_person_field
 from lexical.studies.rule_validation.services import DEFAULT_ATTENTION_CHECKS, DEFAULT_OVERLAP
 
 __all__ = ["RuleValidationStudyForm"]
@@ -41,18 +42,8 @@ class RuleValidationStudyForm(forms.Form):
     attention_checks = forms.IntegerField(
         initial=DEFAULT_ATTENTION_CHECKS, min_value=0, max_value=50, label="Attention checks"
     )
-    native_speakers = forms.BooleanField(
-        required=False, initial=True, label="Only native speakers of the target language"
-    )
-    one_study_per_person = forms.BooleanField(
-        required=False,
-        # Seed 004's two studies must not share annotators: judging the rules would shape the
-        # choices (lexical.recruiting). Unticking it is the exception.
-        initial=True,
-        label="One study of this language per person",
-        help_text="Annotators of this study cannot join its lexical-selection study, "
-        "and the other way round.",
-    )
+    native_speakers = native_speakers_field()
+    one_study_per_person = one_study_per_person_field("its lexical-selection study")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

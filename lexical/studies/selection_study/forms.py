@@ -6,6 +6,7 @@ from django import forms
 
 from annotation import agreement
 from lexical.models import ExampleSelection
+from lexical.studies.fields import native_speakers_field, one_study_per_person_field
 from lexical.studies.selection_study.services import (
     DEFAULT_CONFIDENCE_LABELS,
     DEFAULT_OVERLAP,
@@ -48,18 +49,8 @@ class SelectionStudyForm(forms.Form):
         max_length=5000,
         help_text="Empty: seed 004 Fig. 4's instructions.",
     )
-    native_speakers = forms.BooleanField(
-        required=False, initial=True, label="Only native speakers of the target language"
-    )
-    one_study_per_person = forms.BooleanField(
-        required=False,
-        # Seed 004's two studies must not share annotators: judging the rules would shape the
-        # choices (lexical.recruiting). Unticking it is the exception.
-        initial=True,
-        label="One study of this language per person",
-        help_text="Annotators of this study cannot join the language's rule-validation study, "
-        "and the other way round.",
-    )
+    native_speakers = native_speakers_field()
+    one_study_per_person = one_study_per_person_field("the language's rule-validation study")
 
     def clean_confidence_labels(self) -> tuple[str, ...]:
         lines = [line.strip() for line in self.cleaned_data["confidence_labels"].splitlines()]

@@ -99,16 +99,11 @@ def _percent(share: float | None) -> float | None:
     return None if share is None else round(100 * share, 1)
 
 
-@dataclass(frozen=True)
-class Table2Row:
-    """One language of seed 004 Table 2, with the counts behind the percentage."""
+class _SufficientShare:
+    """The share of a row's complete items with sufficient context (Table 2's percentage)."""
 
-    language: str
-    pool_size: int  # candidate examples of the study's concepts ("Full Dataset")
-    items: int  # regular items in the study
     complete: int
-    sufficient: int  # = dataset size ("Expert Dataset")
-    ties: int
+    sufficient: int
 
     @property
     def sufficient_share(self) -> float | None:
@@ -118,6 +113,18 @@ class Table2Row:
     @property
     def sufficient_percent(self) -> float | None:
         return _percent(self.sufficient_share)
+
+
+@dataclass(frozen=True)
+class Table2Row(_SufficientShare):
+    """One language of seed 004 Table 2, with the counts behind the percentage."""
+
+    language: str
+    pool_size: int  # candidate examples of the study's concepts ("Full Dataset")
+    items: int  # regular items in the study
+    complete: int
+    sufficient: int  # = dataset size ("Expert Dataset")
+    ties: int
 
     @property
     def dataset_size(self) -> int:
@@ -149,21 +156,13 @@ def table2_row(language: str, pool_size: int, outcomes: Sequence[ItemOutcome]) -
 
 
 @dataclass(frozen=True)
-class ConceptRow:
+class ConceptRow(_SufficientShare):
     concept_id: int | None
     concept: str
     items: int
     complete: int
     sufficient: int
     mean_agreement: float | None
-
-    @property
-    def sufficient_share(self) -> float | None:
-        return _share(self.sufficient, self.complete)
-
-    @property
-    def sufficient_percent(self) -> float | None:
-        return _percent(self.sufficient_share)
 
     def to_dict(self) -> dict:
         return {

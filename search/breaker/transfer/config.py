@@ -19,6 +19,7 @@ from typing import Any
 from engines.models import Engine
 from search.breaker.config import BreakerConfigError, budget_amount, named_engines
 from search.models import BreakerChain, BreakerRun
+from search.runs.config import config_errors
 
 __all__ = ["validate_transfer"]
 
@@ -99,12 +100,7 @@ def _engines(config: dict, key: str, capability: str, errors: dict) -> list[Engi
 def validate_transfer(config: Any) -> tuple[dict[str, Any], list[BreakerRun], list[Engine]]:
     """Model fields, runs and engines (inline ones not saved yet) for a new transfer, or
     :class:`BreakerConfigError` listing every problem."""
-    if not isinstance(config, dict):
-        raise BreakerConfigError({"config": "a transfer configuration is a JSON object"})
-    errors: dict[str, str] = {}
-    unknown = set(config) - _KNOWN
-    if unknown:
-        errors["config"] = f"unknown key(s): {', '.join(sorted(map(str, unknown)))}"
+    errors = config_errors(config, _KNOWN, "transfer", BreakerConfigError)
     name = str(config.get("name") or "").strip()
     if not name:
         errors["name"] = "a transfer needs a name"

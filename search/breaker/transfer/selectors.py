@@ -19,9 +19,9 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 
 from core.http import download
 from formats.spreadsheet import csv_text
+from search.access import may_use_search
 from search.breaker.methods import spec
 from search.breaker.selection import lowest_per_column
-from search.breaker.selectors import may_see_runs
 from search.models import BreakerRun, BreakerTransfer, TransferResult
 
 __all__ = [
@@ -40,7 +40,7 @@ __all__ = [
 
 def transfers_for_user(user) -> QuerySet[BreakerTransfer]:
     """Staff only, like breaker runs (they spend the lab's money and show unpublished data)."""
-    return BreakerTransfer.objects.all() if may_see_runs(user) else BreakerTransfer.objects.none()
+    return BreakerTransfer.objects.all() if may_use_search(user) else BreakerTransfer.objects.none()
 
 
 def transfer_for_user(user, pk: int) -> BreakerTransfer:

@@ -28,11 +28,10 @@ from django.conf import settings
 from django.db import transaction
 
 import rounds
-from engines.interfaces import ENGINE_ERRORS, EngineError
+from engines.interfaces import ENGINE_ERRORS, EngineError, isolated
 from engines.registry import resolve
 from engines.selectors import cost_of_scope, queue_for_engines
 from search.breaker.services import RunStateError, saved_engine
-from search.breaker.stepping import isolated
 from search.breaker.transfer.config import validate_transfer
 from search.models import BreakerChain, BreakerTransfer, TransferResult
 
