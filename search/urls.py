@@ -20,7 +20,7 @@ urlpatterns: list = [
     path("topics/topic/<int:pk>/", topic_views.topic_detail, name="topic_detail"),
     # Search runs (seed 000)
     path("runs/", run_views.run_list, name="run_list"),
-    path("runs/new/", run_views.run_create, name="run_create"),
+    path("runs/new/", run_views.RunCreate.as_view(), name="run_create"),
     path("runs/<int:pk>/", run_views.run_detail, name="run_detail"),
     path("runs/<int:pk>/results/", run_views.run_results, name="run_results"),
     path("runs/<int:pk>/topics/<int:arm>/", run_views.run_topic_texts, name="run_topic_texts"),
@@ -38,7 +38,7 @@ urlpatterns: list = [
     path("runs/<int:pk>/export/top-k.json", run_views.run_export_top_k, name="run_export_top_k"),
     # MT-breaker runs (seed 001)
     path("breaker/", breaker_views.run_list, name="breaker_list"),
-    path("breaker/new/", breaker_views.run_create, name="breaker_create"),
+    path("breaker/new/", breaker_views.RunCreate.as_view(), name="breaker_create"),
     path("breaker/comparison/", breaker_views.comparison, name="breaker_comparison"),
     path(
         "breaker/comparison/chart.svg",
@@ -102,7 +102,11 @@ urlpatterns: list = [
     path("breaker/<int:pk>/samples/", breaker_views.run_export_samples, name="breaker_samples"),
     # Transfers of MT-breaker texts (seed 001 §3.3–3.5)
     path("breaker/transfers/", transfer_views.transfer_list, name="breaker_transfer_list"),
-    path("breaker/transfers/new/", transfer_views.transfer_create, name="breaker_transfer_create"),
+    path(
+        "breaker/transfers/new/",
+        transfer_views.TransferCreate.as_view(),
+        name="breaker_transfer_create",
+    ),
     path("breaker/transfers/<int:pk>/", transfer_views.transfer_detail, name="breaker_transfer"),
     path(
         "breaker/transfers/<int:pk>/matrix/",
