@@ -26,6 +26,7 @@ from rounds import JobConfigError
 __all__ = [
     "JobConfigErrorSerializer",
     "JobControlErrorSerializer",
+    "JobReadViewSet",
     "JobSerializer",
     "JobViewSet",
     "start_schema",
@@ -74,38 +75,18 @@ class JobConfigErrorSerializer(serializers.Serializer):
     )
 
 
-class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """List, retrieve and cancel one kind of job (staff only, like the pages).
+class JobReadViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """List and retrieve one kind of job through its permission-checked accessors.
 
     A subclass sets ``list_serializer`` and ``detail_serializer``, and, as static methods,
-    ``jobs_for_user(user)`` (the queryset it lists), ``job_for_user(user, pk)`` (one job, or
-    Http404) and ``cancel_job(job)`` (the service, raising ``state_error``). Other controls
-    (pause, resume) are actions that return :meth:`control`; ``controls`` names them so the
-    schema documents their answers.
+    ``jobs_for_user(user)`` (the queryset it lists) and ``job_for_user(user, pk)`` (one job,
+    or Http404).
     """
 
-    permission_classes = [IsAdminUser]
     list_serializer: ClassVar[type[serializers.BaseSerializer]]
     detail_serializer: ClassVar[type[serializers.BaseSerializer]]
-    state_error: ClassVar[type[Exception]]
     jobs_for_user: Callable[[Any], Any]
     job_for_user: Callable[[Any, Any], Any]
-    cancel_job: Callable[[Any], Any]
-    # The actions answered by :meth:`control`, documented with the detail and the 409.
-    controls: ClassVar[tuple[str, ...]] = ("cancel",)
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "detail_serializer" not in cls.__dict__:
-            return
-        answers = {
-            200: cls.detail_serializer,
-            409: OpenApiResponse(
-                JobControlErrorSerializer, description="not possible in the job's state"
-            ),
-        }
-        schema = extend_schema(request=None, responses=answers)
-        extend_schema_view(**dict.fromkeys(cls.controls, schema))(cls)
 
     def get_queryset(self) -> Any:
         return self.jobs_for_user(self.request.user)
@@ -119,6 +100,35 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def detail_data(self, job: Any) -> Any:
         """The job's detail as the API answers it (a subclass may read it afresh first)."""
         return self.detail_serializer(job, context=self.get_serializer_context()).data
+
+
+class JobViewSet(JobReadViewSet):
+    """List, retrieve and cancel one kind of job (staff only, like the pages).
+
+    Besides :class:`JobReadViewSet`'s parts, a subclass sets ``cancel_job(job)`` (the service,
+    raising ``state_error``) as a static method. Other controls (pause, resume) are actions
+    that return :meth:`control`; ``controls`` names them so the schema documents their
+    answers (a kind whose cancel answers otherwise names none and writes its own).
+    """
+
+    permission_classes = [IsAdminUser]
+    state_error: ClassVar[type[Exception]]
+    cancel_job: Callable[[Any], Any]
+    # The actions answered by :meth:`control`, documented with the detail and the 409.
+    controls: ClassVar[tuple[str, ...]] = ("cancel",)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "detail_serializer" not in cls.__dict__ or not cls.controls:
+            return
+        answers = {
+            200: cls.detail_serializer,
+            409: OpenApiResponse(
+                JobControlErrorSerializer, description="not possible in the job's state"
+            ),
+        }
+        schema = extend_schema(request=None, responses=answers)
+        extend_schema_view(**dict.fromkeys(cls.controls, schema))(cls)
 
     def started(
         self, start_job: Callable[..., Any], answer: Callable[[Any], Any] | None = None

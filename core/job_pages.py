@@ -19,6 +19,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.urls import URLPattern, path
 from django.utils.decorators import method_decorator
 from django.views import View
 from django_htmx.http import HttpResponseStopPolling
@@ -30,6 +31,7 @@ __all__ = [
     "JOBS_PER_PAGE",
     "JobFormView",
     "control_from_page",
+    "control_paths",
     "job_list",
     "job_page",
     "job_version",
@@ -168,3 +170,12 @@ def control_from_page(
     else:
         messages.success(request, done)
     return redirect(page, pk=job.pk)
+
+
+def control_paths(prefix: str, view: Callable[..., HttpResponse], name: str) -> list[URLPattern]:
+    """The URLs of a run's pause, resume and cancel buttons: ``{prefix}<int:pk>/pause/``
+    (named ``{name}_pause``) and so on, each calling ``view`` with ``action``."""
+    return [
+        path(f"{prefix}<int:pk>/{action}/", view, {"action": action}, name=f"{name}_{action}")
+        for action in ("pause", "resume", "cancel")
+    ]

@@ -10,11 +10,10 @@ from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
+from core.job_pages import status_partial
 from difficulty import charts as difficulty_charts
 from difficulty import selectors as difficulty
 from difficulty.forms import CampaignDatasetForm, DatasetUploadForm, EvaluateForm
@@ -31,6 +30,8 @@ from imports import ImportRefused
 from imports import services as import_services
 
 # --- Difficulty datasets and DEC evaluations (seed 002) --------------------------------------
+
+EVALUATION = "difficulty/evaluation_detail.html"
 
 # mt-metrics-eval's usual human-score names, suggested as the upload form's human score is typed
 # (a release's own names are listed when the one given is not among them).
@@ -243,12 +244,8 @@ def evaluation_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         context["tables"] = difficulty.evaluation_tables(evaluation)
         context["cost"] = difficulty.evaluation_cost(evaluation)
     if request.htmx:
-        html = render_to_string(
-            "difficulty/evaluation_detail.html#status", context, request=request
-        )
-        # A finished evaluation answers 286 so htmx stops polling.
-        return HttpResponseStopPolling(html) if evaluation.is_finished else HttpResponse(html)
-    return render(request, "difficulty/evaluation_detail.html", context)
+        return status_partial(request, EVALUATION, context, evaluation)
+    return render(request, EVALUATION, context)
 
 
 @staff_member_required

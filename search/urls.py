@@ -1,5 +1,6 @@
 from django.urls import path
 
+from core.job_pages import control_paths
 from search.breaker import views as breaker_views
 from search.breaker.transfer import views as transfer_views
 from search.runs import views as run_views
@@ -30,9 +31,7 @@ urlpatterns: list = [
         run_views.run_calibration_chart,
         name="run_calibration_chart",
     ),
-    path("runs/<int:pk>/pause/", run_views.run_control, {"action": "pause"}, name="run_pause"),
-    path("runs/<int:pk>/resume/", run_views.run_control, {"action": "resume"}, name="run_resume"),
-    path("runs/<int:pk>/cancel/", run_views.run_control, {"action": "cancel"}, name="run_cancel"),
+    *control_paths("runs/", run_views.run_control, "run"),
     path("runs/<int:pk>/send/", run_views.run_send, name="run_send"),
     path("runs/<int:pk>/export/pulls.jsonl", run_views.run_export_pulls, name="run_export_pulls"),
     path("runs/<int:pk>/export/top-k.json", run_views.run_export_top_k, name="run_export_top_k"),
@@ -80,24 +79,7 @@ urlpatterns: list = [
     path("breaker/<int:pk>/results/", breaker_views.run_results, name="breaker_results"),
     path("breaker/<int:pk>/chart.svg", breaker_views.run_chart, name="breaker_chart"),
     path("breaker/<int:pk>/chains/<int:index>/", breaker_views.chain_detail, name="breaker_chain"),
-    path(
-        "breaker/<int:pk>/pause/",
-        breaker_views.run_control,
-        {"action": "pause"},
-        name="breaker_pause",
-    ),
-    path(
-        "breaker/<int:pk>/resume/",
-        breaker_views.run_control,
-        {"action": "resume"},
-        name="breaker_resume",
-    ),
-    path(
-        "breaker/<int:pk>/cancel/",
-        breaker_views.run_control,
-        {"action": "cancel"},
-        name="breaker_cancel",
-    ),
+    *control_paths("breaker/", breaker_views.run_control, "breaker"),
     path("breaker/<int:pk>/export.jsonl", breaker_views.run_export, name="breaker_export"),
     path("breaker/<int:pk>/samples/", breaker_views.run_export_samples, name="breaker_samples"),
     # Transfers of MT-breaker texts (seed 001 §3.3–3.5)

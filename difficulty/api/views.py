@@ -18,6 +18,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api_jobs import JobViewSet
 from core.api_parsers import StrictJSONParser
 from difficulty import selectors
 from difficulty.api.serializers import (
@@ -213,16 +214,16 @@ RESULTS_RESPONSES = {
 }
 
 
-class DifficultyEvaluationViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class DifficultyEvaluationViewSet(JobViewSet):
     """DEC evaluations (staff only): start one on a dataset, follow its progress, cancel it,
     read its results once ``status`` is ``done``."""
 
-    permission_classes = [IsAdminUser]
-    serializer_class = DifficultyEvaluationSerializer
     parser_classes = [StrictJSONParser]
     queryset = DifficultyEvaluation.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = detail_serializer = DifficultyEvaluationSerializer
+    job_for_user = staticmethod(selectors.evaluation_for_user)
+    # Its cancel answers a 409 with the status it found (EvaluationStateError), written below.
+    controls = ()
 
     def get_queryset(self):
         evaluations = selectors.evaluations_for_user(self.request.user).select_related("created_by")
@@ -231,13 +232,9 @@ class DifficultyEvaluationViewSet(
             evaluations = evaluations.filter(dataset_id=int(dataset))
         return evaluations
 
-    def get_object(self) -> DifficultyEvaluation:
-        return selectors.evaluation_for_user(self.request.user, self.kwargs["pk"])
-
-    def _data(self, evaluation: DifficultyEvaluation) -> dict:
-        evaluation = selectors.evaluation_for_user(self.request.user, evaluation.pk)
-        context = self.get_serializer_context()
-        return DifficultyEvaluationSerializer(evaluation, context=context).data
+    def detail_data(self, evaluation: DifficultyEvaluation) -> dict:
+        # Read again through the user's rows, which carry what the detail shows.
+        return super().detail_data(selectors.evaluation_for_user(self.request.user, evaluation.pk))
 
     @extend_schema(
         parameters=[
@@ -270,7 +267,7 @@ class DifficultyEvaluationViewSet(
             )
         except DifficultyDatasetError as exc:
             return _refused(exc)
-        return Response(self._data(evaluation), status=status.HTTP_201_CREATED)
+        return Response(self.detail_data(evaluation), status=status.HTTP_201_CREATED)
 
     @extend_schema(
         request=None,
@@ -291,7 +288,7 @@ class DifficultyEvaluationViewSet(
             return Response(
                 {"detail": detail, "status": evaluation.status}, status=status.HTTP_409_CONFLICT
             )
-        return Response(self._data(evaluation))
+        return Response(self.detail_data(evaluation))
 
     @extend_schema(responses=RESULTS_RESPONSES)
     @action(detail=True, methods=["get"])

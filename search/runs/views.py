@@ -15,13 +15,11 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from annotation.refusals import CampaignImportError
 from core.http import HtmxHttpRequest
-from core.job_pages import JOBS_PER_PAGE, JobFormView, started
+from core.job_pages import JOBS_PER_PAGE, JobFormView, job_version, polled_status, started
 from engines.models import Engine
 from search.models import Pull, SearchRun
 from search.runs import charts as run_charts
@@ -87,17 +85,11 @@ class RunCreate(JobFormView):
 # --- Run page: status (polled) and results (reloaded when the run moves) -----------------------
 
 
-def _version(run: SearchRun) -> str:
-    # Every write to the run (a round's claim and commit, a control, human scores settling)
-    # moves updated_at, so it tells the page whether anything it shows may have changed.
-    return str(int(run.updated_at.timestamp() * 1_000_000))
-
-
 def _status_context(run: SearchRun, action_error: str = "") -> dict:
     shows_humans = run.human_mode != SearchRun.HumanMode.OFF or run.campaign_id
     return {
         "run": run,
-        "version": _version(run),
+        "version": job_version(run),
         "human": human_counts(run) if shows_humans else None,
         "action_error": action_error,
     }
@@ -106,7 +98,7 @@ def _status_context(run: SearchRun, action_error: str = "") -> dict:
 def _results_context(run: SearchRun) -> dict:
     return {
         "run": run,
-        "version": _version(run),
+        "version": job_version(run),
         "rows": top_topics(run),
         "synthetic": run.sampler == SearchRun.Sampler.SYNTHETIC,
         "cost": cost_per_engine(run),
@@ -115,13 +107,10 @@ def _results_context(run: SearchRun) -> dict:
 
 
 def _status_response(request: HttpRequest, run: SearchRun, action_error: str = "") -> HttpResponse:
+    # Every write to the run (a round's claim and commit, a control, human scores settling)
+    # moves its version: the results below the status reload on "run-changed".
     context = _status_context(run, action_error)
-    html = render_to_string(f"{DETAIL_TEMPLATE}#status", context, request=request)
-    # 286 tells htmx to stop polling: a finished, cancelled or failed run will not move again.
-    response = HttpResponseStopPolling(html) if run.is_finished else HttpResponse(html)
-    if request.GET.get("seen") != context["version"]:
-        response["HX-Trigger"] = "run-changed"
-    return response
+    return polled_status(request, DETAIL_TEMPLATE, context, run, changed_event="run-changed")
 
 
 def _send_context(run: SearchRun) -> dict:
