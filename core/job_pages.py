@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from django.urls import URLPattern, path
 from django.utils.decorators import method_decorator
 from django.views import View
+from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
@@ -30,6 +31,7 @@ from rounds import JobConfigError
 __all__ = [
     "JOBS_PER_PAGE",
     "JobFormView",
+    "cancel_view",
     "control_from_page",
     "control_paths",
     "job_list",
@@ -179,3 +181,23 @@ def control_paths(prefix: str, view: Callable[..., HttpResponse], name: str) -> 
         path(f"{prefix}<int:pk>/{action}/", view, {"action": action}, name=f"{name}_{action}")
         for action in ("pause", "resume", "cancel")
     ]
+
+
+def cancel_view(
+    job_for_user: Callable[[Any, int], Any],
+    cancel: Callable[[Any], Any],
+    state_error: type[Exception],
+    *,
+    done: str,
+    page: str,
+) -> Callable[..., HttpResponse]:
+    """The view of a job page's Cancel button (staff, POST): ``cancel`` the user's job
+    (``job_for_user``), then back to its page (:func:`control_from_page`)."""
+
+    @staff_member_required
+    @require_POST
+    def cancel_job(request: HttpRequest, pk: int) -> HttpResponse:
+        job = job_for_user(request.user, pk)
+        return control_from_page(request, job, cancel, state_error, done=done, page=page)
+
+    return cancel_job

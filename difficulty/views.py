@@ -17,7 +17,7 @@ from core.job_pages import status_partial
 from difficulty import charts as difficulty_charts
 from difficulty import selectors as difficulty
 from difficulty.forms import CampaignDatasetForm, DatasetUploadForm, EvaluateForm
-from difficulty.import_kinds import DATASET_KIND, dataset_options
+from difficulty.import_kinds import DATASET_KIND, dataset_options, upload_options
 from difficulty.services import (
     DatasetFormatError,
     DifficultyDatasetError,
@@ -56,19 +56,11 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
+        options = upload_options(form.cleaned_data, form.reference_rule(), form.release_choices())
         if import_services.runs_in_background(upload):
-            return _import_in_background(request, form)
+            return _import_in_background(request, form, options)
         try:
-            dataset = import_difficulty_file(
-                upload,
-                name=form.cleaned_data["name"],
-                **form.release_choices(),
-                description=form.cleaned_data["description"],
-                reference_rule=form.reference_rule(),
-                source_file_name=upload.name,
-                perfect_score=form.cleaned_data["perfect_score"],
-                created_by=request.user,
-            )
+            dataset = import_difficulty_file(upload, **options, created_by=request.user)
         except DatasetFormatError as exc:
             errors = exc.errors + (["(more errors not shown)"] if exc.truncated else [])
         except DifficultyDatasetError as exc:
@@ -88,19 +80,14 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _import_in_background(request: HttpRequest, form: DatasetUploadForm) -> HttpResponse:
+def _import_in_background(
+    request: HttpRequest, form: DatasetUploadForm, options: dict
+) -> HttpResponse:
     """A big file: store it, queue its import, and show the job's progress page."""
     upload = form.cleaned_data["file"]
-    options = dataset_options(
-        name=form.cleaned_data["name"],
-        description=form.cleaned_data["description"],
-        reference_rule=form.reference_rule(),
-        perfect_score=form.cleaned_data["perfect_score"],
-        source_file_name=upload.name,
-        **form.release_choices(),
-    )
+    stored = dataset_options(**options)
     try:
-        job = import_services.start_import(DATASET_KIND, upload, options, created_by=request.user)
+        job = import_services.start_import(DATASET_KIND, upload, stored, created_by=request.user)
     except ImportRefused as exc:
         context = {"form": form, "errors": exc.errors, "human_score_names": HUMAN_SCORE_NAMES}
         return render(request, "difficulty/dataset_upload.html", context, status=400)

@@ -7,6 +7,8 @@ Staff only, like the pages; every dataset and evaluation is looked up through
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Count
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -33,7 +35,7 @@ from difficulty.api.serializers import (
     EvaluationResultsSerializer,
     EvaluationStateErrorSerializer,
 )
-from difficulty.import_kinds import DATASET_KIND, dataset_options
+from difficulty.import_kinds import DATASET_KIND, dataset_options, upload_options
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
 from difficulty.services import (
     DatasetFormatError,
@@ -120,36 +122,19 @@ class DifficultyDatasetViewSet(
         body = DatasetImportSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         upload = body.validated_data["file"]
+        options = upload_options(body.validated_data, body.reference_rule(), body.release_choices())
         if import_services.runs_in_background(upload):
-            return self._import_in_background(request, body)
+            return self._import_in_background(request, upload, options)
         try:
-            dataset = import_difficulty_file(
-                upload,
-                name=body.validated_data["name"],
-                **body.release_choices(),
-                description=body.validated_data["description"],
-                reference_rule=body.reference_rule(),
-                source_file_name=upload.name,
-                perfect_score=body.validated_data["perfect_score"],
-                created_by=request.user,
-            )
+            dataset = import_difficulty_file(upload, **options, created_by=request.user)
         except (DatasetFormatError, DifficultyDatasetError) as exc:
             return _refused(exc)
         return self._created(dataset)
 
-    def _import_in_background(self, request: Request, body: DatasetImportSerializer) -> Response:
-        upload = body.validated_data["file"]
-        options = dataset_options(
-            name=body.validated_data["name"],
-            description=body.validated_data["description"],
-            reference_rule=body.reference_rule(),
-            perfect_score=body.validated_data["perfect_score"],
-            source_file_name=upload.name,
-            **body.release_choices(),
-        )
+    def _import_in_background(self, request: Request, upload: Any, options: dict) -> Response:
         try:
             job = import_services.start_import(
-                DATASET_KIND, upload, options, created_by=request.user
+                DATASET_KIND, upload, dataset_options(**options), created_by=request.user
             )
         except ImportRefused as exc:
             return Response(

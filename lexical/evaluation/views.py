@@ -9,12 +9,12 @@ from typing import Any
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from core.http import HtmxHttpRequest
 from core.job_pages import (
     JobFormView,
-    control_from_page,
+    cancel_view,
     job_list,
     job_page,
     job_version,
@@ -105,14 +105,10 @@ def bias_chart(request: HttpRequest, pk: int, size: int) -> HttpResponse:
     return HttpResponse(selectors.bias_svg(evaluation, size), content_type=SVG)
 
 
-@staff_member_required
-@require_POST
-def evaluation_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    evaluation = selectors.evaluation_for_user(request.user, pk)
-    return control_from_page(
-        request, evaluation, cancel_evaluation, EvaluationStateError,
-        done="Evaluation cancelled.", page="lexical:evaluation:detail",
-    )  # fmt: skip
+evaluation_cancel = cancel_view(
+    selectors.evaluation_for_user, cancel_evaluation, EvaluationStateError,
+    done="Evaluation cancelled.", page="lexical:evaluation:detail",
+)  # fmt: skip
 
 
 @staff_member_required

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from core import job_pages
 from core.http import HtmxHttpRequest
@@ -63,10 +63,6 @@ def _page_context(job) -> dict:
     return {"job": job, "version": job_pages.job_version(job), "concepts": concepts_of(job)}
 
 
-@staff_member_required
-@require_POST
-def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    job = mining_job_for_user(request.user, pk)
-    return job_pages.control_from_page(
-        request, job, cancel_mining, MiningStateError, done="Mining job cancelled.", page=JOB_URL
-    )
+job_cancel = job_pages.cancel_view(
+    mining_job_for_user, cancel_mining, MiningStateError, done="Mining job cancelled.", page=JOB_URL
+)

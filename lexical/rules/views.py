@@ -13,11 +13,11 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
-from core.job_pages import JobFormView, control_from_page, job_page, job_version, started
+from core.job_pages import JobFormView, cancel_view, job_page, job_version, started
 from lexical.rules.forms import RuleJobForm
 from lexical.rules.selectors import (
     concept_for_user,
@@ -95,13 +95,9 @@ def job_concept_table(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, f"{DETAIL}#concepts", {"job": job, "outcomes": job_concepts(job)})
 
 
-@staff_member_required
-@require_POST
-def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    job = job_for_user(request.user, pk)
-    return control_from_page(
-        request, job, cancel_job, JobStateError, done="Rule job cancelled.", page="lexical:rule_job"
-    )
+job_cancel = cancel_view(
+    job_for_user, cancel_job, JobStateError, done="Rule job cancelled.", page="lexical:rule_job"
+)
 
 
 @staff_member_required

@@ -9,12 +9,12 @@ from typing import Any
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from core.http import HtmxHttpRequest
 from core.job_pages import (
     JobFormView,
-    control_from_page,
+    cancel_view,
     job_list,
     job_page,
     job_version,
@@ -79,14 +79,10 @@ def transfer_matrix(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, f"{DETAIL}#matrix", context)
 
 
-@staff_member_required
-@require_POST
-def transfer_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    transfer = transfer_for_user(request.user, pk)
-    return control_from_page(
-        request, transfer, cancel_transfer, RunStateError,
-        done="Transfer cancelled.", page="search:breaker_transfer",
-    )  # fmt: skip
+transfer_cancel = cancel_view(
+    transfer_for_user, cancel_transfer, RunStateError,
+    done="Transfer cancelled.", page="search:breaker_transfer",
+)  # fmt: skip
 
 
 @staff_member_required
