@@ -48,7 +48,7 @@ class JobSerializer(serializers.ModelSerializer):
         meta = cls.__dict__.get("Meta")
         if meta is not None and "status" not in cls.__dict__:
             values = ", ".join(meta.model.Status.values)
-            cls._declared_fields["status"] = serializers.CharField(  # type: ignore[attr-defined]
+            cls._declared_fields["status"] = serializers.CharField(
                 read_only=True, help_text=f"One of: {values}."
             )
 

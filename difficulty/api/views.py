@@ -263,8 +263,9 @@ class DifficultyEvaluationViewSet(JobViewSet):
             ),
         },
     )
+    # Its own action in place of the kernel's (stubs type an action by its class: override).
     @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None) -> Response:
+    def cancel(self, request: Request, pk: Any = None) -> Response:  # type: ignore[override]
         """Stop an evaluation that has not finished; a round in flight stops at its next unit."""
         evaluation = self.get_object()
         if not cancel_difficulty_evaluation(evaluation):

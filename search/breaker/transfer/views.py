@@ -11,15 +11,8 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from core import job_pages
 from core.http import HtmxHttpRequest
-from core.job_pages import (
-    JobFormView,
-    cancel_view,
-    job_list,
-    job_page,
-    job_version,
-    started,
-)
 from search.breaker.services import RunStateError
 from search.breaker.transfer.forms import TransferForm, context_runs
 from search.breaker.transfer.selectors import (
@@ -38,10 +31,10 @@ DETAIL = "search/breaker/transfer_detail.html"
 @require_GET
 def transfer_list(request: HttpRequest) -> HttpResponse:
     rows = transfers_for_user(request.user).prefetch_related("runs")
-    return job_list(request, "search/breaker/transfer_list.html", rows)
+    return job_pages.job_list(request, "search/breaker/transfer_list.html", rows)
 
 
-class TransferCreate(JobFormView):
+class TransferCreate(job_pages.JobFormView):
     """The runs offered are those of ``?run=`` or ``?comparison=``, when given."""
 
     template_name = "search/breaker/transfer_form.html"
@@ -56,18 +49,19 @@ class TransferCreate(JobFormView):
     def start(self, form: TransferForm) -> HttpResponse:
         transfer = start_transfer(form.to_config(), created_by=self.request.user)
         message = f"Transfer #{transfer.pk} is queued."
-        return started(self.request, message, "search:breaker_transfer", transfer)
+        return job_pages.started(self.request, message, "search:breaker_transfer", transfer)
 
 
 def _context(transfer) -> dict:
-    return {"transfer": transfer, "version": job_version(transfer), "matrix": matrix(transfer)}
+    version = job_pages.job_version(transfer)
+    return {"transfer": transfer, "version": version, "matrix": matrix(transfer)}
 
 
 @staff_member_required
 @require_GET
 def transfer_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     transfer = transfer_for_user(request.user, pk)
-    return job_page(
+    return job_pages.job_page(
         request, DETAIL, transfer, _context, name="transfer", changed_event="transfer-changed"
     )
 
@@ -79,7 +73,7 @@ def transfer_matrix(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, f"{DETAIL}#matrix", context)
 
 
-transfer_cancel = cancel_view(
+transfer_cancel = job_pages.cancel_view(
     transfer_for_user, cancel_transfer, RunStateError,
     done="Transfer cancelled.", page="search:breaker_transfer",
 )  # fmt: skip
