@@ -39,6 +39,16 @@ def dataset_options(
     }
 
 
+def dataset_fields(data: Mapping[str, Any], reference_rule: ReferenceRule) -> dict[str, Any]:
+    """What every new dataset takes from the page's form or the API's body, whatever it is
+    built from (an upload, a campaign): its name, description and reference rule."""
+    return {
+        "name": data["name"],
+        "description": data["description"],
+        "reference_rule": reference_rule,
+    }
+
+
 def upload_options(
     data: Mapping[str, Any], reference_rule: ReferenceRule, release: Mapping[str, str]
 ) -> dict[str, Any]:
@@ -46,9 +56,7 @@ def upload_options(
     API's body (``data``: their cleaned fields; ``release``: their release choices); the
     keywords of both ``import_difficulty_file`` and :func:`dataset_options`."""
     return {
-        "name": data["name"],
-        "description": data["description"],
-        "reference_rule": reference_rule,
+        **dataset_fields(data, reference_rule),
         "perfect_score": data["perfect_score"],
         "source_file_name": data["file"].name,
         **release,

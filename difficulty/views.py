@@ -15,9 +15,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.http import HtmxHttpRequest
 from core.job_pages import status_partial
 from difficulty import charts as difficulty_charts
+from difficulty import import_kinds
 from difficulty import selectors as difficulty
 from difficulty.forms import CampaignDatasetForm, DatasetUploadForm, EvaluateForm
-from difficulty.import_kinds import DATASET_KIND, dataset_options, upload_options
 from difficulty.services import (
     DatasetFormatError,
     DifficultyDatasetError,
@@ -56,7 +56,9 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
-        options = upload_options(form.cleaned_data, form.reference_rule(), form.release_choices())
+        options = import_kinds.upload_options(
+            form.cleaned_data, form.reference_rule(), form.release_choices()
+        )
         if import_services.runs_in_background(upload):
             return _import_in_background(request, form, options)
         try:
@@ -85,9 +87,11 @@ def _import_in_background(
 ) -> HttpResponse:
     """A big file: store it, queue its import, and show the job's progress page."""
     upload = form.cleaned_data["file"]
-    stored = dataset_options(**options)
+    stored = import_kinds.dataset_options(**options)
     try:
-        job = import_services.start_import(DATASET_KIND, upload, stored, created_by=request.user)
+        job = import_services.start_import(
+            import_kinds.DATASET_KIND, upload, stored, created_by=request.user
+        )
     except ImportRefused as exc:
         context = {"form": form, "errors": exc.errors, "human_score_names": HUMAN_SCORE_NAMES}
         return render(request, "difficulty/dataset_upload.html", context, status=400)
@@ -102,13 +106,10 @@ def dataset_from_campaign(request: HttpRequest) -> HttpResponse:
     form = CampaignDatasetForm(request.POST or None, campaigns=campaigns)
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():
+        fields = import_kinds.dataset_fields(form.cleaned_data, form.reference_rule())
         try:
             dataset = build_difficulty_dataset_from_campaign(
-                form.cleaned_data["campaign"],
-                name=form.cleaned_data["name"],
-                description=form.cleaned_data["description"],
-                reference_rule=form.reference_rule(),
-                created_by=request.user,
+                form.cleaned_data["campaign"], **fields, created_by=request.user
             )
         except DifficultyDatasetError as exc:
             errors = [str(exc)]

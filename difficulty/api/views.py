@@ -35,7 +35,12 @@ from difficulty.api.serializers import (
     EvaluationResultsSerializer,
     EvaluationStateErrorSerializer,
 )
-from difficulty.import_kinds import DATASET_KIND, dataset_options, upload_options
+from difficulty.import_kinds import (
+    DATASET_KIND,
+    dataset_fields,
+    dataset_options,
+    upload_options,
+)
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
 from difficulty.services import (
     DatasetFormatError,
@@ -152,13 +157,11 @@ class DifficultyDatasetViewSet(
         mean score)."""
         body = DatasetFromCampaignSerializer(data=request.data)
         body.is_valid(raise_exception=True)
+        data = body.validated_data
+        fields = dataset_fields(data, body.reference_rule())
         try:
             dataset = build_difficulty_dataset_from_campaign(
-                body.validated_data["campaign"],
-                name=body.validated_data["name"],
-                description=body.validated_data["description"],
-                reference_rule=body.reference_rule(),
-                created_by=request.user,
+                data["campaign"], **fields, created_by=request.user
             )
         except DifficultyDatasetError as exc:
             return _refused(exc)
