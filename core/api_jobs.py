@@ -20,7 +20,43 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-__all__ = ["JobConfigErrorSerializer", "JobControlErrorSerializer", "JobViewSet"]
+from core.api_errors import field_errors
+from rounds import JobConfigError
+
+__all__ = [
+    "JobConfigErrorSerializer",
+    "JobControlErrorSerializer",
+    "JobReadViewSet",
+    "JobSerializer",
+    "JobViewSet",
+    "start_schema",
+]
+
+
+# What every kind's job serializer shows alike: its status, progress and cost (a kind lists
+# those it has in ``Meta.fields``). No docstring: the schema would describe every job with it.
+# The status is a plain string in the schema, its values in the help text: as an enum it would
+# collide with the other "status" enums (spectacular cannot name one shared by a kind's list and
+# detail serializers).
+class JobSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(read_only=True)
+    progress = serializers.FloatField(read_only=True)
+    cost = serializers.FloatField(read_only=True)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        meta = cls.__dict__.get("Meta")
+        if meta is not None and "status" not in cls.__dict__:
+            values = ", ".join(meta.model.Status.values)
+            cls._declared_fields["status"] = serializers.CharField(
+                read_only=True, help_text=f"One of: {values}."
+            )
+
+
+def start_schema(config: type[serializers.Serializer], created: Any) -> Callable:
+    """The schema of a kind's ``create``: ``config`` in, ``created`` (201) or the 400 of a
+    refused configuration out."""
+    return extend_schema(request=config, responses={201: created, 400: JobConfigErrorSerializer})
 
 
 class JobControlErrorSerializer(serializers.Serializer):
@@ -39,38 +75,18 @@ class JobConfigErrorSerializer(serializers.Serializer):
     )
 
 
-class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """List, retrieve and cancel one kind of job (staff only, like the pages).
+class JobReadViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """List and retrieve one kind of job through its permission-checked accessors.
 
     A subclass sets ``list_serializer`` and ``detail_serializer``, and, as static methods,
-    ``jobs_for_user(user)`` (the queryset it lists), ``job_for_user(user, pk)`` (one job, or
-    Http404) and ``cancel_job(job)`` (the service, raising ``state_error``). Other controls
-    (pause, resume) are actions that return :meth:`control`; ``controls`` names them so the
-    schema documents their answers.
+    ``jobs_for_user(user)`` (the queryset it lists) and ``job_for_user(user, pk)`` (one job,
+    or Http404).
     """
 
-    permission_classes = [IsAdminUser]
     list_serializer: ClassVar[type[serializers.BaseSerializer]]
     detail_serializer: ClassVar[type[serializers.BaseSerializer]]
-    state_error: ClassVar[type[Exception]]
     jobs_for_user: Callable[[Any], Any]
     job_for_user: Callable[[Any, Any], Any]
-    cancel_job: Callable[[Any], Any]
-    # The actions answered by :meth:`control`, documented with the detail and the 409.
-    controls: ClassVar[tuple[str, ...]] = ("cancel",)
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "detail_serializer" not in cls.__dict__:
-            return
-        answers = {
-            200: cls.detail_serializer,
-            409: OpenApiResponse(
-                JobControlErrorSerializer, description="not possible in the job's state"
-            ),
-        }
-        schema = extend_schema(request=None, responses=answers)
-        extend_schema_view(**dict.fromkeys(cls.controls, schema))(cls)
 
     def get_queryset(self) -> Any:
         return self.jobs_for_user(self.request.user)
@@ -84,6 +100,47 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def detail_data(self, job: Any) -> Any:
         """The job's detail as the API answers it (a subclass may read it afresh first)."""
         return self.detail_serializer(job, context=self.get_serializer_context()).data
+
+
+class JobViewSet(JobReadViewSet):
+    """List, retrieve and cancel one kind of job (staff only, like the pages).
+
+    Besides :class:`JobReadViewSet`'s parts, a subclass sets ``cancel_job(job)`` (the service,
+    raising ``state_error``) as a static method. Other controls (pause, resume) are actions
+    that return :meth:`control`; ``controls`` names them so the schema documents their
+    answers (a kind whose cancel answers otherwise names none and writes its own).
+    """
+
+    permission_classes = [IsAdminUser]
+    state_error: ClassVar[type[Exception]]
+    cancel_job: Callable[[Any], Any]
+    # The actions answered by :meth:`control`, documented with the detail and the 409.
+    controls: ClassVar[tuple[str, ...]] = ("cancel",)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "detail_serializer" not in cls.__dict__ or not cls.controls:
+            return
+        answers = {
+            200: cls.detail_serializer,
+            409: OpenApiResponse(
+                JobControlErrorSerializer, description="not possible in the job's state"
+            ),
+        }
+        schema = extend_schema(request=None, responses=answers)
+        extend_schema_view(**dict.fromkeys(cls.controls, schema))(cls)
+
+    def started(
+        self, start_job: Callable[..., Any], answer: Callable[[Any], Any] | None = None
+    ) -> Response:
+        """``create``'s answer: what ``start_job(body, created_by=user)`` started, with a 201
+        (``answer(started)``, by default the job's detail); a refused configuration is a 400
+        naming each field, and nothing is written."""
+        try:
+            job = start_job(self.request.data, created_by=self.request.user)
+        except JobConfigError as exc:
+            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
+        return Response((answer or self.detail_data)(job), status=status.HTTP_201_CREATED)
 
     def control(self, service: Callable[[Any], Any]) -> Response:
         """Apply ``service`` (cancel, pause, resume) to the job: its detail, or a 409."""

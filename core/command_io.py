@@ -8,14 +8,18 @@ becomes a ``CommandError`` whose message fits on one line, never a traceback.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from django.core.management import CommandError
+from django.core.management.base import CommandParser
 
 from formats.jsonl import JsonDocumentError, read_json_document
+from rounds import JobConfigError
+
+Job = TypeVar("Job")
 
 
 def read_json_file(path: str | Path) -> Any:
@@ -58,3 +62,40 @@ def problems_error(summary: str, problems: Sequence[str]) -> CommandError:
         return CommandError(f"{summary}: {problems[0].strip()}")
     listed = "\n".join(f"  - {problem.strip()}" for problem in problems)
     return CommandError(f"{summary}: {len(problems)} problems:\n{listed}")
+
+
+def read_json_object(path: str | Path) -> dict:
+    """A job's configuration file: one JSON object."""
+    config = read_json_file(path)
+    if not isinstance(config, dict):
+        raise CommandError(f"{path} must hold a JSON object")
+    return config
+
+
+# --- The foreground twin of a job (STYLE.md 13): start it, or run it here to the end ----------
+
+
+def add_job_options(parser: CommandParser, *, printed: str = "the summary") -> None:
+    """``--foreground`` (run every round in this process) and ``--json`` (print ``printed`` as
+    JSON), the options every job-starting command takes."""
+    parser.add_argument("--foreground", action="store_true", help="Run it here, to the end.")
+    parser.add_argument("--json", action="store_true", help=f"Print {printed} as JSON.")
+
+
+def start_job(start: Callable[..., Job], config: Any, *, foreground: bool, what: str) -> Job:
+    """``start(config)``, queued for the workers unless the command runs it in the foreground;
+    a refused configuration is one line: ``invalid {what}: field: message; ...``."""
+    try:
+        return start(config, enqueue=not foreground)
+    except JobConfigError as exc:
+        raise CommandError(f"invalid {what}: {exc}") from None
+
+
+def run_to_end(
+    run_in_foreground: Callable[[int], Job], job: Any, state_error: type[Exception]
+) -> Job:
+    """Every round of ``job`` in this process; a state that refuses it is one line."""
+    try:
+        return run_in_foreground(job.pk)
+    except state_error as exc:
+        raise CommandError(str(exc)) from None

@@ -39,6 +39,30 @@ def dataset_options(
     }
 
 
+def dataset_fields(data: Mapping[str, Any], reference_rule: ReferenceRule) -> dict[str, Any]:
+    """What every new dataset takes from the page's form or the API's body, whatever it is
+    built from (an upload, a campaign): its name, description and reference rule."""
+    return {
+        "name": data["name"],
+        "description": data["description"],
+        "reference_rule": reference_rule,
+    }
+
+
+def upload_options(
+    data: Mapping[str, Any], reference_rule: ReferenceRule, release: Mapping[str, str]
+) -> dict[str, Any]:
+    """What an upload's import takes besides the file, from the upload page's form or the
+    API's body (``data``: their cleaned fields; ``release``: their release choices); the
+    keywords of both ``import_difficulty_file`` and :func:`dataset_options`."""
+    return {
+        **dataset_fields(data, reference_rule),
+        "perfect_score": data["perfect_score"],
+        "source_file_name": data["file"].name,
+        **release,
+    }
+
+
 def _check(options: Mapping[str, Any]) -> None:
     try:
         check_dataset_name(options["name"])

@@ -10,15 +10,14 @@ from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
+from core.job_pages import status_partial
 from difficulty import charts as difficulty_charts
+from difficulty import import_kinds
 from difficulty import selectors as difficulty
 from difficulty.forms import CampaignDatasetForm, DatasetUploadForm, EvaluateForm
-from difficulty.import_kinds import DATASET_KIND, dataset_options
 from difficulty.services import (
     DatasetFormatError,
     DifficultyDatasetError,
@@ -31,6 +30,8 @@ from imports import ImportRefused
 from imports import services as import_services
 
 # --- Difficulty datasets and DEC evaluations (seed 002) --------------------------------------
+
+EVALUATION = "difficulty/evaluation_detail.html"
 
 # mt-metrics-eval's usual human-score names, suggested as the upload form's human score is typed
 # (a release's own names are listed when the one given is not among them).
@@ -55,19 +56,13 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
+        options = import_kinds.upload_options(
+            form.cleaned_data, form.reference_rule(), form.release_choices()
+        )
         if import_services.runs_in_background(upload):
-            return _import_in_background(request, form)
+            return _import_in_background(request, form, options)
         try:
-            dataset = import_difficulty_file(
-                upload,
-                name=form.cleaned_data["name"],
-                **form.release_choices(),
-                description=form.cleaned_data["description"],
-                reference_rule=form.reference_rule(),
-                source_file_name=upload.name,
-                perfect_score=form.cleaned_data["perfect_score"],
-                created_by=request.user,
-            )
+            dataset = import_difficulty_file(upload, **options, created_by=request.user)
         except DatasetFormatError as exc:
             errors = exc.errors + (["(more errors not shown)"] if exc.truncated else [])
         except DifficultyDatasetError as exc:
@@ -87,19 +82,16 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _import_in_background(request: HttpRequest, form: DatasetUploadForm) -> HttpResponse:
+def _import_in_background(
+    request: HttpRequest, form: DatasetUploadForm, options: dict
+) -> HttpResponse:
     """A big file: store it, queue its import, and show the job's progress page."""
     upload = form.cleaned_data["file"]
-    options = dataset_options(
-        name=form.cleaned_data["name"],
-        description=form.cleaned_data["description"],
-        reference_rule=form.reference_rule(),
-        perfect_score=form.cleaned_data["perfect_score"],
-        source_file_name=upload.name,
-        **form.release_choices(),
-    )
+    stored = import_kinds.dataset_options(**options)
     try:
-        job = import_services.start_import(DATASET_KIND, upload, options, created_by=request.user)
+        job = import_services.start_import(
+            import_kinds.DATASET_KIND, upload, stored, created_by=request.user
+        )
     except ImportRefused as exc:
         context = {"form": form, "errors": exc.errors, "human_score_names": HUMAN_SCORE_NAMES}
         return render(request, "difficulty/dataset_upload.html", context, status=400)
@@ -114,13 +106,10 @@ def dataset_from_campaign(request: HttpRequest) -> HttpResponse:
     form = CampaignDatasetForm(request.POST or None, campaigns=campaigns)
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():
+        fields = import_kinds.dataset_fields(form.cleaned_data, form.reference_rule())
         try:
             dataset = build_difficulty_dataset_from_campaign(
-                form.cleaned_data["campaign"],
-                name=form.cleaned_data["name"],
-                description=form.cleaned_data["description"],
-                reference_rule=form.reference_rule(),
-                created_by=request.user,
+                form.cleaned_data["campaign"], **fields, created_by=request.user
             )
         except DifficultyDatasetError as exc:
             errors = [str(exc)]
@@ -243,12 +232,8 @@ def evaluation_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         context["tables"] = difficulty.evaluation_tables(evaluation)
         context["cost"] = difficulty.evaluation_cost(evaluation)
     if request.htmx:
-        html = render_to_string(
-            "difficulty/evaluation_detail.html#status", context, request=request
-        )
-        # A finished evaluation answers 286 so htmx stops polling.
-        return HttpResponseStopPolling(html) if evaluation.is_finished else HttpResponse(html)
-    return render(request, "difficulty/evaluation_detail.html", context)
+        return status_partial(request, EVALUATION, context, evaluation)
+    return render(request, EVALUATION, context)
 
 
 @staff_member_required

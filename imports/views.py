@@ -5,12 +5,13 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET
-from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
+from core.job_pages import status_partial
 from imports import selectors
+
+DETAIL = "imports/job_detail.html"
 
 
 @login_required
@@ -23,7 +24,5 @@ def job_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "result_url": selectors.result_url(job),
     }
     if request.htmx:
-        html = render_to_string("imports/job_detail.html#progress", context, request=request)
-        # A finished job answers 286 so htmx stops polling.
-        return HttpResponseStopPolling(html) if job.is_finished else HttpResponse(html)
-    return render(request, "imports/job_detail.html", context)
+        return status_partial(request, DETAIL, context, job)
+    return render(request, DETAIL, context)

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from core.job_pages import control_paths
 from search.breaker import views as breaker_views
 from search.breaker.transfer import views as transfer_views
 from search.runs import views as run_views
@@ -20,7 +21,7 @@ urlpatterns: list = [
     path("topics/topic/<int:pk>/", topic_views.topic_detail, name="topic_detail"),
     # Search runs (seed 000)
     path("runs/", run_views.run_list, name="run_list"),
-    path("runs/new/", run_views.run_create, name="run_create"),
+    path("runs/new/", run_views.RunCreate.as_view(), name="run_create"),
     path("runs/<int:pk>/", run_views.run_detail, name="run_detail"),
     path("runs/<int:pk>/results/", run_views.run_results, name="run_results"),
     path("runs/<int:pk>/topics/<int:arm>/", run_views.run_topic_texts, name="run_topic_texts"),
@@ -30,15 +31,13 @@ urlpatterns: list = [
         run_views.run_calibration_chart,
         name="run_calibration_chart",
     ),
-    path("runs/<int:pk>/pause/", run_views.run_control, {"action": "pause"}, name="run_pause"),
-    path("runs/<int:pk>/resume/", run_views.run_control, {"action": "resume"}, name="run_resume"),
-    path("runs/<int:pk>/cancel/", run_views.run_control, {"action": "cancel"}, name="run_cancel"),
+    *control_paths("runs/", run_views.run_control, "run"),
     path("runs/<int:pk>/send/", run_views.run_send, name="run_send"),
     path("runs/<int:pk>/export/pulls.jsonl", run_views.run_export_pulls, name="run_export_pulls"),
     path("runs/<int:pk>/export/top-k.json", run_views.run_export_top_k, name="run_export_top_k"),
     # MT-breaker runs (seed 001)
     path("breaker/", breaker_views.run_list, name="breaker_list"),
-    path("breaker/new/", breaker_views.run_create, name="breaker_create"),
+    path("breaker/new/", breaker_views.RunCreate.as_view(), name="breaker_create"),
     path("breaker/comparison/", breaker_views.comparison, name="breaker_comparison"),
     path(
         "breaker/comparison/chart.svg",
@@ -80,29 +79,16 @@ urlpatterns: list = [
     path("breaker/<int:pk>/results/", breaker_views.run_results, name="breaker_results"),
     path("breaker/<int:pk>/chart.svg", breaker_views.run_chart, name="breaker_chart"),
     path("breaker/<int:pk>/chains/<int:index>/", breaker_views.chain_detail, name="breaker_chain"),
-    path(
-        "breaker/<int:pk>/pause/",
-        breaker_views.run_control,
-        {"action": "pause"},
-        name="breaker_pause",
-    ),
-    path(
-        "breaker/<int:pk>/resume/",
-        breaker_views.run_control,
-        {"action": "resume"},
-        name="breaker_resume",
-    ),
-    path(
-        "breaker/<int:pk>/cancel/",
-        breaker_views.run_control,
-        {"action": "cancel"},
-        name="breaker_cancel",
-    ),
+    *control_paths("breaker/", breaker_views.run_control, "breaker"),
     path("breaker/<int:pk>/export.jsonl", breaker_views.run_export, name="breaker_export"),
     path("breaker/<int:pk>/samples/", breaker_views.run_export_samples, name="breaker_samples"),
     # Transfers of MT-breaker texts (seed 001 §3.3–3.5)
     path("breaker/transfers/", transfer_views.transfer_list, name="breaker_transfer_list"),
-    path("breaker/transfers/new/", transfer_views.transfer_create, name="breaker_transfer_create"),
+    path(
+        "breaker/transfers/new/",
+        transfer_views.TransferCreate.as_view(),
+        name="breaker_transfer_create",
+    ),
     path("breaker/transfers/<int:pk>/", transfer_views.transfer_detail, name="breaker_transfer"),
     path(
         "breaker/transfers/<int:pk>/matrix/",

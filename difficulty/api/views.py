@@ -7,6 +7,8 @@ Staff only, like the pages; every dataset and evaluation is looked up through
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Count
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -18,6 +20,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api_jobs import JobViewSet
 from core.api_parsers import StrictJSONParser
 from difficulty import selectors
 from difficulty.api.serializers import (
@@ -32,7 +35,12 @@ from difficulty.api.serializers import (
     EvaluationResultsSerializer,
     EvaluationStateErrorSerializer,
 )
-from difficulty.import_kinds import DATASET_KIND, dataset_options
+from difficulty.import_kinds import (
+    DATASET_KIND,
+    dataset_fields,
+    dataset_options,
+    upload_options,
+)
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
 from difficulty.services import (
     DatasetFormatError,
@@ -119,36 +127,19 @@ class DifficultyDatasetViewSet(
         body = DatasetImportSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         upload = body.validated_data["file"]
+        options = upload_options(body.validated_data, body.reference_rule(), body.release_choices())
         if import_services.runs_in_background(upload):
-            return self._import_in_background(request, body)
+            return self._import_in_background(request, upload, options)
         try:
-            dataset = import_difficulty_file(
-                upload,
-                name=body.validated_data["name"],
-                **body.release_choices(),
-                description=body.validated_data["description"],
-                reference_rule=body.reference_rule(),
-                source_file_name=upload.name,
-                perfect_score=body.validated_data["perfect_score"],
-                created_by=request.user,
-            )
+            dataset = import_difficulty_file(upload, **options, created_by=request.user)
         except (DatasetFormatError, DifficultyDatasetError) as exc:
             return _refused(exc)
         return self._created(dataset)
 
-    def _import_in_background(self, request: Request, body: DatasetImportSerializer) -> Response:
-        upload = body.validated_data["file"]
-        options = dataset_options(
-            name=body.validated_data["name"],
-            description=body.validated_data["description"],
-            reference_rule=body.reference_rule(),
-            perfect_score=body.validated_data["perfect_score"],
-            source_file_name=upload.name,
-            **body.release_choices(),
-        )
+    def _import_in_background(self, request: Request, upload: Any, options: dict) -> Response:
         try:
             job = import_services.start_import(
-                DATASET_KIND, upload, options, created_by=request.user
+                DATASET_KIND, upload, dataset_options(**options), created_by=request.user
             )
         except ImportRefused as exc:
             return Response(
@@ -166,13 +157,11 @@ class DifficultyDatasetViewSet(
         mean score)."""
         body = DatasetFromCampaignSerializer(data=request.data)
         body.is_valid(raise_exception=True)
+        data = body.validated_data
+        fields = dataset_fields(data, body.reference_rule())
         try:
             dataset = build_difficulty_dataset_from_campaign(
-                body.validated_data["campaign"],
-                name=body.validated_data["name"],
-                description=body.validated_data["description"],
-                reference_rule=body.reference_rule(),
-                created_by=request.user,
+                data["campaign"], **fields, created_by=request.user
             )
         except DifficultyDatasetError as exc:
             return _refused(exc)
@@ -213,16 +202,16 @@ RESULTS_RESPONSES = {
 }
 
 
-class DifficultyEvaluationViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class DifficultyEvaluationViewSet(JobViewSet):
     """DEC evaluations (staff only): start one on a dataset, follow its progress, cancel it,
     read its results once ``status`` is ``done``."""
 
-    permission_classes = [IsAdminUser]
-    serializer_class = DifficultyEvaluationSerializer
     parser_classes = [StrictJSONParser]
     queryset = DifficultyEvaluation.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = detail_serializer = DifficultyEvaluationSerializer
+    job_for_user = staticmethod(selectors.evaluation_for_user)
+    # Its cancel answers a 409 with the status it found (EvaluationStateError), written below.
+    controls = ()
 
     def get_queryset(self):
         evaluations = selectors.evaluations_for_user(self.request.user).select_related("created_by")
@@ -231,13 +220,9 @@ class DifficultyEvaluationViewSet(
             evaluations = evaluations.filter(dataset_id=int(dataset))
         return evaluations
 
-    def get_object(self) -> DifficultyEvaluation:
-        return selectors.evaluation_for_user(self.request.user, self.kwargs["pk"])
-
-    def _data(self, evaluation: DifficultyEvaluation) -> dict:
-        evaluation = selectors.evaluation_for_user(self.request.user, evaluation.pk)
-        context = self.get_serializer_context()
-        return DifficultyEvaluationSerializer(evaluation, context=context).data
+    def detail_data(self, evaluation: DifficultyEvaluation) -> dict:
+        # Read again through the user's rows, which carry what the detail shows.
+        return super().detail_data(selectors.evaluation_for_user(self.request.user, evaluation.pk))
 
     @extend_schema(
         parameters=[
@@ -270,7 +255,7 @@ class DifficultyEvaluationViewSet(
             )
         except DifficultyDatasetError as exc:
             return _refused(exc)
-        return Response(self._data(evaluation), status=status.HTTP_201_CREATED)
+        return Response(self.detail_data(evaluation), status=status.HTTP_201_CREATED)
 
     @extend_schema(
         request=None,
@@ -281,8 +266,9 @@ class DifficultyEvaluationViewSet(
             ),
         },
     )
+    # Its own action in place of the kernel's (stubs type an action by its class: override).
     @action(detail=True, methods=["post"])
-    def cancel(self, request: Request, pk=None) -> Response:
+    def cancel(self, request: Request, pk: Any = None) -> Response:  # type: ignore[override]
         """Stop an evaluation that has not finished; a round in flight stops at its next unit."""
         evaluation = self.get_object()
         if not cancel_difficulty_evaluation(evaluation):
@@ -291,7 +277,7 @@ class DifficultyEvaluationViewSet(
             return Response(
                 {"detail": detail, "status": evaluation.status}, status=status.HTTP_409_CONFLICT
             )
-        return Response(self._data(evaluation))
+        return Response(self.detail_data(evaluation))
 
     @extend_schema(responses=RESULTS_RESPONSES)
     @action(detail=True, methods=["get"])

@@ -1,24 +1,23 @@
 from __future__ import annotations
 
-from rest_framework import viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api_jobs import JobReadViewSet
 from imports import selectors
 from imports.api.serializers import ImportJobSerializer
 from imports.models import ImportJob
 
 
-class ImportJobViewSet(viewsets.ReadOnlyModelViewSet):
+class ImportJobViewSet(JobReadViewSet):
     """Background imports: an upload above ``IMPORT_INLINE_MAX_MB`` answers 202 with one of
     these; poll it until ``status`` is ``done`` (see ``result_url``) or ``failed`` (see
     ``errors``). Each user sees their own jobs; staff see all."""
 
-    serializer_class = ImportJobSerializer
+    list_serializer = detail_serializer = ImportJobSerializer
     queryset = ImportJob.objects.none()  # for the schema; requests use get_queryset
-
-    def get_queryset(self):
-        return selectors.jobs_for_user(self.request.user)
+    jobs_for_user = staticmethod(selectors.jobs_for_user)
+    job_for_user = staticmethod(selectors.job_for_user)
 
 
 def accepted(job: ImportJob, request: Request) -> Response:

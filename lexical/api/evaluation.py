@@ -7,17 +7,15 @@ from __future__ import annotations
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_errors import field_errors
-from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_jobs import JobSerializer, JobViewSet, start_schema
 from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from lexical.evaluation import selectors
-from lexical.evaluation.config import EvaluationConfigError
 from lexical.evaluation.services import (
     EvaluationStateError,
     cancel_evaluation,
@@ -26,12 +24,7 @@ from lexical.evaluation.services import (
 from lexical.models import LexicalEvaluation
 
 
-class LexicalEvaluationSerializer(serializers.ModelSerializer):
-    status = serializers.CharField(
-        read_only=True, help_text=f"One of: {', '.join(LexicalEvaluation.Status.values)}."
-    )
-    progress = serializers.FloatField(read_only=True)
-    cost = serializers.FloatField(read_only=True)
+class LexicalEvaluationSerializer(JobSerializer):
     links = LinksField(
         page="lexical:evaluation:detail",
         results="lexical-evaluation-results",
@@ -118,17 +111,10 @@ class LexicalEvaluationViewSet(JobViewSet):
     cancel_job = staticmethod(cancel_evaluation)
     state_error = EvaluationStateError
 
-    @extend_schema(
-        request=EvaluationConfigSerializer,
-        responses={201: LexicalEvaluationSerializer, 400: JobConfigErrorSerializer},
-    )
+    @start_schema(EvaluationConfigSerializer, LexicalEvaluationSerializer)
     def create(self, request: Request) -> Response:
         """Start an evaluation of engines × settings on an example selection."""
-        try:
-            evaluation = start_lexical_evaluation(request.data, created_by=request.user)
-        except EvaluationConfigError as exc:
-            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
-        return Response(self.detail_data(evaluation), status=status.HTTP_201_CREATED)
+        return self.started(start_lexical_evaluation)
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])

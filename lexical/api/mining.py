@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
-from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_jobs import JobConfigErrorSerializer, JobSerializer, JobViewSet
 from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from lexical.mining.params import MiningParamsError
@@ -24,12 +24,8 @@ from lexical.mining.services import MiningStateError, cancel_mining, start_minin
 from lexical.models import MiningJob
 
 
-class MiningJobSerializer(serializers.ModelSerializer):
-    status = serializers.CharField(
-        read_only=True, help_text=f"One of: {', '.join(MiningJob.Status.values)}."
-    )
+class MiningJobSerializer(JobSerializer):
     corpus: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(read_only=True)
-    progress = serializers.FloatField(read_only=True)
     links = LinksField(page="lexical:mining_job")
 
     class Meta:

@@ -6,25 +6,19 @@ from __future__ import annotations
 
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import mixins, serializers, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_errors import field_errors
-from core.api_jobs import JobViewSet
+from core.api_jobs import JobSerializer, JobViewSet
 from lexical.models import Rule, RuleJob, RuleJobConcept
 from lexical.rules.selectors import job_concepts, job_for_user, jobs_for_user, rules_for_user
-from lexical.rules.services import JobStateError, RuleConfigError, cancel_job, start_rule_jobs
+from lexical.rules.services import JobStateError, cancel_job, start_rule_jobs
 
 
-class RuleJobSerializer(serializers.ModelSerializer):
-    status = serializers.CharField(
-        read_only=True, help_text=f"One of: {', '.join(RuleJob.Status.values)}."
-    )
-    progress = serializers.FloatField(read_only=True)
-    cost = serializers.FloatField(read_only=True)
+class RuleJobSerializer(JobSerializer):
     concepts_failed = serializers.IntegerField(read_only=True)
     page = serializers.SerializerMethodField()
 
@@ -105,13 +99,10 @@ class RuleJobViewSet(JobViewSet):
     )
     def create(self, request: Request) -> Response:
         """Start one rule job per engine; answers the created jobs."""
-        try:
-            jobs = start_rule_jobs(request.data, created_by=request.user)
-        except RuleConfigError as exc:
-            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
         context = self.get_serializer_context()
-        data = RuleJobSerializer(jobs, many=True, context=context).data
-        return Response(data, status=status.HTTP_201_CREATED)
+        return self.started(
+            start_rule_jobs, lambda jobs: RuleJobSerializer(jobs, many=True, context=context).data
+        )
 
 
 @extend_schema(

@@ -4,17 +4,23 @@ the evaluation moved."""
 
 from __future__ import annotations
 
-from django.contrib import messages
+from typing import Any
+
 from django.contrib.admin.views.decorators import staff_member_required
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_page, job_version
+from core.job_pages import (
+    JobFormView,
+    cancel_view,
+    job_list,
+    job_page,
+    job_version,
+    started,
+)
 from lexical.evaluation import selectors
-from lexical.evaluation.config import EvaluationConfigError
 from lexical.evaluation.forms import EvaluationForm
 from lexical.evaluation.services import (
     EvaluationStateError,
@@ -30,12 +36,8 @@ SVG = "image/svg+xml"
 @require_GET
 def evaluation_list(request: HttpRequest) -> HttpResponse:
     rows = selectors.evaluations_for_user(request.user)
-    page = Paginator(rows, 50).get_page(request.GET.get("page"))
-    return render(
-        request,
-        "lexical/evaluation/list.html",
-        {"page": page, "has_finished": rows.filter(status="finished").exists()},
-    )
+    has_finished = rows.filter(status="finished").exists()
+    return job_list(request, "lexical/evaluation/list.html", rows, has_finished=has_finished)
 
 
 @staff_member_required
@@ -47,22 +49,18 @@ def overview_chart(request: HttpRequest) -> HttpResponse:
     )
 
 
-@staff_member_required
-@require_http_methods(["GET", "POST"])
-def evaluation_create(request: HttpRequest) -> HttpResponse:
-    if request.method == "GET":
-        form = EvaluationForm(initial={"selection": request.GET.get("selection")})
-        return render(request, "lexical/evaluation/form.html", {"form": form})
-    form = EvaluationForm(request.POST)
-    if form.is_valid():
-        try:
-            evaluation = start_lexical_evaluation(form.to_config(), created_by=request.user)
-        except EvaluationConfigError as exc:
-            form.add_config_errors(exc.errors)
-        else:
-            messages.success(request, f"Evaluation #{evaluation.pk} is queued.")
-            return redirect("lexical:evaluation:detail", pk=evaluation.pk)
-    return render(request, "lexical/evaluation/form.html", {"form": form}, status=400)
+class EvaluationCreate(JobFormView):
+    template_name = "lexical/evaluation/form.html"
+
+    def get_form(self, data: Any = None, files: Any = None) -> EvaluationForm:
+        if data is not None:
+            return EvaluationForm(data)
+        return EvaluationForm(initial={"selection": self.request.GET.get("selection")})
+
+    def start(self, form: EvaluationForm) -> HttpResponse:
+        evaluation = start_lexical_evaluation(form.to_config(), created_by=self.request.user)
+        message = f"Evaluation #{evaluation.pk} is queued."
+        return started(self.request, message, "lexical:evaluation:detail", evaluation)
 
 
 def _context(evaluation) -> dict:
@@ -107,14 +105,10 @@ def bias_chart(request: HttpRequest, pk: int, size: int) -> HttpResponse:
     return HttpResponse(selectors.bias_svg(evaluation, size), content_type=SVG)
 
 
-@staff_member_required
-@require_POST
-def evaluation_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    evaluation = selectors.evaluation_for_user(request.user, pk)
-    return control_from_page(
-        request, evaluation, cancel_evaluation, EvaluationStateError,
-        done="Evaluation cancelled.", page="lexical:evaluation:detail",
-    )  # fmt: skip
+evaluation_cancel = cancel_view(
+    selectors.evaluation_for_user, cancel_evaluation, EvaluationStateError,
+    done="Evaluation cancelled.", page="lexical:evaluation:detail",
+)  # fmt: skip
 
 
 @staff_member_required

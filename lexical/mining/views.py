@@ -3,51 +3,52 @@ polled with htmx every 2 s, the filters' counts and the mined concepts). Staff o
 
 from __future__ import annotations
 
-from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
-from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from typing import Any
 
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_GET
+
+from core import job_pages
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_page, job_version
 from lexical.mining.forms import MiningForm
 from lexical.mining.params import MiningParamsError
 from lexical.mining.selectors import concepts_of, mining_job_for_user, mining_jobs_for_user
 from lexical.mining.services import MiningStateError, cancel_mining, start_mining
 
 DETAIL = "lexical/mining/job_detail.html"
+JOB_URL = "lexical:mining_job"
 
 
 @staff_member_required
 @require_GET
 def job_list(request: HttpRequest) -> HttpResponse:
-    page = Paginator(mining_jobs_for_user(request.user), 50).get_page(request.GET.get("page"))
-    return render(request, "lexical/mining/job_list.html", {"page": page})
+    jobs = mining_jobs_for_user(request.user)
+    return job_pages.job_list(request, "lexical/mining/job_list.html", jobs)
 
 
-@staff_member_required
-@require_http_methods(["GET", "POST"])
-def job_create(request: HttpRequest) -> HttpResponse:
-    if request.method == "GET":
-        corpus = request.GET.get("corpus", "")
-        form = MiningForm(initial={"corpus": corpus if corpus.isdigit() else None})
-        return render(request, "lexical/mining/job_form.html", {"form": form})
-    form = MiningForm(request.POST)
-    if form.is_valid():
-        try:
-            job = start_mining(
-                form.cleaned_data["corpus"], form.to_params(), created_by=request.user
-            )
-        except MiningParamsError as exc:
+class JobCreate(job_pages.JobFormView):
+    """The "Mine concepts" form; ``?corpus=`` picks the corpus."""
+
+    template_name = "lexical/mining/job_form.html"
+    refusals = (MiningParamsError, MiningStateError)
+
+    def get_form(self, data: Any = None, files: Any = None) -> MiningForm:
+        if data is not None:
+            return MiningForm(data)
+        corpus = self.request.GET.get("corpus", "")
+        return MiningForm(initial={"corpus": corpus if corpus.isdigit() else None})
+
+    def refused(self, form: MiningForm, exc: Exception) -> None:
+        if isinstance(exc, MiningParamsError):
             form.add_param_errors(exc.errors)
-        except MiningStateError as exc:
+        else:  # the corpus cannot be mined now
             form.add_error("corpus", str(exc))
-        else:
-            messages.success(request, f"Mining job #{job.pk} is queued.")
-            return redirect("lexical:mining_job", pk=job.pk)
-    return render(request, "lexical/mining/job_form.html", {"form": form}, status=400)
+
+    def start(self, form: MiningForm) -> HttpResponse:
+        corpus = form.cleaned_data["corpus"]
+        job = start_mining(corpus, form.to_params(), created_by=self.request.user)
+        return job_pages.started(self.request, f"Mining job #{job.pk} is queued.", JOB_URL, job)
 
 
 @staff_member_required
@@ -55,18 +56,13 @@ def job_create(request: HttpRequest) -> HttpResponse:
 def job_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     # Once the job ends, its concepts and stats appear with the whole page (no changed_event).
     job = mining_job_for_user(request.user, pk)
-    return job_page(request, DETAIL, job, _page_context, name="job")
+    return job_pages.job_page(request, DETAIL, job, _page_context, name="job")
 
 
 def _page_context(job) -> dict:
-    return {"job": job, "version": job_version(job), "concepts": concepts_of(job)}
+    return {"job": job, "version": job_pages.job_version(job), "concepts": concepts_of(job)}
 
 
-@staff_member_required
-@require_POST
-def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    job = mining_job_for_user(request.user, pk)
-    return control_from_page(
-        request, job, cancel_mining, MiningStateError,
-        done="Mining job cancelled.", page="lexical:mining_job",
-    )  # fmt: skip
+job_cancel = job_pages.cancel_view(
+    mining_job_for_user, cancel_mining, MiningStateError, done="Mining job cancelled.", page=JOB_URL
+)

@@ -6,7 +6,7 @@ from lexical.rules import views
 
 urlpatterns = [
     path("", views.job_list, name="rule_job_list"),
-    path("new/", views.job_create, name="rule_job_create"),
+    path("new/", views.JobCreate.as_view(), name="rule_job_create"),
     path("jobs/<int:pk>/", views.job_detail, name="rule_job"),
     path("jobs/<int:pk>/concepts/", views.job_concept_table, name="rule_job_concepts"),
     path("jobs/<int:pk>/cancel/", views.job_cancel, name="rule_job_cancel"),

@@ -5,17 +5,19 @@ side."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseStopPolling
 
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_page, job_version
+from core.job_pages import JobFormView, cancel_view, job_page, job_version, started
 from lexical.rules.forms import RuleJobForm
 from lexical.rules.selectors import (
     concept_for_user,
@@ -25,7 +27,7 @@ from lexical.rules.selectors import (
     jobs_for_user,
     simulated_engines,
 )
-from lexical.rules.services import JobStateError, RuleConfigError, cancel_job, start_rule_jobs
+from lexical.rules.services import JobStateError, cancel_job, start_rule_jobs
 
 DETAIL = "lexical/rules/job_detail.html"
 LIST = "lexical/rules/job_list.html"
@@ -45,29 +47,29 @@ def job_list(request: HtmxHttpRequest) -> HttpResponse:
     return HttpResponse(html) if active else HttpResponseStopPolling(html)
 
 
-@staff_member_required
-@require_http_methods(["GET", "POST"])
-def job_create(request: HttpRequest) -> HttpResponse:
-    if request.method == "GET":
+class JobCreate(JobFormView):
+    """One rule job per ticked engine; ``?mining_job=``, ``?selection=`` or ``?concepts=``
+    picks the concepts' source."""
+
+    template_name = "lexical/rules/job_form.html"
+
+    def get_form(self, data: Any = None, files: Any = None) -> RuleJobForm:
+        if data is not None:
+            return RuleJobForm(data)
         initial = {"source": "mining_job"}
         for key in ("mining_job", "selection", "concepts"):
-            if request.GET.get(key, "").isdigit():
-                initial = {"source": key, key: request.GET[key]}
-        form = RuleJobForm(initial=initial)
-        return render(request, "lexical/rules/job_form.html", {"form": form})
-    form = RuleJobForm(request.POST)
-    if form.is_valid():
-        try:
-            jobs = start_rule_jobs(form.to_config(), created_by=request.user)
-        except RuleConfigError as exc:
-            form.add_config_errors(exc.errors)
-        else:
-            numbers = ", ".join(f"#{job.pk}" for job in jobs)
-            messages.success(request, f"Rule job(s) {numbers} queued, one per engine.")
-            if len(jobs) == 1:
-                return redirect("lexical:rule_job", pk=jobs[0].pk)
-            return redirect("lexical:rule_job_list")
-    return render(request, "lexical/rules/job_form.html", {"form": form}, status=400)
+            if self.request.GET.get(key, "").isdigit():
+                initial = {"source": key, key: self.request.GET[key]}
+        return RuleJobForm(initial=initial)
+
+    def start(self, form: RuleJobForm) -> HttpResponse:
+        jobs = start_rule_jobs(form.to_config(), created_by=self.request.user)
+        numbers = ", ".join(f"#{job.pk}" for job in jobs)
+        message = f"Rule job(s) {numbers} queued, one per engine."
+        if len(jobs) == 1:
+            return started(self.request, message, "lexical:rule_job", jobs[0])
+        messages.success(self.request, message)
+        return redirect("lexical:rule_job_list")
 
 
 @staff_member_required
@@ -93,13 +95,9 @@ def job_concept_table(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, f"{DETAIL}#concepts", {"job": job, "outcomes": job_concepts(job)})
 
 
-@staff_member_required
-@require_POST
-def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    job = job_for_user(request.user, pk)
-    return control_from_page(
-        request, job, cancel_job, JobStateError, done="Rule job cancelled.", page="lexical:rule_job"
-    )
+job_cancel = cancel_view(
+    job_for_user, cancel_job, JobStateError, done="Rule job cancelled.", page="lexical:rule_job"
+)
 
 
 @staff_member_required

@@ -16,12 +16,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
-from core.api_jobs import JobConfigErrorSerializer, JobControlErrorSerializer, JobViewSet
+from core.api_jobs import (
+    JobConfigErrorSerializer,
+    JobControlErrorSerializer,
+    JobSerializer,
+    JobViewSet,
+    start_schema,
+)
 from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 
 # One error shape for every run control, so the schema has one ControlError component.
-from search.breaker.config import BreakerConfigError
 from search.breaker.data_quality import StatisticsConfigError, start_statistics
 from search.breaker.human_report import calibration_report, human_report
 from search.breaker.humans import SCORING_PROTOCOLS, SendError, send_to_annotation
@@ -44,16 +49,11 @@ from search.breaker.services import (
 from search.models import BreakerChain, BreakerRun, BreakerStatistics, BreakerStep
 
 
-class BreakerRunSerializer(serializers.ModelSerializer):
-    status = serializers.CharField(
-        read_only=True, help_text=f"One of: {', '.join(BreakerRun.Status.values)}."
-    )
+class BreakerRunSerializer(JobSerializer):
     method = serializers.CharField(read_only=True)
     llm_engine: serializers.SlugRelatedField = serializers.SlugRelatedField(
         slug_field="name", read_only=True, allow_null=True
     )
-    progress = serializers.FloatField(read_only=True)
-    cost = serializers.FloatField(read_only=True)
     budget_money = serializers.FloatField(read_only=True, allow_null=True)
     mean_selected_quality = serializers.SerializerMethodField(
         help_text="Mean QE quality (0–100, lower = harder) of the chains' selected steps; "
@@ -179,6 +179,13 @@ class StartStatisticsSerializer(serializers.Serializer):
     )
 
 
+def _start_runs(config: Any, created_by: Any) -> list[BreakerRun]:
+    """One run, or with ``methods`` one per method on the same seeds."""
+    if isinstance(config, dict) and "methods" in config:
+        return start_breaker_comparison(config, created_by=created_by)
+    return [start_breaker_run(config, created_by=created_by)]
+
+
 class BreakerRunViewSet(JobViewSet):
     """MT-breaker runs (staff only). Controls act at the end of the round in flight."""
 
@@ -197,22 +204,10 @@ class BreakerRunViewSet(JobViewSet):
         # Read again through the user's rows, which carry what the detail shows.
         return super().detail_data(run_for_user(self.request.user, run.pk))
 
-    @extend_schema(
-        request=BreakerConfigSerializer,
-        responses={201: BreakerRunDetailSerializer(many=True), 400: JobConfigErrorSerializer},
-    )
+    @start_schema(BreakerConfigSerializer, BreakerRunDetailSerializer(many=True))
     def create(self, request: Request) -> Response:
         """Start a run from its configuration (or, with ``methods``, one per method): a list."""
-        try:
-            if isinstance(request.data, dict) and "methods" in request.data:
-                runs = start_breaker_comparison(request.data, created_by=request.user)
-            else:
-                runs = [start_breaker_run(request.data, created_by=request.user)]
-        except BreakerConfigError as exc:
-            return Response(
-                {"detail": str(exc), "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
-            )
-        return Response([self.detail_data(run) for run in runs], status=status.HTTP_201_CREATED)
+        return self.started(_start_runs, lambda runs: [self.detail_data(run) for run in runs])
 
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk=None) -> Response:

@@ -7,16 +7,14 @@ from __future__ import annotations
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_errors import field_errors
-from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_jobs import JobSerializer, JobViewSet, start_schema
 from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
-from search.breaker.config import BreakerConfigError
 from search.breaker.services import RunStateError
 from search.breaker.transfer.selectors import (
     csv_response,
@@ -31,15 +29,10 @@ from search.breaker.transfer.services import cancel_transfer, start_transfer
 from search.models import BreakerTransfer
 
 
-class BreakerTransferSerializer(serializers.ModelSerializer):
-    status = serializers.CharField(
-        read_only=True, help_text=f"One of: {', '.join(BreakerTransfer.Status.values)}."
-    )
+class BreakerTransferSerializer(JobSerializer):
     runs: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(
         many=True, read_only=True
     )
-    progress = serializers.FloatField(read_only=True)
-    cost = serializers.FloatField(read_only=True)
     budget_money = serializers.FloatField(read_only=True, allow_null=True)
     links = LinksField(
         page="search:breaker_transfer",
@@ -112,17 +105,10 @@ class BreakerTransferViewSet(JobViewSet):
     def jobs_for_user(user):
         return transfers_for_user(user).prefetch_related("runs")
 
-    @extend_schema(
-        request=TransferConfigSerializer,
-        responses={201: BreakerTransferDetailSerializer, 400: JobConfigErrorSerializer},
-    )
+    @start_schema(TransferConfigSerializer, BreakerTransferDetailSerializer)
     def create(self, request: Request) -> Response:
         """Start a transfer of finished runs' selected texts."""
-        try:
-            transfer = start_transfer(request.data, created_by=request.user)
-        except BreakerConfigError as exc:
-            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
-        return Response(self.detail_data(transfer), status=status.HTTP_201_CREATED)
+        return self.started(start_transfer)
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])

@@ -12,16 +12,15 @@ from typing import TYPE_CHECKING
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_jobs import JobSerializer, JobViewSet, start_schema
 from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from search.models import Pull, SearchRun, TopicTree
-from search.runs.config import RunConfigError
 from search.runs.records import pull_record, pulls_jsonl_response, top_k_json_response
 from search.runs.selectors import run_for_user, run_rows, top_topics
 from search.runs.services import RunStateError, cancel_run, pause_run, resume_run, start_search_run
@@ -34,14 +33,9 @@ if TYPE_CHECKING:
 # --- Serializers ---------------------------------------------------------------------------
 
 
-class SearchRunSerializer(serializers.ModelSerializer):
+class SearchRunSerializer(JobSerializer):
     """A run's settings, state and links (list and retrieve)."""
 
-    # A plain string in the schema: as an enum it would collide with the other "status" enums
-    # (spectacular cannot name one shared by the list and detail serializers).
-    status = serializers.CharField(
-        read_only=True, help_text=f"One of: {', '.join(SearchRun.Status.values)}."
-    )
     tree: serializers.SlugRelatedField[TopicTree] = serializers.SlugRelatedField(
         slug_field="name", read_only=True, allow_null=True
     )
@@ -54,8 +48,6 @@ class SearchRunSerializer(serializers.ModelSerializer):
     created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
-    progress = serializers.FloatField(read_only=True)
-    cost = serializers.FloatField(read_only=True)
     budget_money = serializers.FloatField(read_only=True, allow_null=True)
     links = LinksField(
         page="search:run_detail",
@@ -171,19 +163,10 @@ class SearchRunViewSet(JobViewSet):
         # Read again through the user's rows, which carry what the detail shows.
         return super().detail_data(run_for_user(self.request.user, run.pk))
 
-    @extend_schema(
-        request=RunConfigSerializer,
-        responses={201: SearchRunDetailSerializer, 400: JobConfigErrorSerializer},
-    )
+    @start_schema(RunConfigSerializer, SearchRunDetailSerializer)
     def create(self, request: Request) -> Response:
         """Start a run from its configuration (the JSON ``run_search`` reads); queued at once."""
-        try:
-            run = start_search_run(request.data, created_by=request.user)
-        except RunConfigError as exc:
-            return Response(
-                {"detail": str(exc), "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
-            )
-        return Response(self.detail_data(run), status=status.HTTP_201_CREATED)
+        return self.started(start_search_run)
 
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk=None) -> Response:

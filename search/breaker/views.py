@@ -12,7 +12,6 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -22,9 +21,15 @@ from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 from annotation.models import Campaign
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_page, job_version
+from core.job_pages import (
+    JobFormView,
+    control_from_page,
+    job_list,
+    job_page,
+    job_version,
+    started,
+)
 from search.breaker import charts
-from search.breaker.config import BreakerConfigError
 from search.breaker.data_quality import (
     StatisticsConfigError,
     start_comparison_statistics,
@@ -61,6 +66,7 @@ from search.breaker.services import (
 )
 
 DETAIL = "search/breaker/run_detail.html"
+DETAIL_URL = "search:breaker_detail"
 COMPARISON = "search/breaker/comparison.html"
 HUMANS = "search/breaker/_humans.html"
 CONTROLS = {"pause": pause_run, "resume": resume_run, "cancel": cancel_run}
@@ -70,29 +76,21 @@ CONTROL_DONE = {"pause": "paused", "resume": "resumed", "cancel": "cancelled"}
 @staff_member_required
 @require_GET
 def run_list(request: HttpRequest) -> HttpResponse:
-    page = Paginator(run_rows(request.user), 50).get_page(request.GET.get("page"))
-    return render(request, "search/breaker/run_list.html", {"page": page})
+    return job_list(request, "search/breaker/run_list.html", run_rows(request.user))
 
 
-@staff_member_required
-@require_http_methods(["GET", "POST"])
-def run_create(request: HttpRequest) -> HttpResponse:
-    if request.method == "GET":
-        return render(request, "search/breaker/run_form.html", {"form": BreakerForm()})
-    form = BreakerForm(request.POST, request.FILES)
-    if form.is_valid():
-        try:
-            runs = start_breaker_comparison(form.to_config(), created_by=request.user)
-        except BreakerConfigError as exc:
-            form.add_config_errors(exc.errors)
-        else:
-            if len(runs) == 1:
-                # Stays true while the polled status moves on (queued, running, finished).
-                messages.success(request, f"Run #{runs[0].pk} created.")
-                return redirect("search:breaker_detail", pk=runs[0].pk)
-            messages.success(request, f"{len(runs)} runs created, one per method.")
-            return redirect(f"{_comparison_url()}?{urlencode({'name': runs[0].comparison})}")
-    return render(request, "search/breaker/run_form.html", {"form": form}, status=400)
+class RunCreate(JobFormView):
+    """One run, or a comparison of several methods on the same seeds (its page)."""
+
+    template_name = "search/breaker/run_form.html"
+    form_class = BreakerForm
+
+    def start(self, form: BreakerForm) -> HttpResponse:
+        runs = start_breaker_comparison(form.to_config(), created_by=self.request.user)
+        if len(runs) == 1:
+            return started(self.request, f"Run #{runs[0].pk} created.", DETAIL_URL, runs[0])
+        messages.success(self.request, f"{len(runs)} runs created, one per method.")
+        return redirect(f"{_comparison_url()}?{urlencode({'name': runs[0].comparison})}")
 
 
 def _comparison_url() -> str:

@@ -7,23 +7,23 @@ and the results section (top-k, chart, costs) reloads itself. Expanded topic tex
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseStopPolling
+from django.views.decorators.http import require_GET, require_POST
 
 from annotation.refusals import CampaignImportError
 from core.http import HtmxHttpRequest
+from core.job_pages import JOBS_PER_PAGE, JobFormView, job_version, polled_status, started
 from engines.models import Engine
 from search.models import Pull, SearchRun
 from search.runs import charts as run_charts
 from search.runs import human_loop
-from search.runs.config import RunConfigError
 from search.runs.forms import RunForm
 from search.runs.records import pull_view, pulls_jsonl_response, top_k_json_response
 from search.runs.selectors import (
@@ -39,7 +39,6 @@ from search.runs.services import RunStateError, cancel_run, pause_run, resume_ru
 
 DETAIL_TEMPLATE = "search/runs/run_detail.html"
 TEXTS_TEMPLATE = "search/runs/topic_texts.html"
-RUNS_PER_PAGE = 50
 TEXTS_PER_TOPIC = 20
 # One click sends at most this many texts: a top-k of a long run can hold thousands of pulls,
 # and each becomes one annotation item per translator.
@@ -54,7 +53,7 @@ CONTROL_DONE = {"pause": "paused", "resume": "resumed", "cancel": "cancelled"}
 @staff_member_required
 @require_GET
 def run_list(request: HttpRequest) -> HttpResponse:
-    page = Paginator(run_rows(request.user), RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(run_rows(request.user), JOBS_PER_PAGE).get_page(request.GET.get("page"))
     rows = [(run, run.resolved_algorithm) for run in page]
     return render(request, "search/runs/run_list.html", {"page": page, "rows": rows})
 
@@ -65,42 +64,32 @@ def _duplicated_run(request: HttpRequest) -> SearchRun | None:
     return run_for_user(request.user, int(source)) if source.isdigit() else None
 
 
-@staff_member_required
-@require_http_methods(["GET", "POST"])
-def run_create(request: HttpRequest) -> HttpResponse:
-    if request.method == "GET":
-        source = _duplicated_run(request)
-        initial = RunForm.initial_from(source) if source else {}
-        context = {"form": RunForm(initial=initial), "source": source}
-        return render(request, "search/runs/run_form.html", context)
-    form = RunForm(request.POST)
-    if form.is_valid():
-        try:
-            run = start_search_run(form.to_config(), created_by=request.user)
-        except RunConfigError as exc:
-            form.add_config_errors(exc.errors)
-        else:
-            # A flash message stays on the page while the status below it is polled and moves
-            # on: it says what stays true, the live status says queued / running / finished.
-            messages.success(request, f"Run #{run.pk} created.")
-            return redirect("search:run_detail", pk=run.pk)
-    return render(request, "search/runs/run_form.html", {"form": form}, status=400)
+class RunCreate(JobFormView):
+    template_name = "search/runs/run_form.html"
+    source: SearchRun | None = None
+
+    def get_form(self, data: Any = None, files: Any = None) -> RunForm:
+        if data is not None:
+            return RunForm(data)
+        self.source = _duplicated_run(self.request)
+        return RunForm(initial=RunForm.initial_from(self.source) if self.source else {})
+
+    def context(self, form: RunForm) -> dict:
+        return {"form": form, "source": self.source}
+
+    def start(self, form: RunForm) -> HttpResponse:
+        run = start_search_run(form.to_config(), created_by=self.request.user)
+        return started(self.request, f"Run #{run.pk} created.", "search:run_detail", run)
 
 
 # --- Run page: status (polled) and results (reloaded when the run moves) -----------------------
-
-
-def _version(run: SearchRun) -> str:
-    # Every write to the run (a round's claim and commit, a control, human scores settling)
-    # moves updated_at, so it tells the page whether anything it shows may have changed.
-    return str(int(run.updated_at.timestamp() * 1_000_000))
 
 
 def _status_context(run: SearchRun, action_error: str = "") -> dict:
     shows_humans = run.human_mode != SearchRun.HumanMode.OFF or run.campaign_id
     return {
         "run": run,
-        "version": _version(run),
+        "version": job_version(run),
         "human": human_counts(run) if shows_humans else None,
         "action_error": action_error,
     }
@@ -109,7 +98,7 @@ def _status_context(run: SearchRun, action_error: str = "") -> dict:
 def _results_context(run: SearchRun) -> dict:
     return {
         "run": run,
-        "version": _version(run),
+        "version": job_version(run),
         "rows": top_topics(run),
         "synthetic": run.sampler == SearchRun.Sampler.SYNTHETIC,
         "cost": cost_per_engine(run),
@@ -118,13 +107,10 @@ def _results_context(run: SearchRun) -> dict:
 
 
 def _status_response(request: HttpRequest, run: SearchRun, action_error: str = "") -> HttpResponse:
+    # Every write to the run (a round's claim and commit, a control, human scores settling)
+    # moves its version: the results below the status reload on "run-changed".
     context = _status_context(run, action_error)
-    html = render_to_string(f"{DETAIL_TEMPLATE}#status", context, request=request)
-    # 286 tells htmx to stop polling: a finished, cancelled or failed run will not move again.
-    response = HttpResponseStopPolling(html) if run.is_finished else HttpResponse(html)
-    if request.GET.get("seen") != context["version"]:
-        response["HX-Trigger"] = "run-changed"
-    return response
+    return polled_status(request, DETAIL_TEMPLATE, context, run, changed_event="run-changed")
 
 
 def _send_context(run: SearchRun) -> dict:

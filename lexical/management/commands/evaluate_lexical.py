@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
+from core.command_io import add_job_options, run_to_end, start_job
 from lexical.evaluation import selectors
-from lexical.evaluation.config import EvaluationConfigError
 from lexical.evaluation.services import (
     EvaluationStateError,
     run_in_foreground,
@@ -32,8 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--runs", type=int, default=3, help="Runs (fresh option order each).")
         parser.add_argument("--seed", type=int, help="Seed of the option orders (drawn if absent).")
         parser.add_argument("--name", default="", help="A name for the evaluation.")
-        parser.add_argument("--foreground", action="store_true", help="Run it here, to the end.")
-        parser.add_argument("--json", action="store_true", help="Print the summary as JSON.")
+        add_job_options(parser)
 
     def handle(self, *args, **options) -> None:
         config = {
@@ -44,20 +43,17 @@ class Command(BaseCommand):
         }
         if options["seed"] is not None:
             config["seed"] = options["seed"]
-        try:
-            evaluation = start_lexical_evaluation(config, enqueue=not options["foreground"])
-        except EvaluationConfigError as exc:
-            raise CommandError(f"invalid evaluation: {exc}") from None
-        if not options["foreground"]:
+        foreground = options["foreground"]
+        evaluation = start_job(
+            start_lexical_evaluation, config, foreground=foreground, what="evaluation"
+        )
+        if not foreground:
             self.stdout.write(
                 f"evaluation {evaluation.pk} queued for the workers; "
                 f"follow it at /lexical/evaluation/{evaluation.pk}/"
             )
             return
-        try:
-            evaluation = run_in_foreground(evaluation.pk)
-        except EvaluationStateError as exc:
-            raise CommandError(str(exc)) from None
+        evaluation = run_to_end(run_in_foreground, evaluation, EvaluationStateError)
         lines = selectors.results(evaluation).summary
         if options["json"]:
             payload = {

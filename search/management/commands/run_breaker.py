@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from core.command_io import read_json_file
-from search.breaker.config import BreakerConfigError
+from core.command_io import add_job_options, read_json_object, run_to_end, start_job
 from search.breaker.selectors import run_summary
 from search.breaker.services import (
     RunStateError,
@@ -16,6 +15,7 @@ from search.breaker.services import (
     start_breaker_comparison,
     start_breaker_run,
 )
+from search.models import BreakerRun
 
 
 class Command(BaseCommand):
@@ -27,27 +27,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("config", type=Path, help="Run configuration (JSON object).")
-        parser.add_argument("--foreground", action="store_true", help="Run it here, to the end.")
-        parser.add_argument("--json", action="store_true", help="Print the summary as JSON.")
+        add_job_options(parser)
         parser.add_argument("--name", help="Override the run's name.")
 
     def handle(self, *args, **options) -> None:
-        config = self._read(options["config"])
+        config = read_json_object(options["config"])
         if options["name"]:
             config["name"] = options["name"]
-        enqueue = not options["foreground"]
-        try:
-            if "methods" in config:
-                runs = start_breaker_comparison(config, enqueue=enqueue)
-            else:
-                runs = [start_breaker_run(config, enqueue=enqueue)]
-        except BreakerConfigError as exc:
-            raise CommandError(f"invalid breaker configuration: {exc}") from None
-        if options["foreground"]:
-            try:
-                runs = [run_in_foreground(run.pk) for run in runs]
-            except RunStateError as exc:
-                raise CommandError(str(exc)) from None
+        start = _start_comparison if "methods" in config else _start_run
+        foreground = options["foreground"]
+        runs = start_job(start, config, foreground=foreground, what="breaker configuration")
+        if foreground:
+            runs = [run_to_end(run_in_foreground, run, RunStateError) for run in runs]
         summaries = [run_summary(run) for run in runs]
         if options["json"]:
             self.stdout.write(json.dumps(summaries[0] if len(runs) == 1 else summaries))
@@ -63,9 +54,10 @@ class Command(BaseCommand):
             if not options["foreground"]:
                 self.stdout.write(f"queued for the workers; follow it at /search/breaker/{run.pk}/")
 
-    @staticmethod
-    def _read(path: Path) -> dict:
-        config = read_json_file(path)
-        if not isinstance(config, dict):
-            raise CommandError(f"{path} must hold a JSON object")
-        return config
+
+def _start_run(config: dict, enqueue: bool) -> list[BreakerRun]:
+    return [start_breaker_run(config, enqueue=enqueue)]
+
+
+def _start_comparison(config: dict, enqueue: bool) -> list[BreakerRun]:
+    return start_breaker_comparison(config, enqueue=enqueue)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from search.breaker.config import BreakerConfigError
+from core.command_io import add_job_options, read_json_object, run_to_end, start_job
 from search.breaker.services import RunStateError
 from search.breaker.transfer.selectors import matrix
 from search.breaker.transfer.services import run_in_foreground, start_transfer
-from search.management.commands.run_breaker import Command as RunBreaker
 
 
 class Command(BaseCommand):
@@ -24,25 +23,20 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("config", type=Path, help="Transfer configuration (JSON object).")
-        parser.add_argument("--foreground", action="store_true", help="Run it here, to the end.")
-        parser.add_argument("--json", action="store_true", help="Print the matrix as JSON.")
+        add_job_options(parser, printed="the matrix")
 
     def handle(self, *args, **options) -> None:
-        config = RunBreaker._read(options["config"])
-        try:
-            transfer = start_transfer(config, enqueue=not options["foreground"])
-        except BreakerConfigError as exc:
-            raise CommandError(f"invalid transfer configuration: {exc}") from None
-        if not options["foreground"]:
+        config = read_json_object(options["config"])
+        foreground = options["foreground"]
+        what = "transfer configuration"
+        transfer = start_job(start_transfer, config, foreground=foreground, what=what)
+        if not foreground:
             self.stdout.write(
                 f"transfer {transfer.pk} queued for the workers; "
                 f"follow it at /search/breaker/transfers/{transfer.pk}/"
             )
             return
-        try:
-            transfer = run_in_foreground(transfer.pk)
-        except RunStateError as exc:
-            raise CommandError(str(exc)) from None
+        transfer = run_to_end(run_in_foreground, transfer, RunStateError)
         table = matrix(transfer)
         if options["json"]:
             rows = {
