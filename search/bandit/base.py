@@ -193,8 +193,12 @@ class Policy:
 
     def top_k(self) -> np.ndarray:
         """The ``k`` recommended topics, best first (fewer if fewer were scored)."""
+        return top_by_score(*self.ranking(), self.k)[0]
+
+    def ranking(self) -> tuple[np.ndarray, np.ndarray]:
+        """The topics the recommendation chooses from and the scores ``top_k`` ranks them by."""
         topics = self._recommend_pool()
-        return top_by_score(topics, self._recommend_scores(topics), self.k)[0]
+        return topics, self._recommend_scores(topics)
 
     def estimates(self, topics: np.ndarray | None = None) -> Estimates:
         """Estimates for ``topics`` (all topics when None; cost is linear in their number)."""
@@ -298,9 +302,11 @@ class Policy:
         return np.flatnonzero(self.stats.counts > 0)
 
     def _recommend_scores(self, topics: np.ndarray) -> np.ndarray:
-        """Raw mean (seed 000 Alg. 1 line 7) or empirical-Bayes posterior mean."""
-        counts = self.stats.counts[topics]
-        sums = self.stats.sums[topics]
+        return self.score_of(self.stats.counts[topics], self.stats.sums[topics])
+
+    def score_of(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+        """What the recommendation ranks a topic by, given its pulls' count and sum: the raw
+        mean (seed 000 Alg. 1 line 7) or the empirical-Bayes posterior mean."""
         prior = self.prior() if self.recommend == "posterior" else None
         if prior is None:
             means: np.ndarray = sums / counts
