@@ -184,30 +184,43 @@ def outcomes_of(crowd: CrowdWorld, budget_per_topic: float, seed: int) -> list[O
     return outcomes
 
 
+def _precision(outcome: Outcome, other: Outcome) -> float:
+    return len(set(outcome.top) & set(other.top)) / K
+
+
+def _mean_se(values: list[float]) -> tuple[float, float]:
+    array = np.array(values, dtype=np.float64)
+    se = float(array.std(ddof=1) / np.sqrt(array.shape[0])) if array.shape[0] > 1 else 0.0
+    return float(array.mean()), se
+
+
 def summarise(outcomes: list[Outcome]) -> list[dict]:
+    """Per world and rule, mean ± s.e. over seeds; precision and pulls paired by seed."""
     by = {(o.world, o.seed, o.rule): o for o in outcomes}
     rows = []
     for world in sorted({o.world for o in outcomes}, key=int):
-        seeds = sorted({o.seed for o in outcomes if o.world == world})
         for rule in RULES:
-            mine = [by[(world, s, rule)] for s in seeds if (world, s, rule) in by]
+            mine = [o for o in outcomes if o.world == world and o.rule == rule]
             if not mine:
                 continue
-            ref = [set(by[(world, o.seed, "all")].top) for o in mine]
-            uni = [by[(world, o.seed, "uniform")] for o in mine]
+            every = [by[(world, o.seed, "all")] for o in mine]
+            uniform = [by[(world, o.seed, "uniform")] for o in mine]
             metrics = {
-                "precision_vs_all": [len(set(o.top) & r) / K for o, r in zip(mine, ref, strict=True)],
-                "precision_vs_uniform": [len(set(o.top) & set(u.top)) / K for o, u in zip(mine, uni, strict=True)],
+                "precision_vs_all": [_precision(o, a) for o, a in zip(mine, every, strict=True)],
+                "precision_vs_uniform": [
+                    _precision(o, u) for o, u in zip(mine, uniform, strict=True)
+                ],
                 "human_pulls": [o.human_pulls for o in mine],
-                "share_of_uniform": [o.human_pulls / max(u.human_pulls, 1) for o, u in zip(mine, uni, strict=True)],
+                "share_of_uniform": [
+                    o.human_pulls / max(u.human_pulls, 1)
+                    for o, u in zip(mine, uniform, strict=True)
+                ],
                 "true_top10": [o.true_value for o in mine],
-            }  # fmt: skip
+            }
             row = {"world": world, "rule": rule, "seeds": len(mine), "oracle": mine[0].oracle}
             for name, values in metrics.items():
-                array = np.array(values, dtype=np.float64)
-                row[name] = float(array.mean())
-                row[name + "_se"] = float(array.std(ddof=1) / np.sqrt(len(array))) if len(array) > 1 else 0.0
-            rows.append(row)  # fmt: skip
+                row[name], row[name + "_se"] = _mean_se(values)
+            rows.append(row)
     return rows
 
 
@@ -220,7 +233,8 @@ def markdown(rows: list[dict]) -> str:
             f"| {int(r['world']):,} | {r['rule']} "
             f"| {r['precision_vs_all']:.3f} ± {r['precision_vs_all_se']:.3f} "
             f"| {r['precision_vs_uniform']:.3f} ± {r['precision_vs_uniform_se']:.3f} "
-            f"| {r['human_pulls']:.0f} | {r['share_of_uniform']:.3f} ± {r['share_of_uniform_se']:.3f} "
+            f"| {r['human_pulls']:.0f} "
+            f"| {r['share_of_uniform']:.3f} ± {r['share_of_uniform_se']:.3f} "
             f"| {r['true_top10']:.2f} ({r['oracle']:.2f}) |"
         )
     return "\n".join(lines)

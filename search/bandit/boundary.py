@@ -36,9 +36,9 @@ from search.bandit.base import Policy
 __all__ = [
     "PRIOR_N",
     "PRIOR_SD",
-    "Z",
     "Evidence",
     "Gap",
+    "Z",
     "boundary_topics",
     "learn_gap",
     "topics_to_check",

@@ -58,7 +58,7 @@ MONEY_QUANTUM = Decimal("0.0001")  # SearchRun.budget_money keeps four decimals
 MAX_MONEY = Decimal("99999999.9999")  # SearchRun.budget_money: 12 digits, 4 after the point
 HUMAN_DEFAULTS: dict[str, Any] = {
     "rule": "top_k",  # send the samples of the current top-k topics; or "fraction", "boundary"
-    "per_topic": 2,  # top_k rule: pulls per candidate topic sent to humans at most
+    "per_topic": 2,  # top_k: pulls per candidate topic at most; boundary: per topic a round
     "fraction": 0.1,  # fraction rule: share of each round's pulls sent
     "max_items": 100,  # pulls sent over the whole run at most
     "overlap": 1,  # annotators per item

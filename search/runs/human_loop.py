@@ -7,8 +7,8 @@
   the after-figures cross-validated (each pair judged by a map fitted without it).
 
 Which pulls go: rule ``top_k`` (texts of the current top-k topics, ``per_topic`` each),
-``fraction`` (a random share of each round) or ``boundary`` (one text of each topic whose
-check could still move it across the top-k boundary, ``search.bandit.boundary``).
+``fraction`` (a random share of each round) or ``boundary`` (``per_topic`` texts of each topic
+whose check could still move it across the top-k boundary, ``search.bandit.boundary``).
 
 Annotation stays unaware of search: items carry ``origin="search"`` and
 ``origin_ref="pull:<id>:<translator>"``; :func:`on_item_completed` is connected to
@@ -39,7 +39,7 @@ from difficulty.calibration import (
 )
 from difficulty.dec import dec_from_arrays
 from search.bandit.base import Policy
-from search.bandit.boundary import boundary_topics, learn_gap
+from search.bandit.boundary import topics_to_check
 from search.models import Pull, SearchRun
 
 __all__ = [
@@ -96,7 +96,7 @@ def send_chosen(run: SearchRun, policy: Policy, round_index: int) -> int:
     if settings["rule"] == "fraction":
         chosen = _fraction_of_round(run, fresh.filter(round_index=round_index), settings)
     elif settings["rule"] == "boundary":
-        chosen = _boundary_samples(run, policy, fresh)
+        chosen = _boundary_samples(run, policy, fresh, int(settings["per_topic"]))
     else:
         chosen = _top_k_samples(run, policy, fresh, int(settings["per_topic"]))
     return send_pulls(run, chosen[:room])
@@ -127,28 +127,29 @@ def _top_k_samples(run: SearchRun, policy: Policy, fresh, per_topic: int) -> lis
     return chosen
 
 
-def _boundary_samples(run: SearchRun, policy: Policy, fresh) -> list[Pull]:
-    """One text of each topic that a human check could move across the top-k boundary
-    (``search.bandit.boundary``), closest first, at most k a round: each round's answers
-    sharpen the gap before the next round spends more."""
-    topics, scores = policy.ranking()
+def _boundary_samples(run: SearchRun, policy: Policy, fresh, per_topic: int) -> list[Pull]:
+    """Up to ``per_topic`` texts of each topic a human check could move across the top-k
+    boundary (``search.bandit.boundary``), likeliest first, at most k topics a round: each
+    round's answers sharpen the gap before the next round spends more."""
     sent = Pull.objects.filter(run=run).exclude(human_status="").values_list("arm", flat=True)
-    checked = np.bincount(np.fromiter(sent, dtype=np.int64), minlength=policy.n_topics)
-    pairs = Pull.objects.filter(run=run, human_difficulty__isnull=False).values_list(
-        "automatic_difficulty", "human_difficulty"
+    judged = list(
+        Pull.objects.filter(run=run, human_difficulty__isnull=False).values_list(
+            "arm", "automatic_difficulty", "human_difficulty"
+        )
     )
     entering = current_calibration(run)  # the gap is measured on the scale the bandit sees
-    gap = learn_gap(
-        np.array([entering(automatic) for automatic, _ in pairs]),
-        np.array([human for _, human in pairs]),
-    )
-    order = boundary_topics(
-        topics, scores, policy.stats.counts[topics], checked[topics], policy.k, gap
+    order = topics_to_check(
+        policy,
+        np.fromiter(sent, dtype=np.int64),
+        np.array([arm for arm, _, _ in judged], dtype=np.int64),
+        np.array([entering(automatic) for _, automatic, _ in judged], dtype=np.float64),
+        np.array([human for _, _, human in judged], dtype=np.float64),
     )[: policy.k]
-    first: dict[int, Pull] = {}
-    for pull in fresh.filter(arm__in=[int(arm) for arm in order]).order_by("arm", "id"):
-        first.setdefault(pull.arm, pull)
-    return [first[int(arm)] for arm in order if int(arm) in first]
+    by_arm: defaultdict[int, list[Pull]] = defaultdict(list)
+    for pull in fresh.filter(arm__in=order.tolist()).order_by("arm", "id"):
+        if len(by_arm[pull.arm]) < per_topic:
+            by_arm[pull.arm].append(pull)
+    return [pull for arm in order.tolist() for pull in by_arm[arm]]
 
 
 def _campaign_for(run: SearchRun, first_items: list[dict]) -> Campaign:
