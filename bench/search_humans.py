@@ -3,21 +3,27 @@
 The world: ``SyntheticWorld`` gives each text (topic, draw) its human difficulty (what a crowd of
 ESA annotators would say, their own noise included). QE misjudges it by a gap, human − QE =
 ``gap_mean`` + a per-topic blind spot (sd ``topic_gap_sd``) + per-text noise (sd
-``text_gap_sd``), every deviate a pure function of the seed, so every rule sees the same texts
-and the same answers. The search is the platform's default method; in each round its pulls are
-scored by QE, the rule picks texts, the crowd answers before the next round and the answer
-replaces QE in the bandit (the human loop's ``replace`` mode).
+``text_gap_sd``), every deviate a pure function of the seed.
+
+The search is the platform's default method (EB-UCB from 30k topics) at one pull per topic,
+on QE. Then humans check texts in rounds, as for a run waiting for its outstanding human scores:
+each round the rule picks texts of the finished search, the crowd answers, and the answers
+replace QE in the bandit (the human loop's ``replace`` mode), until the rule picks nothing.
+Every rule starts from the same finished search, so all see the same texts and answers and
+differ only by what they check (checking during the search would also change which texts are
+drawn, and the top-10 of two such searches differ for that reason alone).
 
 Rules: ``all`` (every text human-checked: the reference top-k), ``uniform`` (every text of the
-current top-k topics, the human loop's ``top_k`` rule without a per-topic limit), ``top_k``
+current top-k topics: the human loop's ``top_k`` rule without a per-topic limit), ``top_k``
 (the platform's default: at most ``per_topic`` = 2 texts per top-k topic), ``boundary``
-(``search.bandit.boundary``: one text of each topic a check could move across the top-k
-boundary, at most k a round) and ``qe`` (no humans). Reported per rule, mean ± s.e. over seeds:
-precision@k of its top-k against ``all``'s and against ``uniform``'s, human pulls, and pulls as
-a share of ``uniform``'s on the same seed (ratios in one run).
+(``search.bandit.boundary``: up to 2 texts of each of at most k topics a check could move
+across the top-k boundary) and ``qe`` (no humans). Reported per rule, mean ± s.e. over seeds:
+precision@10 of its top-10 against ``all``'s and ``uniform``'s, human pulls, and pulls as a
+share of ``uniform``'s on the same seed (ratios in one run), and the true mean difficulty of
+its top-10 against the oracle's.
 
-    .venv/bin/python bench/search_humans.py --seeds 40          # about a minute a world
-    .venv/bin/python bench/search_humans.py --seeds 4 --quick   # smoke
+    .venv/bin/python bench/search_humans.py              # 30k topics, 12 seeds: minutes
+    .venv/bin/python bench/search_humans.py --seeds 1    # smoke
 
 Writes bench/results/search_humans.{json,md}.
 """
@@ -242,13 +248,12 @@ def markdown(rows: list[dict]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=40)
-    parser.add_argument("--sizes", type=int, nargs="*", default=[30_000, 100_000])
+    parser.add_argument("--seeds", type=int, default=12)
+    parser.add_argument("--sizes", type=int, nargs="*", default=[30_000])
     parser.add_argument("--budget", type=float, default=1.0, help="pulls per topic")
-    parser.add_argument("--quick", action="store_true", help="30k topics only")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    sizes = [30_000] if args.quick else args.sizes
+    sizes = args.sizes
     start = time.perf_counter()
     outcomes = [
         outcome
@@ -259,7 +264,7 @@ def main() -> None:
     elapsed = time.perf_counter() - start
     rows = summarise(outcomes)
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = "search_humans_quick" if args.quick else "search_humans"
+    stem = "search_humans"
     report = {"k": K, "budget_per_topic": args.budget, "seeds": args.seeds,
               "world": asdict(CrowdWorld(1, 0)), "elapsed_seconds": elapsed,
               "summary": rows, "runs": [asdict(o) for o in outcomes]}  # fmt: skip
