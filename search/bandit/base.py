@@ -15,20 +15,32 @@ be called again before ``update`` without over-selecting an arm.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypedDict, Unpack
 
 import numpy as np
 
-from search.bandit.candidates import top_by_score
+from search.bandit.candidates import FreshArms, HotSet, top_by_score
 from search.bandit.codec import decode_rng, encode_rng
 from search.bandit.prior import PriorKind, PriorModel, fit_prior
 from search.bandit.stats import ArmStats
 
-__all__ = ["Estimates", "Policy", "Recommend"]
+__all__ = ["Estimates", "IndexPolicy", "Policy", "PolicyOptions", "Recommend"]
 
 Recommend = Literal["empirical", "posterior"]
 _EMPTY = np.empty(0, dtype=np.int64)
 _Z95 = 1.959963984540054
+
+
+class PolicyOptions(TypedDict, total=False):
+    """The keyword arguments of every method: the budget in pulls (None: unbounded), the most
+    pulls per topic (None: no cap), what ``top_k`` ranks by, the per-text noise sd when known
+    and the empirical-Bayes prior's kind."""
+
+    budget: int | None
+    cap: int | None
+    recommend: Recommend
+    noise_sd: float | None
+    prior: PriorKind
 
 
 @dataclass(frozen=True)
@@ -57,19 +69,21 @@ class Policy:
     """
 
     name: ClassVar[str] = ""
+    # What the method assumes when its run names no cap or recommendation.
+    default_cap: ClassVar[int | None] = None
+    default_recommend: ClassVar[Recommend] = "empirical"
 
     def __init__(
-        self,
-        n_topics: int,
-        k: int,
-        rng: np.random.Generator,
-        *,
-        budget: int | None = None,
-        cap: int | None = None,
-        recommend: Recommend = "empirical",
-        noise_sd: float | None = None,
-        prior: PriorKind = "grid",
+        self, n_topics: int, k: int, rng: np.random.Generator, **options: Unpack[PolicyOptions]
     ) -> None:
+        unknown = set(options) - PolicyOptions.__optional_keys__
+        if unknown:  # a method's own parameters are named in its signature; others are typos
+            raise TypeError(f"unexpected parameter(s): {', '.join(sorted(unknown))}")
+        budget = options.get("budget")
+        cap = options.get("cap", self.default_cap)
+        recommend = options.get("recommend", self.default_recommend)
+        noise_sd = options.get("noise_sd")
+        prior = options.get("prior", "grid")
         if n_topics < 1:
             raise ValueError("n_topics must be positive")
         if not 1 <= k <= n_topics:
@@ -193,8 +207,12 @@ class Policy:
 
     def top_k(self) -> np.ndarray:
         """The ``k`` recommended topics, best first (fewer if fewer were scored)."""
+        return top_by_score(*self.ranking(), self.k)[0]
+
+    def ranking(self) -> tuple[np.ndarray, np.ndarray]:
+        """The topics the recommendation chooses from and the scores ``top_k`` ranks them by."""
         topics = self._recommend_pool()
-        return top_by_score(topics, self._recommend_scores(topics), self.k)[0]
+        return topics, self._recommend_scores(topics)
 
     def estimates(self, topics: np.ndarray | None = None) -> Estimates:
         """Estimates for ``topics`` (all topics when None; cost is linear in their number)."""
@@ -298,9 +316,11 @@ class Policy:
         return np.flatnonzero(self.stats.counts > 0)
 
     def _recommend_scores(self, topics: np.ndarray) -> np.ndarray:
-        """Raw mean (seed 000 Alg. 1 line 7) or empirical-Bayes posterior mean."""
-        counts = self.stats.counts[topics]
-        sums = self.stats.sums[topics]
+        return self.score_of(self.stats.counts[topics], self.stats.sums[topics])
+
+    def score_of(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+        """What the recommendation ranks a topic by, given its pulls' count and sum: the raw
+        mean (seed 000 Alg. 1 line 7) or the empirical-Bayes posterior mean."""
         prior = self.prior() if self.recommend == "posterior" else None
         if prior is None:
             means: np.ndarray = sums / counts
@@ -310,3 +330,41 @@ class Policy:
     def _check_topics(self, idx: np.ndarray) -> None:
         if idx.shape[0] and (idx.min() < 0 or idx.max() >= self.n_topics):
             raise IndexError("topic index out of range")
+
+
+class IndexPolicy(Policy):
+    """A method that draws never-pulled topics from a random permutation (``FreshArms``) and
+    exploits the best index among pulled ones, kept in a ``HotSet``: greedy, epsilon-greedy,
+    contextual and EB-UCB. Subclasses give ``_score`` (index and eligibility per topic)."""
+
+    def __init__(
+        self, n_topics: int, k: int, rng: np.random.Generator, **options: Unpack[PolicyOptions]
+    ) -> None:
+        super().__init__(n_topics, k, rng, **options)
+        self.fresh = FreshArms(self.n_topics, int(self.rng.integers(2**63)))
+        self.hot = HotSet(self.n_topics)
+
+    def _score(self, topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def _universe(self) -> np.ndarray:
+        """Every topic that may have an index (the hot set's fallback scan)."""
+        return np.flatnonzero(self.stats.counts > 0)
+
+    def _observe(self, topics: np.ndarray) -> None:
+        scores, eligible = self._score(topics)
+        self.hot.offer(topics, scores, eligible)
+
+    def _after_reserve(self, topics: np.ndarray) -> None:
+        self.hot.touch(topics)
+
+    def _after_release(self, topics: np.ndarray) -> None:
+        self.fresh.give_back(topics, self.stats)
+
+    def _fresh_to_dict(self) -> dict[str, Any]:
+        return {"fresh": self.fresh.to_dict()}
+
+    def _fresh_from_dict(self, data: dict[str, Any]) -> None:
+        """Restore the permutation; the hot set is rebuilt lazily from the statistics."""
+        self.fresh = FreshArms.from_dict(self.n_topics, data["fresh"])
+        self.hot = HotSet(self.n_topics)

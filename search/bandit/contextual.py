@@ -10,14 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, Unpack
 
 import numpy as np
 
-from search.bandit.base import Policy, Recommend
-from search.bandit.candidates import FreshArms, HotSet
+from search.bandit.base import IndexPolicy, PolicyOptions
 from search.bandit.codec import decode_array, encode_array
-from search.bandit.prior import PriorKind
 
 __all__ = ["Contextual", "Neighbours", "jaccard"]
 
@@ -144,7 +142,7 @@ class Neighbours:
         )
 
 
-class Contextual(Policy):
+class Contextual(IndexPolicy):
     """Seed 000 Alg. 5, batched.
 
     ContextualChoose: while some topic is unscoreable, pull a uniformly random never-pulled
@@ -160,6 +158,7 @@ class Contextual(Policy):
     """
 
     name = "contextual"
+    default_cap = 5
 
     def __init__(
         self,
@@ -170,22 +169,9 @@ class Contextual(Policy):
         neighbours: Neighbours | NeighbourCsr | NeighbourLists | None = None,
         keywords: Sequence[Iterable[str]] | None = None,
         temperature: float = 1.0,
-        budget: int | None = None,
-        cap: int | None = 5,
-        recommend: Recommend = "empirical",
-        noise_sd: float | None = None,
-        prior: PriorKind = "grid",
+        **options: Unpack[PolicyOptions],
     ) -> None:
-        super().__init__(
-            n_topics,
-            k,
-            rng,
-            budget=budget,
-            cap=cap,
-            recommend=recommend,
-            noise_sd=noise_sd,
-            prior=prior,
-        )
+        super().__init__(n_topics, k, rng, **options)
         if temperature <= 0:
             raise ValueError("temperature must be positive")
         self.temperature = float(temperature)
@@ -196,8 +182,6 @@ class Contextual(Policy):
         self.nb_weighted_mean = np.zeros(self.n_topics, dtype=np.float64)
         self.nb_count = np.zeros(self.n_topics, dtype=np.int32)
         self.n_unscoreable = self.n_topics
-        self.fresh = FreshArms(self.n_topics, int(self.rng.integers(2**63)))
-        self.hot = HotSet(self.n_topics)
         self._pre: tuple[np.ndarray, np.ndarray, int] | None = None
 
     def params(self) -> dict[str, Any]:
@@ -254,8 +238,7 @@ class Contextual(Policy):
             affected = self._affected(updated)
             self.n_unscoreable += self._unscoreable(affected) - unscoreable_before
             topics = affected
-        scores, eligible = self._score(topics)
-        self.hot.offer(topics, scores, eligible)
+        super()._observe(topics)
 
     def _propagate(self, topics: np.ndarray, old: np.ndarray) -> None:
         """Move each updated topic's mean change into its neighbours' softmax sums."""
@@ -268,18 +251,11 @@ class Contextual(Policy):
         np.add.at(self.nb_weight, nbrs[first], weight[first])
         np.add.at(self.nb_weighted_mean, nbrs, weight * delta)
 
-    def _after_reserve(self, topics: np.ndarray) -> None:
-        self.hot.touch(topics)
-
-    def _after_release(self, topics: np.ndarray) -> None:
-        self.fresh.give_back(topics, self.stats)
-
     def _state_to_dict(self) -> dict[str, Any]:
-        return {"graph": self.graph.to_dict(), "fresh": self.fresh.to_dict()}
+        return {"graph": self.graph.to_dict(), **self._fresh_to_dict()}
 
     def _state_from_dict(self, data: dict[str, Any]) -> None:
-        self.fresh = FreshArms.from_dict(self.n_topics, data["fresh"])
-        self.hot = HotSet(self.n_topics)
+        self._fresh_from_dict(data)
         self._rebuild_neighbour_sums()
 
     def _rebuild_neighbour_sums(self) -> None:

@@ -10,14 +10,13 @@ per-text noise: sigma 15 against a spread of topic means of about 4).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
-from search.bandit.base import Policy, Recommend
-from search.bandit.candidates import FreshArms, HotSet
+from search.bandit.base import IndexPolicy, PolicyOptions
 from search.bandit.noise import NoiseProbes
-from search.bandit.prior import NormalPrior, PriorKind, PriorModel, fit_prior, prior_from_dict
+from search.bandit.prior import NormalPrior, PriorModel, fit_prior, prior_from_dict
 
 __all__ = ["NOISY_SD", "EmpiricalBayesUcb", "beta_for_noise"]
 
@@ -46,7 +45,7 @@ def beta_for_noise(
     return beta_noisy
 
 
-class EmpiricalBayesUcb(Policy):
+class EmpiricalBayesUcb(IndexPolicy):
     """Batched Bayes-UCB on an empirical-Bayes normal prior.
 
     1. Prior: ``estimate_prior`` (first-pull moments + pooled within-topic variance), refitted
@@ -64,6 +63,7 @@ class EmpiricalBayesUcb(Policy):
     """
 
     name = "eb_ucb"
+    default_recommend = "posterior"
 
     def __init__(
         self,
@@ -71,16 +71,12 @@ class EmpiricalBayesUcb(Policy):
         k: int,
         rng: np.random.Generator,
         *,
-        budget: int | None = None,
         beta: float = 6.0,
         beta_noisy: float | None = None,
         noisy_sd: float = NOISY_SD,
-        cap: int | None = None,
         refresh: float = 1.25,
         explore: float | None = 0.67,
-        recommend: Recommend = "posterior",
-        noise_sd: float | None = None,
-        prior: PriorKind = "grid",
+        **options: Unpack[PolicyOptions],
     ) -> None:
         # "not >= 0" also refuses NaN, which would make every index NaN.
         if not beta >= 0 or (beta_noisy is not None and not beta_noisy >= 0):
@@ -91,16 +87,7 @@ class EmpiricalBayesUcb(Policy):
             raise ValueError("refresh must be greater than 1")
         if explore is not None and not 0.0 < explore <= 1.0:
             raise ValueError("explore must be in (0, 1]")
-        super().__init__(
-            n_topics,
-            k,
-            rng,
-            budget=budget,
-            cap=cap,
-            recommend=recommend,
-            noise_sd=noise_sd,
-            prior=prior,
-        )
+        super().__init__(n_topics, k, rng, **options)
         self.beta = float(beta)
         self.beta_noisy = None if beta_noisy is None else float(beta_noisy)
         self.noisy_sd = float(noisy_sd)
@@ -108,11 +95,9 @@ class EmpiricalBayesUcb(Policy):
         self.refresh = float(refresh)
         self.explore = None if explore is None else float(explore)
         self.explored = 0
-        self.fresh = FreshArms(self.n_topics, int(self.rng.integers(2**63)))
-        self.hot = HotSet(self.n_topics)
         self.fitted: PriorModel | None = None
         self.refit_at = 0
-        self.probes = NoiseProbes.for_budget(budget)
+        self.probes = NoiseProbes.for_budget(self.budget)
 
     def params(self) -> dict[str, Any]:
         return {
@@ -190,23 +175,13 @@ class EmpiricalBayesUcb(Policy):
         mean, var = prior.posterior(counts, self.stats.sums[topics], extra=pending)
         return mean + self.beta_now * np.sqrt(var), eligible
 
-    def _universe(self) -> np.ndarray:
-        return np.flatnonzero(self.stats.counts > 0)
-
     def _observe(self, topics: np.ndarray) -> None:
         self.probes.after_record(self.stats)
-        scores, eligible = self._score(topics)
-        self.hot.offer(topics, scores, eligible)
-
-    def _after_reserve(self, topics: np.ndarray) -> None:
-        self.hot.touch(topics)
-
-    def _after_release(self, topics: np.ndarray) -> None:
-        self.fresh.give_back(topics, self.stats)
+        super()._observe(topics)
 
     def _state_to_dict(self) -> dict[str, Any]:
         return {
-            "fresh": self.fresh.to_dict(),
+            **self._fresh_to_dict(),
             "fitted": None if self.fitted is None else self.fitted.to_dict(),
             "refit_at": self.refit_at,
             "explored": self.explored,
@@ -215,11 +190,10 @@ class EmpiricalBayesUcb(Policy):
         }
 
     def _state_from_dict(self, data: dict[str, Any]) -> None:
-        self.fresh = FreshArms.from_dict(self.n_topics, data["fresh"])
+        self._fresh_from_dict(data)
         self.fitted = None if data["fitted"] is None else prior_from_dict(data["fitted"])
         self.refit_at = int(data["refit_at"])
         self.explored = int(data["explored"])
         self.probes = NoiseProbes.from_dict(data["probes"])
         # States saved before beta_noisy existed always used beta.
         self.beta_now = float(data.get("beta_now", self.beta))
-        self.hot = HotSet(self.n_topics)

@@ -9,14 +9,13 @@ survivors (Bubeck, Wang & Viswanathan, 2013, "multiple identifications").
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
-from search.bandit.base import Policy, Recommend
+from search.bandit.base import Policy, PolicyOptions
 from search.bandit.candidates import FreshArms, top_by_score
 from search.bandit.codec import decode_array, encode_array
-from search.bandit.prior import PriorKind
 
 __all__ = ["SequentialHalving", "default_subset"]
 
@@ -64,29 +63,17 @@ class SequentialHalving(Policy):
         k: int,
         rng: np.random.Generator,
         *,
-        budget: int | None = None,
         eta: float = 2.0,
         subset: int | None = None,
         explore: float | None = None,
-        cap: int | None = None,
-        recommend: Recommend = "empirical",
-        noise_sd: float | None = None,
-        prior: PriorKind = "grid",
+        **options: Unpack[PolicyOptions],
     ) -> None:
+        budget = options.get("budget")
         if budget is None:
             raise ValueError("sequential_halving needs a budget")
         if eta <= 1.0:
             raise ValueError("eta must be greater than 1")
-        super().__init__(
-            n_topics,
-            k,
-            rng,
-            budget=budget,
-            cap=cap,
-            recommend=recommend,
-            noise_sd=noise_sd,
-            prior=prior,
-        )
+        super().__init__(n_topics, k, rng, **options)
         self.eta = float(eta)
         if explore is not None:
             if not 0.0 < explore <= 1.0:

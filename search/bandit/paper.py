@@ -11,13 +11,11 @@ equivalent of b independent coin flips.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
-from search.bandit.base import Policy, Recommend
-from search.bandit.candidates import FreshArms, HotSet
-from search.bandit.prior import PriorKind
+from search.bandit.base import IndexPolicy, Policy, PolicyOptions
 
 __all__ = ["Brute", "EpsilonGreedy", "Greedy"]
 
@@ -60,35 +58,11 @@ class Brute(Policy):
         return np.concatenate([picked, extra.astype(np.int64)])
 
 
-class Greedy(Policy):
+class Greedy(IndexPolicy):
     """Seed 000 Alg. 3: explore every topic once, then exploit argmax mean with |t*| < c."""
 
     name = "greedy"
-
-    def __init__(
-        self,
-        n_topics: int,
-        k: int,
-        rng: np.random.Generator,
-        *,
-        budget: int | None = None,
-        cap: int | None = 10,
-        recommend: Recommend = "empirical",
-        noise_sd: float | None = None,
-        prior: PriorKind = "grid",
-    ) -> None:
-        super().__init__(
-            n_topics,
-            k,
-            rng,
-            budget=budget,
-            cap=cap,
-            recommend=recommend,
-            noise_sd=noise_sd,
-            prior=prior,
-        )
-        self.fresh = FreshArms(self.n_topics, int(self.rng.integers(2**63)))
-        self.hot = HotSet(self.n_topics)
+    default_cap = 10
 
     def _choose(self, b: int) -> np.ndarray:
         picked = self.fresh.draw(b, self.stats)
@@ -109,25 +83,11 @@ class Greedy(Policy):
             scores = self.stats.sums[topics] / counts
         return scores, eligible
 
-    def _universe(self) -> np.ndarray:
-        return np.flatnonzero(self.stats.counts > 0)
-
-    def _observe(self, topics: np.ndarray) -> None:
-        scores, eligible = self._score(topics)
-        self.hot.offer(topics, scores, eligible)
-
-    def _after_reserve(self, topics: np.ndarray) -> None:
-        self.hot.touch(topics)
-
-    def _after_release(self, topics: np.ndarray) -> None:
-        self.fresh.give_back(topics, self.stats)
-
     def _state_to_dict(self) -> dict[str, Any]:
-        return {"fresh": self.fresh.to_dict()}
+        return self._fresh_to_dict()
 
     def _state_from_dict(self, data: dict[str, Any]) -> None:
-        self.fresh = FreshArms.from_dict(self.n_topics, data["fresh"])
-        self.hot = HotSet(self.n_topics)
+        self._fresh_from_dict(data)
 
 
 class EpsilonGreedy(Greedy):
@@ -142,24 +102,11 @@ class EpsilonGreedy(Greedy):
         rng: np.random.Generator,
         *,
         epsilon: float = 0.7,
-        budget: int | None = None,
-        cap: int | None = 10,
-        recommend: Recommend = "empirical",
-        noise_sd: float | None = None,
-        prior: PriorKind = "grid",
+        **options: Unpack[PolicyOptions],
     ) -> None:
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError("epsilon must be in [0, 1]")
-        super().__init__(
-            n_topics,
-            k,
-            rng,
-            budget=budget,
-            cap=cap,
-            recommend=recommend,
-            noise_sd=noise_sd,
-            prior=prior,
-        )
+        super().__init__(n_topics, k, rng, **options)
         self.epsilon = float(epsilon)
 
     def params(self) -> dict[str, Any]:

@@ -235,13 +235,6 @@ class ArmStats:
         stats.sums[touched] = decode_array(data["sums"])
         stats.sumsq[touched] = decode_array(data["sumsq"])
         stats.pending[touched] = decode_array(data["pending"])
-        stats.n_scored = int(data["n_scored"])
-        stats.n_pending = int(data["n_pending"])
-        first_n, first_sum, first_sumsq = data["first"]
-        stats.first_n, stats.first_sum, stats.first_sumsq = (
-            int(first_n),
-            float(first_sum),
-            float(first_sumsq),
-        )
+        stats._load_totals(data)
         stats.first_values = decode_array(data["first_values"]).astype(np.float64)
         return stats

@@ -36,6 +36,7 @@ from search.models import SearchRun, TextSample, Topic, TopicTree
 
 __all__ = [
     "HUMAN_DEFAULTS",
+    "HUMAN_RULES",
     "CheckedRun",
     "RunConfigError",
     "build_policy",
@@ -59,13 +60,16 @@ MAX_COUNT = 2**31 - 1  # the largest PositiveIntegerField value on every databas
 MONEY_QUANTUM = Decimal("0.0001")  # SearchRun.budget_money keeps four decimals
 MAX_MONEY = Decimal("99999999.9999")  # SearchRun.budget_money: 12 digits, 4 after the point
 HUMAN_DEFAULTS: dict[str, Any] = {
-    "rule": "top_k",  # send the samples of the current top-k topics; or "fraction"
-    "per_topic": 2,  # top_k rule: pulls per candidate topic sent to humans at most
+    "rule": "top_k",  # send the samples of the current top-k topics; or "fraction", "boundary"
+    "per_topic": 2,  # top_k: pulls per candidate topic at most; boundary: per topic a round
     "fraction": 0.1,  # fraction rule: share of each round's pulls sent
     "max_items": 100,  # pulls sent over the whole run at most
     "overlap": 1,  # annotators per item
     "timeout_hours": 72.0,  # how long a finished run waits for outstanding human scores
 }
+# top_k: texts of the current top-k topics; fraction: a random share of each round; boundary:
+# texts of topics a human check could move across the top-k boundary (search.bandit.boundary).
+HUMAN_RULES = ("top_k", "fraction", "boundary")
 _KNOWN_KEYS = {
     "name", "tree", "sampler", "sampler_engine", "difficulty_engine", "src_lang", "tgt_lang",
     "algorithm", "params", "budget_pulls", "budget_money", "k", "seed", "batch_size",
@@ -322,8 +326,8 @@ def _check_human(config: dict, checked: CheckedRun) -> None:
 
 
 def _human_settings_problem(merged: dict[str, Any]) -> str | None:
-    if merged["rule"] not in ("top_k", "fraction"):
-        return "rule must be 'top_k' or 'fraction'"
+    if merged["rule"] not in HUMAN_RULES:
+        return f"rule must be one of {', '.join(map(repr, HUMAN_RULES))}"
     fraction = _number(merged["fraction"], minimum=0, maximum=1)
     if not fraction:
         return "fraction must be in (0, 1]"

@@ -142,6 +142,7 @@ class RunForm(forms.Form):
         choices=[
             ("top_k", "texts of the current top-k topics"),
             ("fraction", "a share of each round"),
+            ("boundary", "texts whose check could change the top-k"),
         ],
         initial=HUMAN_DEFAULTS["rule"],
     )

@@ -6,6 +6,10 @@
   every automatic estimate of the run; agreement with humans is reported before and after,
   the after-figures cross-validated (each pair judged by a map fitted without it).
 
+Which pulls go: rule ``top_k`` (texts of the current top-k topics, ``per_topic`` each),
+``fraction`` (a random share of each round) or ``boundary`` (``per_topic`` texts of each topic
+whose check could still move it across the top-k boundary, ``search.bandit.boundary``).
+
 Annotation stays unaware of search: items carry ``origin="search"`` and
 ``origin_ref="pull:<id>:<translator>"``; :func:`on_item_completed` is connected to
 ``annotation.signals.item_completed`` in ``SearchConfig.ready``.
@@ -35,6 +39,7 @@ from difficulty.calibration import (
 )
 from difficulty.dec import dec_from_arrays
 from search.bandit.base import Policy
+from search.bandit.boundary import topics_to_check
 from search.models import Pull, SearchRun
 
 __all__ = [
@@ -90,6 +95,8 @@ def send_chosen(run: SearchRun, policy: Policy, round_index: int) -> int:
     fresh = Pull.objects.filter(run=run, human_status="").exclude(translations={})
     if settings["rule"] == "fraction":
         chosen = _fraction_of_round(run, fresh.filter(round_index=round_index), settings)
+    elif settings["rule"] == "boundary":
+        chosen = _boundary_samples(run, policy, fresh, int(settings["per_topic"]))
     else:
         chosen = _top_k_samples(run, policy, fresh, int(settings["per_topic"]))
     return send_pulls(run, chosen[:room])
@@ -118,6 +125,31 @@ def _top_k_samples(run: SearchRun, policy: Policy, fresh, per_topic: int) -> lis
             already[pull.arm] += 1
             chosen.append(pull)
     return chosen
+
+
+def _boundary_samples(run: SearchRun, policy: Policy, fresh, per_topic: int) -> list[Pull]:
+    """Up to ``per_topic`` texts of each topic a human check could move across the top-k
+    boundary (``search.bandit.boundary``), likeliest first, at most k topics a round: each
+    round's answers sharpen the gap before the next round spends more."""
+    sent = Pull.objects.filter(run=run).exclude(human_status="").values_list("arm", flat=True)
+    judged = list(
+        Pull.objects.filter(run=run, human_difficulty__isnull=False).values_list(
+            "arm", "automatic_difficulty", "human_difficulty"
+        )
+    )
+    entering = current_calibration(run)  # the gap is measured on the scale the bandit sees
+    order = topics_to_check(
+        policy,
+        np.fromiter(sent, dtype=np.int64),
+        np.array([arm for arm, _, _ in judged], dtype=np.int64),
+        np.array([entering(automatic) for _, automatic, _ in judged], dtype=np.float64),
+        np.array([human for _, _, human in judged], dtype=np.float64),
+    )[: policy.k]
+    by_arm: defaultdict[int, list[Pull]] = defaultdict(list)
+    for pull in fresh.filter(arm__in=order.tolist()).order_by("arm", "id"):
+        if len(by_arm[pull.arm]) < per_topic:
+            by_arm[pull.arm].append(pull)
+    return [pull for arm in order.tolist() for pull in by_arm[arm]]
 
 
 def _campaign_for(run: SearchRun, first_items: list[dict]) -> Campaign:

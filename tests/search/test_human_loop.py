@@ -248,3 +248,17 @@ def test_a_judgment_pending_when_its_item_completed_counts_once_its_annotator_pa
     assert first_pull.human_status == "applied"
     assert first_pull.human_difficulty == 60.0
     assert Pull.objects.filter(run=run, human_status="applied").count() == 2
+
+
+def test_the_boundary_rule_sends_texts_of_topics_near_the_top_k_and_applies_the_answers(
+    db, fake_openai, django_capture_on_commit_callbacks
+):
+    run = human_run(fake_openai, "replace", rule="boundary", per_topic=1, max_items=4)
+    sent = list(Pull.objects.filter(run=run, human_status="sent"))
+    # Before any answer the gap is wide: the first round's ranked topics are all in play.
+    assert 1 <= len(sent) <= 4
+    with django_capture_on_commit_callbacks(execute=True):
+        annotate_all(run.campaign, lambda item: 100)
+    run.refresh_from_db()
+    assert run.status == "finished"
+    assert Pull.objects.filter(run=run, human_status="applied").count() == len(sent)
