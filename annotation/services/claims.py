@@ -31,6 +31,7 @@ from django.utils import timezone
 from annotation import hot_sql, ordering, qc
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.refusals import EnrollmentBlocked, NotAllowed, NotEnrolled
+from annotation.services import adaptive
 
 _CANDIDATE_BATCH = 50
 _LOCKED_RETRIES = 12
@@ -451,6 +452,24 @@ def _first_open_item(annotator: Annotator, campaign: Campaign, seed: int | None)
     In position order with a small overlap (nearly every campaign), one ordered index scan per
     stream of candidates (``hot_sql.first_open_item``); in a shuffled order, or with a large
     overlap, the ORM's query, which reads and sorts all the campaign's open items."""
+    if campaign.is_adaptive:
+        return _policy_open_item(annotator, campaign, seed)
     if seed is None and campaign.overlap <= hot_sql.STREAMED_OVERLAP_MAX:
         return hot_sql.first_open_item(campaign, annotator.pk)
     return _lock(_open(annotator, campaign, seed)).first()
+
+
+def _policy_open_item(annotator: Annotator, campaign: Campaign, seed: int | None) -> Item | None:
+    """The open item the campaign's assignment policy ranks first among those no other
+    transaction holds, locked. The candidates are exactly the items the annotator's order
+    offers (one query, ids only); the policy only chooses among them
+    (``services/adaptive.items_to_try``, one aggregate query), and each pick is locked with the
+    same conditions as the ordered path, so a slot taken meanwhile is never taken twice."""
+    candidates = list(_open(annotator, campaign, seed).values_list("pk", "kind", "position"))
+    if not candidates:
+        return None
+    for pk in adaptive.items_to_try(annotator.pk, campaign, candidates, seed):
+        item = _lock(_open(annotator, campaign).filter(pk=pk)).first()
+        if item is not None:
+            return item
+    return None
