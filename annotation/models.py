@@ -327,6 +327,11 @@ class Campaign(models.Model):
         """A registered policy, not the default order, picks the next items."""
         return self.assignment_policy != assignment.DEFAULT
 
+    @property
+    def assignment_policy_label(self) -> str:
+        """The policy's label for pages; the bare name if it is no longer registered."""
+        return dict(assignment.choices()).get(self.assignment_policy, self.assignment_policy)
+
     def get_protocol(self) -> protocols.Protocol:
         """The registered protocol this campaign's items are judged with."""
         return protocols.get(self.protocol)

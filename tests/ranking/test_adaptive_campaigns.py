@@ -11,6 +11,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from annotation import assignment
 from annotation.models import Assignment, Campaign, Enrollment, Item
@@ -174,3 +175,28 @@ def test_the_policy_only_reorders_what_the_order_offers():
     picks = {tuple(policy.rank(c, [1, 2, 3, 4], assignment.Goal(), [7, 1], 4)) for _ in range(3)}
     assert len(picks) == 1 and sorted(next(iter(picks))) == [1, 2, 3, 4]
     assert np.all(np.array(next(iter(picks))) > 0)
+
+
+@pytest.mark.django_db
+def test_the_api_takes_and_shows_the_policy_and_names_an_unknown_one(admin_user):
+    api = APIClient()
+    api.force_authenticate(admin_user)
+    items = [esa_item(1, system="alpha"), esa_item(1, system="beta")]
+
+    def imported(name: str, **settings):
+        body = {"name": name, "protocol": "esa", "items": items, "settings": settings}
+        return api.post("/api/campaigns/import/", body, format="json")
+
+    refused = imported("Bad", assignment_policy="oracle", assignment_alpha=0.9)
+    assert refused.status_code == 400
+    assert {"assignment_policy", "assignment_alpha"} <= set(refused.json())
+    assert "unknown assignment policy 'oracle'" in refused.json()["assignment_policy"][0]
+    assert not Campaign.objects.filter(name="Bad").exists()
+    created = imported("Good", assignment_policy="pearmut", assignment_goal="adjacent")
+    assert created.status_code == 201
+    shown = api.get(f"/api/campaigns/{created.json()['id']}/").json()
+    assert (shown["assignment_policy"], shown["assignment_goal"], shown["assignment_alpha"]) == (
+        "pearmut",
+        "adjacent",
+        0.05,
+    )
