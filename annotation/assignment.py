@@ -15,7 +15,7 @@ an optional prior: an automatic score of each cell read from the items' ``meta``
 campaign's ``assignment_prior`` key. After submissions the policy also says whether the
 campaign's goal is settled (``services/adaptive.py`` closes the campaign when it is).
 
-Pure Python: no Django import.
+Pure Python and numpy: no Django import.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
 
 __all__ = [
     "DEFAULT",
@@ -56,21 +59,25 @@ GOALS = {
 class Cells:
     """A campaign's regular items as (system, segment) cells, one entry per item, in id order.
 
-    ``judgments`` and ``score_sums`` hold the human scores that count; ``priors`` the automatic
-    score of each cell (``None`` where there is none); ``cap`` is the campaign's overlap.
+    ``system_of`` and ``segment_of`` index ``systems`` (names, sorted) and ``segments``
+    (``(doc_id, seg_id)``, sorted); ``judgments`` and ``score_sums`` hold the human scores
+    that count; ``priors`` the automatic score of each cell (NaN where there is none); ``cap``
+    is the campaign's overlap.
     """
 
-    item_ids: Sequence[int]
+    item_ids: NDArray[np.int64]
+    system_of: NDArray[np.intp]
+    segment_of: NDArray[np.intp]
     systems: Sequence[str]
-    segments: Sequence[tuple[str, str]]  # (doc_id, seg_id)
-    judgments: Sequence[int]
-    score_sums: Sequence[float]
-    priors: Sequence[float | None]
+    segments: Sequence[tuple[str, str]]
+    judgments: NDArray[np.intp]
+    score_sums: NDArray[np.float64]
+    priors: NDArray[np.float64]
     cap: int
 
     @property
     def judged(self) -> int:
-        return sum(self.judgments)
+        return int(self.judgments.sum())
 
 
 @dataclass(frozen=True)

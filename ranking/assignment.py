@@ -6,9 +6,9 @@ Annotation keeps a registry of assignment policies and knows none of them;
 campaign's cells (:class:`annotation.assignment.Cells`, one per regular item) into an
 :class:`~ranking.allocation.AllocationState` and the policy's chosen cells back into item ids:
 
-1. Systems and segments (``(doc_id, seg_id)``) become the rows and columns of the grid, sorted
-   so the same campaign always gives the same grid; an item is one cell (a repeated cell keeps
-   its first item).
+1. Systems and segments (``(doc_id, seg_id)``, indexed by annotation, sorted) are the rows and
+   columns of the grid, so the same campaign always gives the same grid; an item is one cell
+   (a repeated cell keeps its first item).
 2. ``counts`` and ``sums`` are the counted human judgments; a cell above the overlap (a lapsed
    claim kept late) counts as full, with its mean kept. ``prior`` is the items' automatic
    score (NaN where none).
@@ -57,29 +57,29 @@ class Grid:
 def build_grid(cells: Cells, open_items: Sequence[int] | None = None) -> Grid:
     """:class:`Grid` of ``cells``; every existing cell under the cap is open when
     ``open_items`` is None (the goal check), else only those items' cells."""
-    systems, system_of = np.unique(np.asarray(cells.systems, dtype=str), return_inverse=True)
-    keys = [f"{doc}\x1f{seg}" for doc, seg in cells.segments]
-    _, segment_of = np.unique(np.asarray(keys, dtype=str), return_inverse=True)
-    shape = (len(systems), int(segment_of.max()) + 1 if len(keys) else 0)
-    item_at = np.full(shape, -1, dtype=np.int64)
-    counts = np.zeros(shape, dtype=np.intp)
-    sums = np.zeros(shape)
-    prior = np.full(shape, np.nan)
-    # Reversed, so that the first item of a repeated cell is the one kept.
-    for i in reversed(range(len(cells.item_ids))):
-        cell = (system_of[i], segment_of[i])
-        item_at[cell] = cells.item_ids[i]
-        n = cells.judgments[i]
-        counts[cell] = min(n, cells.cap)
-        sums[cell] = cells.score_sums[i] * counts[cell] / n if n else 0.0
-        prior[cell] = np.nan if cells.priors[i] is None else cells.priors[i]
+    shape = (len(cells.systems), len(cells.segments))
+    counts = np.minimum(cells.judgments, cells.cap)
+    # A cell above the cap counts as full, with its mean kept.
+    sums = cells.score_sums * counts / np.maximum(cells.judgments, 1)
+    grid: dict[str, np.ndarray] = {
+        "item_at": np.full(shape, -1, dtype=np.int64),
+        "counts": np.zeros(shape, dtype=np.intp),
+        "sums": np.zeros(shape),
+        "prior": np.full(shape, np.nan),
+    }
+    # Reversed: where items repeat a cell, the last write (the first item) is kept.
+    last_first = np.arange(cells.item_ids.size)[::-1]
+    at = (cells.system_of[last_first], cells.segment_of[last_first])
+    values = {"item_at": cells.item_ids, "counts": counts, "sums": sums, "prior": cells.priors}
+    for name, column in values.items():
+        grid[name][at] = column[last_first]
     cap: int | np.ndarray = cells.cap
     if open_items is not None:
-        is_open = np.isin(item_at, np.asarray(list(open_items), dtype=np.int64))
-        cap = np.where(is_open, cells.cap, counts).astype(np.intp)
-    has_prior = bool(np.isfinite(prior).any())
-    state = AllocationState(counts, sums, cap, prior if has_prior else None, item_at >= 0)
-    return Grid([str(s) for s in systems], state, item_at)
+        is_open = np.isin(grid["item_at"], np.asarray(open_items, dtype=np.int64))
+        cap = np.where(is_open, cells.cap, grid["counts"]).astype(np.intp)
+    prior = grid["prior"] if np.isfinite(grid["prior"]).any() else None
+    state = AllocationState(grid["counts"], grid["sums"], cap, prior, grid["item_at"] >= 0)
+    return Grid(list(cells.systems), state, grid["item_at"])
 
 
 def _as_tuple(value: Any) -> Any:
@@ -110,12 +110,13 @@ class AllocationAdapter:
         rule = StoppingRule(
             goal.name, goal.alpha, goal.tolerance, PATIENCE, history=[_as_tuple(h) for h in history]
         )
-        rng = np.random.default_rng(list(seed))
-        settled = rule.update(grid.state, rng)
-        clusters = rule.check(grid.state, rng).clusters
-        return GoalReport(
-            settled, [list(h) for h in rule.history[-PATIENCE:]], _systems(grid, clusters)
-        )
+        result = rule.check(grid.state, np.random.default_rng(list(seed)))
+        # StoppingRule.update's bookkeeping, on the one check whose clusters the page shows.
+        rule.history.append(result.signature if result.settled else ("unsettled",))
+        last = rule.history[-PATIENCE:]
+        settled = len(last) == PATIENCE and last[0] != ("unsettled",) and len(set(last)) == 1
+        history = [list(h) for h in last]
+        return GoalReport(settled, history, _systems(grid, result.clusters))
 
 
 def _systems(grid: Grid, clusters: np.ndarray) -> list[dict[str, Any]]:
@@ -143,17 +144,17 @@ def _cold_segments(n_segments: int) -> int:
 POLICIES = (
     AllocationAdapter(
         "uniform",
-        "Uniform: the least-judged system, a random segment",
+        "Uniform (balanced over systems)",
         lambda goal, n: UniformPolicy(),
     ),
     AllocationAdapter(
         "pearmut",
-        "Pearmut: systems drawn by 1/(rank + 1) after a warm-up",
+        "Pearmut (1/(rank + 1) after a warm-up)",
         lambda goal, n: PearmutPolicy(),
     ),
     AllocationAdapter(
         "settle",
-        "Settle: the unresolved pairs the goal needs, cheapest first",
+        "Settle (the unresolved pairs the goal needs)",
         lambda goal, n: SettlePolicy(
             goal=goal.name,
             alpha=goal.alpha,

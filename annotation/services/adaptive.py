@@ -10,12 +10,14 @@ again by someone who counts; their answers stay in the exports with their verdic
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Sequence
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, F, Max, Q
 from django.db.models.fields.json import KeyTextTransform
 from django.utils import timezone
 
@@ -26,54 +28,99 @@ RANKED_PICKS = 5
 """Items the policy ranks per request: the next ones are tried when another annotator's
 transaction holds the first (``SKIP LOCKED``)."""
 
-
-def _counted_judgments(campaign: Campaign) -> Q:
-    """Submitted human scores of annotators whose judgments still count."""
-    counted = Q(annotations__status=Annotation.Status.SUBMITTED, annotations__score__isnull=False)
-    excluded = campaign.assignment_state.get("excluded") or []
-    return counted & ~Q(annotations__annotator_id__in=excluded) if excluded else counted
+_ITEMS_KEPT = 64
+CHECKS_PER_CAMPAIGN = 100
 
 
-def _cell_rows(campaign: Campaign) -> list[dict[str, Any]]:
-    """Every regular item with its counted judgments and their score sum: one aggregate query."""
-    counted = _counted_judgments(campaign)
-    rows = Item.objects.filter(campaign=campaign, kind=Item.Kind.REGULAR)
-    if campaign.assignment_prior:
-        rows = rows.annotate(prior=KeyTextTransform(campaign.assignment_prior, "meta"))
-    fields = ["pk", "system", "doc_id", "seg_id", "position"]
-    fields += ["prior"] if campaign.assignment_prior else []
-    return list(
-        rows.values(*fields)
-        .annotate(
-            n=Count("annotations", filter=counted), total=Sum("annotations__score", filter=counted)
-        )
-        .order_by("pk")
+@dataclass(frozen=True)
+class _CampaignItems:
+    """What next-item needs of a campaign's items that judgments do not change: the regular
+    items (ids ascending) as cells, the attention checks, and everyone's place in the order."""
+
+    cells: assignment.Cells  # with no judgment
+    positions: dict[int, int]  # regular items and checks
+    checks: list[int]
+
+
+_items_cache: dict[tuple[Any, ...], _CampaignItems] = {}
+
+
+def _campaign_items(campaign: Campaign) -> _CampaignItems:
+    """The campaign's items, read once per process while they stay the same (the same last
+    id: items are only ever added, by imports, or deleted with their campaign), so that
+    next-item reads only what changes with every judgment."""
+    items = Item.objects.filter(campaign=campaign).exclude(kind=Item.Kind.TUTORIAL)
+    last = Item.objects.filter(campaign=campaign).aggregate(last=Max("pk"))["last"]
+    key = (campaign.pk, campaign.overlap, campaign.assignment_prior, last)
+    cached = _items_cache.get(key)
+    if cached is None:
+        if len(_items_cache) >= _ITEMS_KEPT:
+            _items_cache.clear()
+        cached = _items_cache[key] = _read_items(campaign, items)
+    return cached
+
+
+def _read_items(campaign: Campaign, items) -> _CampaignItems:
+    prior_key = campaign.assignment_prior
+    if prior_key:
+        items = items.annotate(prior=KeyTextTransform(prior_key, "meta"))
+    fields = ["pk", "kind", "system", "doc_id", "seg_id", "position"]
+    rows = list(items.order_by("pk").values_list(*fields, "prior" if prior_key else "pk"))
+    regular = [row for row in rows if row[1] == Item.Kind.REGULAR]
+    systems = sorted({row[2] for row in regular})
+    segments = sorted({(row[3], row[4]) for row in regular})
+    system_index = {name: i for i, name in enumerate(systems)}
+    segment_index = {segment: i for i, segment in enumerate(segments)}
+    n = len(regular)
+    cells = assignment.Cells(
+        item_ids=np.array([row[0] for row in regular], dtype=np.int64),
+        system_of=np.array([system_index[row[2]] for row in regular], dtype=np.intp),
+        segment_of=np.array([segment_index[(row[3], row[4])] for row in regular], dtype=np.intp),
+        systems=systems,
+        segments=segments,
+        judgments=np.zeros(n, dtype=np.intp),
+        score_sums=np.zeros(n),
+        priors=np.array([_number(row[6]) if prior_key else math.nan for row in regular]),
+        cap=campaign.overlap,
     )
+    checks = [row[0] for row in rows if row[1] != Item.Kind.REGULAR]
+    return _CampaignItems(cells, {row[0]: row[5] for row in rows}, checks)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Any) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
-        return None
-    return number if number == number and abs(number) != float("inf") else None
+        return math.nan
+    return number if math.isfinite(number) else math.nan
 
 
-def _cells(campaign: Campaign, rows: Sequence[dict[str, Any]]) -> assignment.Cells:
-    return assignment.Cells(
-        item_ids=[row["pk"] for row in rows],
-        systems=[row["system"] for row in rows],
-        segments=[(row["doc_id"], row["seg_id"]) for row in rows],
-        judgments=[row["n"] for row in rows],
-        score_sums=[row["total"] or 0.0 for row in rows],
-        priors=[_number(row.get("prior")) for row in rows],
-        cap=campaign.overlap,
+def _cells(campaign: Campaign, items: _CampaignItems) -> assignment.Cells:
+    """The cells with the judgments that count: one query over the campaign's submitted
+    scores (its export index), summed per item with numpy."""
+    scores = Annotation.objects.filter(
+        campaign=campaign, status=Annotation.Status.SUBMITTED, score__isnull=False
+    )
+    excluded = campaign.assignment_state.get("excluded") or []
+    if excluded:
+        scores = scores.exclude(annotator_id__in=excluded)
+    judged = np.array(list(scores.values_list("item_id", "score")), dtype=np.float64).reshape(-1, 2)
+    # Each score's regular item (checks' scores are not cells): its index in the sorted ids.
+    ids = items.cells.item_ids
+    judged_ids = judged[:, 0].astype(np.int64)
+    where = np.searchsorted(ids, judged_ids)
+    found = where < len(ids)
+    found[found] = ids[where[found]] == judged_ids[found]
+    return replace(
+        items.cells,
+        judgments=np.bincount(where[found], minlength=len(ids)),
+        score_sums=np.bincount(where[found], weights=judged[found, 1], minlength=len(ids)),
     )
 
 
 def campaign_cells(campaign: Campaign) -> assignment.Cells:
-    """The campaign as the policy sees it (pages and tests; next-item reads the rows itself)."""
-    return _cells(campaign, _cell_rows(campaign))
+    """The campaign as its policy sees it."""
+    return _cells(campaign, _campaign_items(campaign))
 
 
 def goal_of(campaign: Campaign) -> assignment.Goal:
@@ -90,7 +137,7 @@ def _order_key(item_id: int, position: int, seed: int | None) -> tuple[int, ...]
 
 
 def _due_check(
-    candidates: Sequence[tuple[int, str, int]], rows: Sequence[dict[str, Any]], seed: int | None
+    items: _CampaignItems, open_regular: Sequence[int], mine: Collection[int], seed: int | None
 ) -> int | None:
     """The attention check to show now, if one is due.
 
@@ -100,32 +147,33 @@ def _due_check(
     share of the work as before. Only the first open check can be due (later ones have at
     least as many items before them).
     """
-    first = next(((pk, pos) for pk, kind, pos in candidates if kind != Item.Kind.REGULAR), None)
-    if first is None:
+    open_checks = [pk for pk in items.checks if pk not in mine]
+    if not open_checks:
         return None
-    regular_keys = sorted(_order_key(row["pk"], row["position"], seed) for row in rows)
-    before = bisect.bisect_left(regular_keys, _order_key(first[0], first[1], seed))
-    open_regular = sum(1 for _, kind, _ in candidates if kind == Item.Kind.REGULAR)
-    return first[0] if len(rows) - open_regular >= before else None
+    check = min(open_checks, key=lambda pk: _order_key(pk, items.positions[pk], seed))
+    key = _order_key(check, items.positions[check], seed)
+    regular = items.cells.item_ids.tolist()
+    before = sum(1 for pk in regular if _order_key(pk, items.positions[pk], seed) < key)
+    return check if len(regular) - len(open_regular) >= before else None
 
 
 def items_to_try(
     annotator_id: int,
     campaign: Campaign,
-    candidates: Sequence[tuple[int, str, int]],
+    open_regular: Sequence[int],
+    mine: Collection[int],
     seed: int | None,
 ) -> list[int]:
-    """Ids to lock, best first, among ``candidates`` (``(id, kind, position)`` of the items
-    next-item may hand out now, in the annotator's order): a due attention check, else the
-    policy's ranking of the open regular items."""
-    rows = _cell_rows(campaign)
-    check = _due_check(candidates, rows, seed)
+    """Ids to lock, best first: a due attention check (one the annotator holds no claim on,
+    ``mine``), else the policy's ranking of ``open_regular`` (the regular items next-item may
+    hand out to the annotator now)."""
+    items = _campaign_items(campaign)
+    check = _due_check(items, open_regular, mine, seed)
     if check is not None:
         return [check]
-    open_regular = [pk for pk, kind, _ in candidates if kind == Item.Kind.REGULAR]
     if not open_regular:
         return []
-    cells = _cells(campaign, rows)
+    cells = _cells(campaign, items)
     policy_seed = [campaign.item_order_seed, annotator_id, cells.judged]
     policy = assignment.get(campaign.assignment_policy)
     return policy.rank(cells, open_regular, goal_of(campaign), policy_seed, RANKED_PICKS)
@@ -134,10 +182,10 @@ def items_to_try(
 # --- after a submission ------------------------------------------------------------------------
 
 
-def check_goal_after_submission(campaign: Campaign, annotator_id: int) -> None:
+def check_goal_after_submission(campaign: Campaign) -> None:
     """Run :func:`check_goal` once the submitting transaction commits (adaptive campaigns)."""
     if campaign.is_adaptive:
-        transaction.on_commit(lambda: check_goal(campaign.pk, annotator_id))
+        transaction.on_commit(lambda: check_goal(campaign.pk))
 
 
 def _return_cells(campaign: Campaign, annotator_id: int) -> int:
@@ -161,57 +209,68 @@ def _return_cells(campaign: Campaign, annotator_id: int) -> int:
     return len(item_ids)
 
 
-def _excluded_after(campaign: Campaign, annotator_id: int) -> list[int]:
-    """The annotators whose judgments count for nothing, with the submitter's verdict read
-    now (the only one this submission changed); a failed annotator stays excluded."""
+def _excluded_now(campaign: Campaign) -> list[int]:
+    """The annotators whose judgments count for nothing: those failed before, and those whose
+    quality-control verdict is fail now (their items go back into the pool)."""
     excluded = list(campaign.assignment_state.get("excluded") or [])
-    if annotator_id in excluded:
-        return excluded
-    enrollment = Enrollment.objects.select_related("campaign").filter(
-        campaign=campaign, annotator_id=annotator_id
-    )
-    found = enrollment.first()
-    if found is not None and qc.verdict_for(found) == qc.FAIL:
-        _return_cells(campaign, annotator_id)
-        excluded.append(annotator_id)
+    for annotator_id, verdict in qc.verdicts_for_campaign(campaign).items():
+        if verdict == qc.FAIL and annotator_id not in excluded:
+            _return_cells(campaign, annotator_id)
+            excluded.append(annotator_id)
     return excluded
 
 
-def _budget(campaign: Campaign) -> dict[str, int]:
-    """Judgments spent (every submitted regular answer, counted or not) against the full
-    crossing that a campaign without a policy spends: every regular item at its overlap."""
-    regular = Item.objects.filter(campaign=campaign, kind=Item.Kind.REGULAR)
-    spent = Annotation.objects.filter(
-        campaign=campaign, status=Annotation.Status.SUBMITTED, item__kind=Item.Kind.REGULAR
-    ).count()
-    full = regular.count() * campaign.overlap
-    return {"spent": spent, "full": full, "saved": max(full - spent, 0)}
+def _answers(campaign: Campaign) -> tuple[int, int]:
+    """(submitted answers to regular items and checks, of which regular: the judgments spent,
+    counted or not), in one query."""
+    submitted = Annotation.objects.filter(
+        campaign=campaign, status=Annotation.Status.SUBMITTED
+    ).exclude(item__kind=Item.Kind.TUTORIAL)
+    counts = submitted.aggregate(
+        answers=Count("pk"), spent=Count("pk", filter=Q(item__kind=Item.Kind.REGULAR))
+    )
+    return counts["answers"], counts["spent"]
 
 
-def check_goal(campaign_id: int, annotator_id: int) -> assignment.GoalReport | None:
+def _check_stride(n_cells: int) -> int:
+    """New judgments between two goal checks: every one on a small campaign; on a large grid
+    the check (quality control of every annotator, a permutation test over the grid) runs
+    about CHECKS_PER_CAMPAIGN times in all."""
+    return max(1, n_cells // CHECKS_PER_CAMPAIGN)
+
+
+def check_goal(campaign_id: int) -> assignment.GoalReport | None:
     """Check the campaign's goal on the counted judgments; close the campaign once settled.
 
-    The campaign row is locked for the check, so concurrent submissions check one after the
-    other and the history of checks (the stopping rule's patience) loses none.
+    The campaign row is locked for the check (``FOR NO KEY UPDATE``: claims, which insert rows
+    pointing to it, go on), so concurrent submissions check one after the other and the
+    history of checks (the stopping rule's patience) loses none. ``None`` when no check was
+    due. The budget saved is estimated against the full crossing, every regular item at its
+    overlap: what the same campaign spends in order, to the end.
     """
     with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+        campaign = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
         if campaign is None or not campaign.is_adaptive or not campaign.is_open:
             return None
         state = dict(campaign.assignment_state)
-        state["excluded"] = _excluded_after(campaign, annotator_id)
+        items = _campaign_items(campaign)
+        n_cells = len(items.cells.item_ids)
+        answers, spent = _answers(campaign)
+        if answers - state.get("answers", 0) < _check_stride(n_cells):
+            return None
+        # Quality control too, with the goal: it reads every annotator's work.
+        state["excluded"] = _excluded_now(campaign)
         campaign.assignment_state = state
-        cells = campaign_cells(campaign)
+        cells = _cells(campaign, items)
         policy = assignment.get(campaign.assignment_policy)
         seed = [campaign.item_order_seed, cells.judged]
         report = policy.check(cells, goal_of(campaign), state.get("history") or [], seed)
+        full = n_cells * campaign.overlap
         state.update(
-            history=report.history,
-            systems=report.systems,
-            counted=cells.judged,
-            checked_at=timezone.now().isoformat(),
-            **_budget(campaign),
-        )
+            history=report.history, systems=report.systems, counted=cells.judged,
+            checked_at=timezone.now().isoformat(), answers=answers, spent=spent, full=full,
+            saved=max(full - spent, 0),
+        )  # fmt: skip
         if report.settled:
             state["stopped_at"] = state["checked_at"]
             campaign.status = Campaign.Status.CLOSED

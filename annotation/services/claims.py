@@ -461,14 +461,23 @@ def _first_open_item(annotator: Annotator, campaign: Campaign, seed: int | None)
 
 def _policy_open_item(annotator: Annotator, campaign: Campaign, seed: int | None) -> Item | None:
     """The open item the campaign's assignment policy ranks first among those no other
-    transaction holds, locked. The candidates are exactly the items the annotator's order
-    offers (one query, ids only); the policy only chooses among them
-    (``services/adaptive.items_to_try``, one aggregate query), and each pick is locked with the
-    same conditions as the ordered path, so a slot taken meanwhile is never taken twice."""
-    candidates = list(_open(annotator, campaign, seed).values_list("pk", "kind", "position"))
-    if not candidates:
-        return None
-    for pk in adaptive.items_to_try(annotator.pk, campaign, candidates, seed):
+    transaction holds, locked.
+
+    The candidates are today's (:func:`_not_claimed_below_overlap`), read as two index scans
+    (regular items below the overlap; the annotator's live claims); the policy only chooses
+    among them (``services/adaptive.items_to_try``), and each pick is locked with the same
+    conditions as the ordered path, so a slot taken meanwhile is never taken twice.
+    """
+    mine = set(
+        Assignment.objects.filter(campaign=campaign, annotator=annotator)
+        .filter(_live_claims())
+        .values_list("item_id", flat=True)
+    )
+    below_overlap = Item.objects.filter(
+        campaign=campaign, kind=Item.Kind.REGULAR, live_slots__lt=campaign.overlap
+    ).values_list("pk", flat=True)
+    open_regular = [pk for pk in below_overlap if pk not in mine]
+    for pk in adaptive.items_to_try(annotator.pk, campaign, open_regular, mine, seed):
         item = _lock(_open(annotator, campaign).filter(pk=pk)).first()
         if item is not None:
             return item

@@ -241,7 +241,7 @@ def _submit_locked(
     hot_sql.save_first_submission(annotation, regained)
     if item.kind != Item.Kind.TUTORIAL:
         # An adaptive campaign checks its goal (and the submitter's QC) once this commits.
-        adaptive.check_goal_after_submission(campaign, annotator.pk)
+        adaptive.check_goal_after_submission(campaign)
     # Read under the item lock for regular items, the only ones that complete.
     if item.kind == Item.Kind.REGULAR and locked_item.completed_count + 1 == campaign.overlap:
         _send_completed_on_commit(locked_item, campaign, regained)

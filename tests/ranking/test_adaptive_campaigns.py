@@ -26,17 +26,25 @@ from tests.annotation.factories import enrolled, esa_answer, esa_item
 MEANS = {"alpha": 90, "beta": 50, "gamma": 45}
 
 
-def cells(judgments, sums, *, cap=1, priors=None) -> assignment.Cells:
-    """Two systems (a, b) on two segments; item ids 1..4 in system-major order."""
+def grid_cells(systems, segments, judgments, sums, *, cap=1, priors=None) -> assignment.Cells:
+    """Cells of items 1..n, item i on ``systems[i]`` and ``segments[i]`` (indices)."""
+    names = sorted(set(systems))
     return assignment.Cells(
-        item_ids=[1, 2, 3, 4],
-        systems=["b", "b", "a", "a"],
-        segments=[("d", "1"), ("d", "2"), ("d", "1"), ("d", "2")],
-        judgments=judgments,
-        score_sums=sums,
-        priors=priors or [None] * 4,
+        item_ids=np.arange(1, len(systems) + 1),
+        system_of=np.array([names.index(s) for s in systems]),
+        segment_of=np.array(segments),
+        systems=names,
+        segments=[("d", str(s)) for s in range(max(segments) + 1)],
+        judgments=np.array(judgments),
+        score_sums=np.array(sums, dtype=float),
+        priors=np.array([np.nan if p is None else p for p in priors or [None] * len(systems)]),
         cap=cap,
     )
+
+
+def cells(judgments, sums, *, cap=1, priors=None) -> assignment.Cells:
+    """Two systems (a, b) on two segments; item ids 1..4: b's two, then a's two."""
+    return grid_cells(["b", "b", "a", "a"], [0, 1, 0, 1], judgments, sums, cap=cap, priors=priors)
 
 
 def test_grid_sorts_systems_and_opens_only_the_offered_items():
@@ -66,19 +74,16 @@ def test_policies_rank_only_offered_items():
 
 def test_goal_check_settles_after_patience_agreeing_checks():
     n_segments = 6
-    grid_cells = assignment.Cells(
-        item_ids=list(range(2 * n_segments)),
-        systems=["a"] * n_segments + ["b"] * n_segments,
-        segments=[("d", str(s)) for s in range(n_segments)] * 2,
-        judgments=[1] * (2 * n_segments),
-        score_sums=[90.0 + s for s in range(n_segments)] + [30.0 + s for s in range(n_segments)],
-        priors=[None] * (2 * n_segments),
-        cap=1,
+    both = grid_cells(
+        ["a"] * n_segments + ["b"] * n_segments,
+        list(range(n_segments)) * 2,
+        [1] * (2 * n_segments),
+        [90.0 + s for s in range(n_segments)] + [30.0 + s for s in range(n_segments)],
     )
     policy = assignment.get("settle")
     history: list = []
     for check in range(PATIENCE):
-        report = policy.check(grid_cells, assignment.Goal("top", 0.05), history, [check])
+        report = policy.check(both, assignment.Goal("top", 0.05), history, [check])
         history = report.history
         assert report.settled == (check == PATIENCE - 1)
     assert [row["system"] for row in report.systems] == ["a", "b"]
@@ -159,7 +164,7 @@ def test_a_failed_annotator_counts_for_nothing_and_their_cells_return_to_the_poo
     first.refresh_from_db()
     assert (first.completed_count, first.live_slots) == (0, 0)
     assert Assignment.objects.get(item=first, annotator=careless).status == "expired"
-    assert sum(campaign_cells(campaign).judgments) == 0
+    assert campaign_cells(campaign).judged == 0
     # The returned cell is offered again: the careful annotator gets it among the others.
     taken = set()
     while (item := next_item_for(careful, campaign, now=now)) is not None and len(taken) < 20:
