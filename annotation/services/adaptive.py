@@ -43,6 +43,7 @@ class _CampaignItems:
 
 
 _items_cache: dict[tuple[Any, ...], _CampaignItems] = {}
+_cells_cache: dict[tuple[Any, ...], assignment.Cells] = {}
 
 
 def _campaign_items(campaign: Campaign) -> _CampaignItems:
@@ -123,6 +124,19 @@ def campaign_cells(campaign: Campaign) -> assignment.Cells:
     return _cells(campaign, _campaign_items(campaign))
 
 
+def _cells_as_last_checked(campaign: Campaign, items: _CampaignItems) -> assignment.Cells:
+    """The cells as the last goal check counted them (read once per process and check: each
+    check saves the campaign, so ``updated_at`` moves). The policy ranks on them; what may be
+    handed out is read fresh on every request, so a cell taken since is never offered."""
+    key = (campaign.pk, campaign.updated_at, items.cells.item_ids.size)
+    cached = _cells_cache.get(key)
+    if cached is None:
+        if len(_cells_cache) >= _ITEMS_KEPT:
+            _cells_cache.clear()
+        cached = _cells_cache[key] = _cells(campaign, items)
+    return cached
+
+
 def goal_of(campaign: Campaign) -> assignment.Goal:
     return assignment.Goal(
         campaign.assignment_goal, campaign.assignment_alpha, campaign.assignment_tolerance
@@ -160,21 +174,22 @@ def _due_check(
 def items_to_try(
     annotator_id: int,
     campaign: Campaign,
-    open_regular: Sequence[int],
+    unavailable: Collection[int],
     mine: Collection[int],
     seed: int | None,
 ) -> list[int]:
     """Ids to lock, best first: a due attention check (one the annotator holds no claim on,
-    ``mine``), else the policy's ranking of ``open_regular`` (the regular items next-item may
-    hand out to the annotator now)."""
+    ``mine``), else the policy's ranking of the regular items not ``unavailable`` (at the
+    overlap, or claimed by the annotator): those next-item may hand out now."""
     items = _campaign_items(campaign)
+    open_regular = [pk for pk in items.cells.item_ids.tolist() if pk not in unavailable]
     check = _due_check(items, open_regular, mine, seed)
     if check is not None:
         return [check]
     if not open_regular:
         return []
-    cells = _cells(campaign, items)
-    policy_seed = [campaign.item_order_seed, annotator_id, cells.judged]
+    cells = _cells_as_last_checked(campaign, items)
+    policy_seed = [campaign.item_order_seed, annotator_id, len(open_regular)]
     policy = assignment.get(campaign.assignment_policy)
     return policy.rank(cells, open_regular, goal_of(campaign), policy_seed, RANKED_PICKS)
 

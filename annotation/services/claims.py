@@ -464,7 +464,7 @@ def _policy_open_item(annotator: Annotator, campaign: Campaign, seed: int | None
     transaction holds, locked.
 
     The candidates are today's (:func:`_not_claimed_below_overlap`), read as two index scans
-    (regular items below the overlap; the annotator's live claims); the policy only chooses
+    (regular items at the overlap; the annotator's live claims); the policy only chooses
     among them (``services/adaptive.items_to_try``), and each pick is locked with the same
     conditions as the ordered path, so a slot taken meanwhile is never taken twice.
     """
@@ -473,12 +473,18 @@ def _policy_open_item(annotator: Annotator, campaign: Campaign, seed: int | None
         .filter(_live_claims())
         .values_list("item_id", flat=True)
     )
-    below_overlap = Item.objects.filter(
-        campaign=campaign, kind=Item.Kind.REGULAR, live_slots__lt=campaign.overlap
+    # The full ones rather than the open ones: an adaptive campaign stops early, so they are
+    # the fewer rows to read.
+    full = Item.objects.filter(
+        campaign=campaign, kind=Item.Kind.REGULAR, live_slots__gte=campaign.overlap
     ).values_list("pk", flat=True)
-    open_regular = [pk for pk in below_overlap if pk not in mine]
-    for pk in adaptive.items_to_try(annotator.pk, campaign, open_regular, mine, seed):
-        item = _lock(_open(annotator, campaign).filter(pk=pk)).first()
+    for pk in adaptive.items_to_try(annotator.pk, campaign, mine | set(full), mine, seed):
+        # By id alone: with the campaign in the query SQLite scans the campaign's items.
+        still_open = Item.objects.filter(pk=pk).filter(
+            Q(kind=Item.Kind.REGULAR, live_slots__lt=campaign.overlap)
+            | Q(kind=Item.Kind.ATTENTION_CHECK)
+        )
+        item = _lock(still_open.exclude(_claimed_by(annotator))).first()
         if item is not None:
             return item
     return None
