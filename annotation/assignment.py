@@ -101,8 +101,11 @@ class GoalReport:
 
 
 class AssignmentPolicy(Protocol):
-    name: str
-    label: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
 
     def rank(
         self, cells: Cells, open_items: Sequence[int], goal: Goal, seed: Sequence[int], size: int

@@ -20,8 +20,10 @@ _WEIGHT_FIELDS = {
 
 # Forms (and scripts posting them) written before adaptive campaigns leave these out.
 _ASSIGNMENT_DEFAULTS = {
-    name: Campaign._meta.get_field(name).get_default()
-    for name in ("assignment_policy", "assignment_goal", "assignment_alpha", "assignment_tolerance")
+    "assignment_policy": assignment.DEFAULT,
+    "assignment_goal": Campaign.Goal.TOP,
+    "assignment_alpha": 0.05,
+    "assignment_tolerance": 0.0,
 }
 
 

@@ -115,7 +115,9 @@ def _cells(campaign: Campaign, items: _CampaignItems) -> assignment.Cells:
     return replace(
         items.cells,
         judgments=np.bincount(where[found], minlength=len(ids)),
-        score_sums=np.bincount(where[found], weights=judged[found, 1], minlength=len(ids)),
+        score_sums=np.bincount(where[found], weights=judged[found, 1], minlength=len(ids)).astype(
+            np.float64
+        ),
     )
 
 
