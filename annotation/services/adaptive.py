@@ -11,9 +11,9 @@ again by someone who counts; their answers stay in the exports with their verdic
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from django.db import transaction
@@ -28,7 +28,8 @@ RANKED_PICKS = 5
 """Items the policy ranks per request: the next ones are tried when another annotator's
 transaction holds the first (``SKIP LOCKED``)."""
 
-_ITEMS_KEPT = 64
+_KEPT = 64
+T = TypeVar("T")
 CHECKS_PER_CAMPAIGN = 100
 
 
@@ -53,12 +54,16 @@ def _campaign_items(campaign: Campaign) -> _CampaignItems:
     items = Item.objects.filter(campaign=campaign).exclude(kind=Item.Kind.TUTORIAL)
     last = Item.objects.filter(campaign=campaign).aggregate(last=Max("pk"))["last"]
     key = (campaign.pk, campaign.overlap, campaign.assignment_prior, last)
-    cached = _items_cache.get(key)
-    if cached is None:
-        if len(_items_cache) >= _ITEMS_KEPT:
-            _items_cache.clear()
-        cached = _items_cache[key] = _read_items(campaign, items)
-    return cached
+    return _kept(_items_cache, key, lambda: _read_items(campaign, items))
+
+
+def _kept(cache: dict[tuple[Any, ...], T], key: tuple[Any, ...], read: Callable[[], T]) -> T:
+    """``cache[key]``, read on a miss; a full cache starts again (a few campaigns are live)."""
+    if key not in cache:
+        if len(cache) >= _KEPT:
+            cache.clear()
+        cache[key] = read()
+    return cache[key]
 
 
 def _read_items(campaign: Campaign, items) -> _CampaignItems:
@@ -131,12 +136,7 @@ def _cells_as_last_checked(campaign: Campaign, items: _CampaignItems) -> assignm
     check saves the campaign, so ``updated_at`` moves). The policy ranks on them; what may be
     handed out is read fresh on every request, so a cell taken since is never offered."""
     key = (campaign.pk, campaign.updated_at, items.cells.item_ids.size)
-    cached = _cells_cache.get(key)
-    if cached is None:
-        if len(_cells_cache) >= _ITEMS_KEPT:
-            _cells_cache.clear()
-        cached = _cells_cache[key] = _cells(campaign, items)
-    return cached
+    return _kept(_cells_cache, key, lambda: _cells(campaign, items))
 
 
 def goal_of(campaign: Campaign) -> assignment.Goal:

@@ -367,11 +367,15 @@ def _not_claimed_below_overlap(annotator: Annotator, campaign: Campaign, counter
     annotator has not claimed."""
     return (
         Item.objects.filter(campaign=campaign)
-        .filter(
-            Q(kind=Item.Kind.REGULAR, **{f"{counter}__lt": campaign.overlap})
-            | Q(kind=Item.Kind.ATTENTION_CHECK)
-        )
+        .filter(_below_overlap(campaign, counter))
         .exclude(_claimed_by(annotator))
+    )
+
+
+def _below_overlap(campaign: Campaign, counter: str) -> Q:
+    """Attention checks, and regular items whose ``counter`` is below the overlap."""
+    return Q(kind=Item.Kind.REGULAR, **{f"{counter}__lt": campaign.overlap}) | Q(
+        kind=Item.Kind.ATTENTION_CHECK
     )
 
 
@@ -480,10 +484,7 @@ def _policy_open_item(annotator: Annotator, campaign: Campaign, seed: int | None
     ).values_list("pk", flat=True)
     for pk in adaptive.items_to_try(annotator.pk, campaign, mine | set(full), mine, seed):
         # By id alone: with the campaign in the query SQLite scans the campaign's items.
-        still_open = Item.objects.filter(pk=pk).filter(
-            Q(kind=Item.Kind.REGULAR, live_slots__lt=campaign.overlap)
-            | Q(kind=Item.Kind.ATTENTION_CHECK)
-        )
+        still_open = Item.objects.filter(_below_overlap(campaign, "live_slots"), pk=pk)
         item = _lock(still_open.exclude(_claimed_by(annotator))).first()
         if item is not None:
             return item
