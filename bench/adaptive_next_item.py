@@ -9,8 +9,8 @@ same machine), and the script reports the median time of next-item and of submit
 commit, where the adaptive campaign checks its goal) and the ratio adaptive / ordered.
 
 Django in process, ``DEBUG`` off, on ``--database-url`` (default: a fresh SQLite file under a
-temporary folder; PostgreSQL: ``postgres://postgres@127.0.0.1:5432/<db>``, created and dropped
-by the script's own test database setup is not used: give an empty database).
+temporary folder; for PostgreSQL give an empty database, ``postgres://postgres@127.0.0.1:5432/<db>``,
+which the script migrates and leaves behind).
 
     .venv/bin/python bench/adaptive_next_item.py                     # ~1 min
     .venv/bin/python bench/adaptive_next_item.py --segments 600 --pairs 100

@@ -53,7 +53,7 @@ def _campaign_items(campaign: Campaign) -> _CampaignItems:
     next-item reads only what changes with every judgment."""
     items = Item.objects.filter(campaign=campaign).exclude(kind=Item.Kind.TUTORIAL)
     last = Item.objects.filter(campaign=campaign).aggregate(last=Max("pk"))["last"]
-    key = (campaign.pk, campaign.overlap, campaign.assignment_prior, last)
+    key = (campaign.pk, campaign.created_at, campaign.overlap, campaign.assignment_prior, last)
     return _kept(_items_cache, key, lambda: _read_items(campaign, items))
 
 

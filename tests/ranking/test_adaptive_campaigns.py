@@ -205,3 +205,12 @@ def test_the_api_takes_and_shows_the_policy_and_names_an_unknown_one(admin_user)
         "adjacent",
         0.05,
     )
+
+
+@pytest.mark.django_db
+def test_the_prior_is_read_from_the_items_meta():
+    campaign = systems_campaign(2, assignment_prior="qe")
+    Item.objects.filter(campaign=campaign, system="alpha").update(meta={"qe": 81.5})
+    Item.objects.filter(campaign=campaign, system="beta").update(meta={"qe": "n/a"})
+    priors = campaign_cells(campaign).priors.reshape(2, 3)  # segment-major, alpha beta gamma
+    assert priors[:, 0].tolist() == [81.5, 81.5] and np.isnan(priors[:, 1:]).all()
