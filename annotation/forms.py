@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.validators import UnicodeUsernameValidator
 
-from annotation import formats, languages, protocols, scoring
+from annotation import assignment, formats, languages, protocols, scoring
 from annotation.models import Campaign
 from core.uploads import validate_upload_size
 
@@ -18,6 +18,14 @@ _WEIGHT_FIELDS = {
     "weight_non_translation": ("non_translation", "Non-translation"),
 }
 
+# Forms (and scripts posting them) written before adaptive campaigns leave these out.
+_ASSIGNMENT_DEFAULTS = {
+    "assignment_policy": assignment.DEFAULT,
+    "assignment_goal": Campaign.Goal.TOP,
+    "assignment_alpha": 0.05,
+    "assignment_tolerance": 0.0,
+}
+
 
 class CampaignForm(forms.ModelForm):
     """Campaign settings; the MQM weights are edited as numbers and stored as overrides."""
@@ -25,6 +33,16 @@ class CampaignForm(forms.ModelForm):
     # The registry, read when the form is built, so a protocol registered later is offered.
     protocol = forms.ChoiceField(
         choices=protocols.choices, help_text="Cannot be changed once there are annotations."
+    )
+
+    # The registry, read when the form is built: ranking registers its policies when it loads.
+    assignment_policy = forms.ChoiceField(
+        label="Assignment policy",
+        choices=assignment.choices,
+        required=False,
+        help_text="In order: every item at its overlap, as always. Uniform, Pearmut and Settle "
+        "hand out the (system, segment) items of a multi-system campaign adaptively and close "
+        "the campaign once the goal is settled.",
     )
 
     prolific_completion_url = forms.URLField(
@@ -45,7 +63,8 @@ class CampaignForm(forms.ModelForm):
             "prolific_completion_url", "prolific_pass_code", "prolific_fail_code",
             "qc_min_pass_rate", "qc_min_checks", "qc_min_seconds_per_item", "qc_max_fast_fraction",
             "mqm_allow_critical", "multi_select", "ask_confidence", "confidence_labels", "tie_rule",
-            "shuffle_items", "claim_ttl_seconds",
+            "shuffle_items", "claim_ttl_seconds", "assignment_policy", "assignment_goal",
+            "assignment_alpha", "assignment_tolerance", "assignment_prior",
         ]  # fmt: skip
         widgets = {"instructions": forms.Textarea(attrs={"rows": 4})}
         # Plain words on the page rather than the field names derived from the model.
@@ -72,6 +91,10 @@ class CampaignForm(forms.ModelForm):
             "tie_rule": "Majority vote: when the top options tie",
             "shuffle_items": "Shuffle the item order per annotator",
             "claim_ttl_seconds": "Time to finish an item (seconds)",
+            "assignment_goal": "Goal to settle",
+            "assignment_alpha": "Significance level (alpha)",
+            "assignment_tolerance": "Tolerance (full ranking)",
+            "assignment_prior": "Prior: item meta key of an automatic score",
         }
         help_texts = {
             "overlap": "How many annotators judge each item.",
@@ -97,6 +120,13 @@ class CampaignForm(forms.ModelForm):
             "tie_rule": 'Attested: the option in the item\'s meta "attested" wins a tie it is in.',
             "shuffle_items": "Each annotator sees the items in their own seeded order "
             "(recorded in the exports); off: by position.",
+            "assignment_goal": "Adaptive policies: the campaign closes itself once this is "
+            "settled at the significance level.",
+            "assignment_alpha": "e.g. 0.05, between 0.001 and 0.5.",
+            "assignment_tolerance": "Full ranking: systems whose mean scores differ by less "
+            "than this may stay tied.",
+            "assignment_prior": 'e.g. qe for items imported with "meta": {"qe": 71.5} (QE or '
+            "a metric, 0 to 100). It orders the first segments; decisions rest on human scores.",
         }
 
     confidence_labels = forms.CharField(
@@ -129,7 +159,8 @@ class CampaignForm(forms.ModelForm):
         for name in ("required_native_languages", "required_working_languages"):
             self.initial[name] = ", ".join(getattr(self.instance, name))
         # Forms (and scripts posting them) written before the setting existed leave it out.
-        self.fields["tie_rule"].required = False
+        for name in ("tie_rule", *_ASSIGNMENT_DEFAULTS):
+            self.fields[name].required = False
         defaults = scoring.DEFAULT_WEIGHTS.to_dict()
         current = self.instance.mqm_weights or {}
         for name, (key, label) in _WEIGHT_FIELDS.items():
@@ -154,6 +185,22 @@ class CampaignForm(forms.ModelForm):
 
     def clean_tie_rule(self) -> str:
         return self.cleaned_data.get("tie_rule") or Campaign.TieRule.NO_MAJORITY
+
+    def _clean_assignment(self, name: str):
+        value = self.cleaned_data.get(name)
+        return _ASSIGNMENT_DEFAULTS[name] if value in (None, "") else value
+
+    def clean_assignment_policy(self) -> str:
+        return self._clean_assignment("assignment_policy")
+
+    def clean_assignment_goal(self) -> str:
+        return self._clean_assignment("assignment_goal")
+
+    def clean_assignment_alpha(self) -> float:
+        return self._clean_assignment("assignment_alpha")
+
+    def clean_assignment_tolerance(self) -> float:
+        return self._clean_assignment("assignment_tolerance")
 
     def _language_codes(self, name: str) -> list[str]:
         codes = languages.split_codes(self.cleaned_data.get(name) or "")

@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from annotation import html_text, languages, protocols, scoring
+from annotation import assignment, html_text, languages, protocols, scoring
 
 
 def new_pseudonym() -> str:
@@ -79,6 +79,11 @@ def _validate_protocol(value: Any) -> None:
         raise ValidationError(
             f"unknown protocol {value!r}; registered protocols: {', '.join(protocols.names())}"
         )
+
+
+def _validate_assignment_policy(value: Any) -> None:
+    if not assignment.is_known(value):
+        raise ValidationError(str(assignment.UnknownPolicy(value)))
 
 
 class Annotator(models.Model):
@@ -223,6 +228,33 @@ class Campaign(models.Model):
         default=1800, validators=[MinValueValidator(60)]
     )
 
+    # Which open item next-item hands out (annotation/assignment.py, ADR 0051): "ordered" is
+    # the annotator's own order, as always; a registered policy (ranking's uniform, pearmut,
+    # settle) picks the (system, segment) cell that settles the goal most, among the same
+    # open items, and the campaign closes itself once the goal is settled at the alpha.
+    class Goal(models.TextChoices):
+        TOP = "top", assignment.GOALS["top"]
+        ADJACENT = "adjacent", assignment.GOALS["adjacent"]
+        FULL = "full", assignment.GOALS["full"]
+
+    assignment_policy = models.CharField(
+        max_length=assignment.NAME_MAX_LENGTH,
+        default=assignment.DEFAULT,
+        validators=[_validate_assignment_policy],
+    )
+    assignment_goal = models.CharField(max_length=10, choices=Goal.choices, default=Goal.TOP)
+    assignment_alpha = models.FloatField(
+        default=0.05, validators=[MinValueValidator(0.001), MaxValueValidator(0.5)]
+    )
+    assignment_tolerance = models.FloatField(default=0.0, validators=[MinValueValidator(0.0)])
+    # The key of Item.meta holding an automatic score of the item (QE or a metric, 0-100),
+    # imported with the items; "" for none. It orders the cold start and tilts which segments
+    # a pair is judged on; no decision rests on it.
+    assignment_prior = models.CharField(max_length=64, blank=True)
+    # What the goal checks found (services/adaptive.py): the ranking, the checks' history,
+    # the annotators whose judgments no longer count, the stop. Written by the service only.
+    assignment_state = models.JSONField(default=dict, blank=True, editable=False)
+
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -289,6 +321,16 @@ class Campaign(models.Model):
     def language_requirement(self) -> str:
         """The language requirement in words (``""`` when anyone may join)."""
         return languages.describe(self.required_native_languages, self.required_working_languages)
+
+    @property
+    def is_adaptive(self) -> bool:
+        """A registered policy, not the default order, picks the next items."""
+        return self.assignment_policy != assignment.DEFAULT
+
+    @property
+    def assignment_policy_label(self) -> str:
+        """The policy's label for pages; the bare name if it is no longer registered."""
+        return dict(assignment.choices()).get(self.assignment_policy, self.assignment_policy)
 
     def get_protocol(self) -> protocols.Protocol:
         """The registered protocol this campaign's items are judged with."""

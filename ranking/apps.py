@@ -19,9 +19,11 @@ class RankingConfig(AppConfig):
 
     def ready(self) -> None:
         import rounds
+        from ranking.assignment import register_policies
         from ranking.services import RANKINGS
         from ranking.subsets import sections
         from ranking.subsets.services import ANALYSES
 
         rounds.register(RANKINGS, ANALYSES)
         sections.register_sections()
+        register_policies()

@@ -20,6 +20,7 @@ POSTGRESQL_MODULES: dict[str, str] = {
     "tests/accounts/test_sessions_and_users.py": "hand-written session and user statements",
     "tests/annotation/test_claim_slots.py": "claims: skip_locked, F() counters",
     "tests/annotation/test_concurrency.py": "many annotators at once, row locks",
+    "tests/ranking/test_adaptive_concurrency.py": "adaptive picks under row locks, goal checks",
     "tests/annotation/test_hot_sql_plans.py": "the hot path's hand-written SQL and its plans",
     "tests/annotation/test_submit_sql.py": "the hand-written submission statements",
     "tests/annotation/test_claim_migration.py": "a data migration",

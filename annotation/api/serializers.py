@@ -49,8 +49,9 @@ class CampaignSerializer(serializers.ModelSerializer):
             "id", "name", "slug", "protocol", "src_lang", "tgt_lang", "instructions", "overlap",
             "status", "multi_select", "ask_confidence", "confidence_labels", "tie_rule",
             "shuffle_items", "mqm_allow_critical", "mqm_weights", "required_native_languages",
-            "required_working_languages", "exclusive_group", "text_format", "created_at",
-            "updated_at",
+            "required_working_languages", "exclusive_group", "text_format",
+            "assignment_policy", "assignment_goal", "assignment_alpha", "assignment_tolerance",
+            "assignment_prior", "assignment_state", "created_at", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -31,6 +31,7 @@ from django.utils import timezone
 from annotation import hot_sql, ordering, qc
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.refusals import EnrollmentBlocked, NotAllowed, NotEnrolled
+from annotation.services import adaptive
 
 _CANDIDATE_BATCH = 50
 _LOCKED_RETRIES = 12
@@ -366,11 +367,15 @@ def _not_claimed_below_overlap(annotator: Annotator, campaign: Campaign, counter
     annotator has not claimed."""
     return (
         Item.objects.filter(campaign=campaign)
-        .filter(
-            Q(kind=Item.Kind.REGULAR, **{f"{counter}__lt": campaign.overlap})
-            | Q(kind=Item.Kind.ATTENTION_CHECK)
-        )
+        .filter(_below_overlap(campaign, counter))
         .exclude(_claimed_by(annotator))
+    )
+
+
+def _below_overlap(campaign: Campaign, counter: str) -> Q:
+    """Attention checks, and regular items whose ``counter`` is below the overlap."""
+    return Q(kind=Item.Kind.REGULAR, **{f"{counter}__lt": campaign.overlap}) | Q(
+        kind=Item.Kind.ATTENTION_CHECK
     )
 
 
@@ -451,6 +456,36 @@ def _first_open_item(annotator: Annotator, campaign: Campaign, seed: int | None)
     In position order with a small overlap (nearly every campaign), one ordered index scan per
     stream of candidates (``hot_sql.first_open_item``); in a shuffled order, or with a large
     overlap, the ORM's query, which reads and sorts all the campaign's open items."""
+    if campaign.is_adaptive:
+        return _policy_open_item(annotator, campaign, seed)
     if seed is None and campaign.overlap <= hot_sql.STREAMED_OVERLAP_MAX:
         return hot_sql.first_open_item(campaign, annotator.pk)
     return _lock(_open(annotator, campaign, seed)).first()
+
+
+def _policy_open_item(annotator: Annotator, campaign: Campaign, seed: int | None) -> Item | None:
+    """The open item the campaign's assignment policy ranks first among those no other
+    transaction holds, locked.
+
+    The candidates are today's (:func:`_not_claimed_below_overlap`), read as two index scans
+    (regular items at the overlap; the annotator's live claims); the policy only chooses
+    among them (``services/adaptive.items_to_try``), and each pick is locked with the same
+    conditions as the ordered path, so a slot taken meanwhile is never taken twice.
+    """
+    mine = set(
+        Assignment.objects.filter(campaign=campaign, annotator=annotator)
+        .filter(_live_claims())
+        .values_list("item_id", flat=True)
+    )
+    # The full ones rather than the open ones: an adaptive campaign stops early, so they are
+    # the fewer rows to read.
+    full = Item.objects.filter(
+        campaign=campaign, kind=Item.Kind.REGULAR, live_slots__gte=campaign.overlap
+    ).values_list("pk", flat=True)
+    for pk in adaptive.items_to_try(annotator.pk, campaign, mine | set(full), mine, seed):
+        # By id alone: with the campaign in the query SQLite scans the campaign's items.
+        still_open = Item.objects.filter(_below_overlap(campaign, "live_slots"), pk=pk)
+        item = _lock(still_open.exclude(_claimed_by(annotator))).first()
+        if item is not None:
+            return item
+    return None

@@ -15,6 +15,7 @@ from django.utils import timezone
 from annotation import hot_sql
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from annotation.refusals import AnswerInvalid, NotAllowed
+from annotation.services import adaptive
 from annotation.services.claims import check_enrollment, check_enrollment_status
 from annotation.signals import item_completed
 
@@ -238,6 +239,9 @@ def _submit_locked(
     # live_slots keeps counting the item's active and submitted claims.
     regained = 0 if checks.claim_status == Assignment.Status.ACTIVE else 1
     hot_sql.save_first_submission(annotation, regained)
+    if item.kind != Item.Kind.TUTORIAL:
+        # An adaptive campaign checks its goal (and the submitter's QC) once this commits.
+        adaptive.check_goal_after_submission(campaign)
     # Read under the item lock for regular items, the only ones that complete.
     if item.kind == Item.Kind.REGULAR and locked_item.completed_count + 1 == campaign.overlap:
         _send_completed_on_commit(locked_item, campaign, regained)
