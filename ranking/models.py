@@ -177,5 +177,8 @@ class SystemRanking(RoundJob):
         self.scores = matrix_to_bytes(matrix)
 
 
+# Replay runs (issue 42) live in their own package.
+from ranking.replays.models import ReplayRun  # noqa: E402, F401
+
 # The discrimination analyses (issue 41, seed 000 App. A) live in their own package.
 from ranking.subsets.models import DiscriminationAnalysis  # noqa: E402, F401

@@ -48,7 +48,9 @@ __all__ = [
     "PolicyTrace",
     "Reference",
     "ReplayData",
+    "bands",
     "checkpoint_budgets",
+    "policy_specs",
     "reference_ranking",
     "replay",
     "replay_many",
@@ -255,11 +257,16 @@ def replay_many(
     reference_resamples: int = 1000,
     patience: int = 3,
     on_trace: Callable[[PolicyTrace], None] | None = None,
+    reference: Reference | None = None,
 ) -> tuple[Reference, list[PolicyTrace]]:
-    """Every policy over every seed on the same checkpoints; a fresh stopping rule per run."""
+    """Every policy over every seed on the same checkpoints; a fresh stopping rule per run.
+
+    ``reference``: the full data's ranking when already computed (a job replaying its seeds in
+    chunks computes it once)."""
     if not seeds or len(seeds) > MAX_SEEDS:
         raise ValueError(f"give between 1 and {MAX_SEEDS} seeds")
-    reference = reference_ranking(data, alpha=alpha, n_resamples=reference_resamples)
+    if reference is None:
+        reference = reference_ranking(data, alpha=alpha, n_resamples=reference_resamples)
     budgets = checkpoint_budgets(data.total, n_checkpoints)
     traces = []
     for name, params in policies:
@@ -275,6 +282,11 @@ def replay_many(
             if on_trace is not None:
                 on_trace(trace)
     return reference, traces
+
+
+def policy_specs(names: Sequence[str], goal: str) -> list[tuple[str, dict[str, Any]]]:
+    """Policies by name, ``settle`` aiming at ``goal`` (the default goal, ``top``, unnamed)."""
+    return [(n, {"goal": goal} if n == "settle" and goal != "top" else {}) for n in names]
 
 
 def _label(name: str, params: dict[str, Any]) -> str:
@@ -317,6 +329,24 @@ def summarise(traces: Sequence[PolicyTrace], *, tau_threshold: float = 0.9) -> d
                 "clusters": np.mean([t.clusters for t in runs], axis=0),
             },
         })  # fmt: skip
+    return out
+
+
+def bands(traces: Sequence[PolicyTrace], *, z: float = 1.96) -> dict[str, Any]:
+    """Per policy and measure (tau, top, clusters): the mean over seeds at each checkpoint and a
+    band of ``z`` standard errors of that mean (95 % by default), for a chart. JSON-safe."""
+    by_policy: dict[str, list[PolicyTrace]] = {}
+    for trace in traces:
+        by_policy.setdefault(trace.policy, []).append(trace)
+    out: dict[str, Any] = {}
+    for name, runs in by_policy.items():
+        curve: dict[str, Any] = {"budgets": runs[0].budgets}
+        for measure in ("tau", "top", "clusters"):
+            values = np.array([getattr(t, measure) for t in runs], dtype=np.float64)
+            mean = values.mean(axis=0)
+            spread = z * values.std(axis=0, ddof=1) / math.sqrt(len(runs)) if len(runs) > 1 else 0
+            curve[measure] = {"mean": mean, "low": mean - spread, "high": mean + spread}
+        out[name] = json_safe(curve)
     return out
 
 

@@ -3,6 +3,7 @@
 from rest_framework.routers import DefaultRouter
 
 from ranking.api.views import RankingViewSet
+from ranking.replays.api import ReplayRunViewSet
 from ranking.subsets.api import DiscriminationAnalysisViewSet
 
 
@@ -11,3 +12,4 @@ def register(router: DefaultRouter) -> None:
     router.register(
         "discrimination-analyses", DiscriminationAnalysisViewSet, basename="discrimination-analysis"
     )
+    router.register("replays", ReplayRunViewSet, basename="replay")
