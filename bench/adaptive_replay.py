@@ -144,7 +144,7 @@ def _run(job: tuple[str, dict, int]) -> rp.PolicyTrace:
     started = time.process_time()
     trace = rp.replay(
         _WORK["data"], make_policy(name, **params), seed, _WORK["reference"],  # type: ignore[arg-type]
-        budgets=_WORK["budgets"], batch_size=args["batch"], n_resamples=args["resamples"],  # type: ignore[arg-type]
+        budgets=_WORK["budgets"], batch_size=args["batch"],  # type: ignore[arg-type]
         stopping=StoppingRule(goal="top", patience=3, n_resamples=args["resamples"]),
     )  # fmt: skip
     trace.policy = rp._label(name, params)
@@ -228,8 +228,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--checkpoints", type=int, default=40)
     parser.add_argument("--batch", type=int, default=15, help="Cells judged between decisions.")
-    parser.add_argument("--resamples", type=int, default=200, help="Permutation test per check.")
-    parser.add_argument("--reference-resamples", type=int, default=2000)
+    parser.add_argument(
+        "--resamples", type=int, default=200, help="The stopping rule's test, per check."
+    )
+    parser.add_argument(
+        "--reference-resamples", type=int, default=1000,
+        help="The reference's test, whose draws every checkpoint reuses.",
+    )  # fmt: skip
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--output", default="adaptive_replay.json", help="File in bench/results.")
     args = parser.parse_args()
