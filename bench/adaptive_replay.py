@@ -157,7 +157,8 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict:
     reference = rp.reference_ranking(data, n_resamples=args.reference_resamples)
     budgets = rp.checkpoint_budgets(data.total, args.checkpoints)
     seeds = list(range(args.seeds))
-    jobs = [(p, params, s) for p, params in POLICIES for s in seeds]
+    policies = [(p, params) for p, params in POLICIES if rp._label(p, params) in args.policies]
+    jobs = [(p, params, s) for p, params in policies for s in seeds]
     started = time.perf_counter()
     options = {"batch": args.batch, "resamples": args.resamples}
     with ProcessPoolExecutor(
@@ -201,7 +202,8 @@ def table(report: dict) -> str:
     ]
     for result in report["datasets"]:
         pol = result["policies"]
-        base = {k: pol[k] for k in ("uniform", "uniform_segments", "pearmut")}
+        missing = {"top_budget": None, "tau_budget": None}  # a baseline left out: no ratio
+        base = {k: pol.get(k, missing) for k in ("uniform", "uniform_segments", "pearmut")}
         total = result["total_judgments"]
         for name, s in pol.items():
             top = s["top_budget"] if s["top_budget"] is not None else float("nan")
@@ -226,6 +228,8 @@ def main() -> None:
         default=[name for name in sorted(LOADERS) if not name.startswith("synthetic")],
     )  # fmt: skip
     parser.add_argument("--seeds", type=int, default=100)
+    labels = [rp._label(p, params) for p, params in POLICIES]
+    parser.add_argument("--policies", nargs="+", choices=labels, default=labels)
     parser.add_argument("--checkpoints", type=int, default=40)
     parser.add_argument("--batch", type=int, default=15, help="Cells judged between decisions.")
     parser.add_argument(
