@@ -49,7 +49,7 @@ class ReplayForm(forms.Form):
     n_seeds = _bounded("Seeds", "n_seeds", 20, "Each seed replays every policy once.")
     n_checkpoints = _bounded("Checkpoints", "n_checkpoints", 40)
     batch_size = _bounded("Batch", "batch_size", 15, "Cells judged at once between decisions.")
-    n_resamples = _bounded("Resamples", "n_resamples", 200, "Permutation test at a checkpoint.")
+    n_resamples = _bounded("Resamples", "n_resamples", 200, "The stopping rule's test, per check.")
     alpha = forms.FloatField(label="α", initial=0.05, min_value=0.0001, max_value=0.5)
     tau_threshold = forms.FloatField(label="τ threshold", initial=0.9, min_value=0.01,
                                      max_value=0.99)  # fmt: skip
