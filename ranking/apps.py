@@ -20,10 +20,11 @@ class RankingConfig(AppConfig):
     def ready(self) -> None:
         import rounds
         from ranking.assignment import register_policies
+        from ranking.replays.services import REPLAYS
         from ranking.services import RANKINGS
         from ranking.subsets import sections
         from ranking.subsets.services import ANALYSES
 
-        rounds.register(RANKINGS, ANALYSES)
+        rounds.register(RANKINGS, ANALYSES, REPLAYS)
         sections.register_sections()
         register_policies()

@@ -210,5 +210,8 @@ class SystemRanking(RankingJob):
         return self.dataset or self.campaign or self.version
 
 
+# Replay runs (issue 42) live in their own package.
+from ranking.replays.models import ReplayRun  # noqa: E402, F401
+
 # The discrimination analyses (issue 41, seed 000 App. A) live in their own package.
 from ranking.subsets.models import DiscriminationAnalysis  # noqa: E402, F401

@@ -16,10 +16,13 @@ and, at each checkpoint budget, measures against the full data's ranking:
 3. ``clusters``: the number of WMT clusters.
 
 Clusters come from ``ranking.stats.permutation_pvalues`` over the judged cells' means (all pairs,
-``n_resamples`` resamples, common segments only) and ``ranking.stats.wmt_clusters`` at alpha;
-the full-data reference uses the same test with ``reference_resamples``. The permutation test is
-the ranking's PERM-BOTH family: it is vectorised, so a few hundred resamples at 40 checkpoints
-cost milliseconds each, where the pair-by-pair Wilcoxon of WMT24 would dominate the replay.
+common segments only) and ``ranking.stats.wmt_clusters`` at alpha, with the full-data
+reference's own draws (``reference_resamples`` sign flips under its seed) at every checkpoint:
+common random numbers, so that with every score judged the checkpoint *is* the reference, and a
+boundary p-value near alpha does not make "recovered" flip by Monte Carlo noise alone. The
+permutation test is the ranking's PERM-BOTH family: it is vectorised, so a thousand resamples at
+40 checkpoints cost milliseconds each, where the pair-by-pair Wilcoxon of WMT24 would dominate
+the replay.
 
 The stopping rule (:class:`ranking.allocation.StoppingRule`) is checked at each checkpoint; the
 policy runs on after it fires so the curves reach the end, and the budget at which it fired and
@@ -48,7 +51,9 @@ __all__ = [
     "PolicyTrace",
     "Reference",
     "ReplayData",
+    "bands",
     "checkpoint_budgets",
+    "policy_specs",
     "reference_ranking",
     "replay",
     "replay_many",
@@ -116,12 +121,15 @@ class ReplayData:
 
 @dataclass(frozen=True)
 class Reference:
-    """The full data's means, top cluster and clusters."""
+    """The full data's means, top cluster and clusters, and the test's draws that found them
+    (``n_resamples`` under ``seed``): every checkpoint is tested with the same draws."""
 
     means: FloatArray
     top: frozenset[int]
     n_clusters: int
     clusters: IntArray
+    n_resamples: int = 1000
+    seed: int = 0
 
 
 def reference_ranking(
@@ -134,8 +142,9 @@ def reference_ranking(
     p = permutation_pvalues(scores, n_resamples=n_resamples, rng=np.random.default_rng(seed))
     clusters = wmt_clusters(p, order, alpha)
     return Reference(
-        means, frozenset(np.flatnonzero(clusters == 1).tolist()), int(clusters.max()), clusters
-    )
+        means, frozenset(np.flatnonzero(clusters == 1).tolist()), int(clusters.max()), clusters,
+        n_resamples, seed,
+    )  # fmt: skip
 
 
 def checkpoint_budgets(total: int, n_checkpoints: int = 40) -> IntArray:
@@ -169,13 +178,11 @@ def _reveal_order(data: ReplayData, rng: np.random.Generator) -> FloatArray:
     return np.take_along_axis(data.judgments, order, axis=2)
 
 
-def _measure(
-    state: AllocationState,
-    reference: Reference,
-    alpha: float,
-    n_resamples: int,
-    rng: np.random.Generator,
-) -> tuple[float, bool, int]:
+def _measure(state: AllocationState, reference: Reference, alpha: float) -> tuple[float, bool, int]:
+    """Tau, top cluster recovered, clusters. The clusters come from the reference's own test
+    draws (common random numbers): with every score judged the checkpoint is the reference, and
+    what moves the measure between checkpoints is the data, not Monte Carlo noise of a boundary
+    p-value near alpha."""
     means = state.system_means()
     shown = np.nan_to_num(means, nan=-np.inf)
     tau = float(
@@ -184,7 +191,8 @@ def _measure(
     if np.isnan(means).any():
         return tau, False, 1
     order = np.argsort(-means, kind="stable").astype(np.intp)
-    p = permutation_pvalues(state.cell_means(), n_resamples=n_resamples, rng=rng)
+    rng = np.random.default_rng(reference.seed)
+    p = permutation_pvalues(state.cell_means(), n_resamples=reference.n_resamples, rng=rng)
     clusters = wmt_clusters(p, order, alpha)
     top = frozenset(np.flatnonzero(clusters == 1).tolist())
     return tau, top == reference.top, int(clusters.max())
@@ -199,14 +207,13 @@ def replay(
     budgets: IntArray | None = None,
     batch_size: int = 15,
     alpha: float = 0.05,
-    n_resamples: int = 200,
     stopping: StoppingRule | None = None,
     use_prior: bool = True,
 ) -> PolicyTrace:
     """Run one policy from an empty campaign to the last checkpoint budget with one seed.
 
     The seed drives the order in which each cell reveals its raters, the policy's draws and the
-    checkpoints' resamples, each from its own stream (``numpy.random.SeedSequence.spawn``), so
+    stopping rule's resamples, each from its own stream (``numpy.random.SeedSequence.spawn``), so
     two policies with the same seed see the same raters in the same order.
     """
     reveal_seq, policy_seq, test_seq = np.random.SeedSequence(seed).spawn(3)
@@ -228,7 +235,7 @@ def replay(
                 break
             scores = revealed[cells[:, 0], cells[:, 1], state.counts[cells[:, 0], cells[:, 1]]]
             state.record(cells, scores)
-        tau, top, n_clusters = _measure(state, reference, alpha, n_resamples, test_rng)
+        tau, top, n_clusters = _measure(state, reference, alpha)
         taus.append(tau)
         tops.append(top)
         clusters.append(n_clusters)
@@ -255,11 +262,16 @@ def replay_many(
     reference_resamples: int = 1000,
     patience: int = 3,
     on_trace: Callable[[PolicyTrace], None] | None = None,
+    reference: Reference | None = None,
 ) -> tuple[Reference, list[PolicyTrace]]:
-    """Every policy over every seed on the same checkpoints; a fresh stopping rule per run."""
+    """Every policy over every seed on the same checkpoints; a fresh stopping rule per run.
+
+    ``reference``: the full data's ranking when already computed (a job replaying its seeds in
+    chunks computes it once)."""
     if not seeds or len(seeds) > MAX_SEEDS:
         raise ValueError(f"give between 1 and {MAX_SEEDS} seeds")
-    reference = reference_ranking(data, alpha=alpha, n_resamples=reference_resamples)
+    if reference is None:
+        reference = reference_ranking(data, alpha=alpha, n_resamples=reference_resamples)
     budgets = checkpoint_budgets(data.total, n_checkpoints)
     traces = []
     for name, params in policies:
@@ -268,13 +280,18 @@ def replay_many(
             rule = StoppingRule(goal=goal, alpha=alpha, patience=patience, n_resamples=n_resamples)
             trace = replay(
                 data, policy, int(seed), reference, budgets=budgets, batch_size=batch_size,
-                alpha=alpha, n_resamples=n_resamples, stopping=rule,
+                alpha=alpha, stopping=rule,
             )  # fmt: skip
             trace.policy = _label(name, params)
             traces.append(trace)
             if on_trace is not None:
                 on_trace(trace)
     return reference, traces
+
+
+def policy_specs(names: Sequence[str], goal: str) -> list[tuple[str, dict[str, Any]]]:
+    """Policies by name, ``settle`` aiming at ``goal`` (the default goal, ``top``, unnamed)."""
+    return [(n, {"goal": goal} if n == "settle" and goal != "top" else {}) for n in names]
 
 
 def _label(name: str, params: dict[str, Any]) -> str:
@@ -317,6 +334,24 @@ def summarise(traces: Sequence[PolicyTrace], *, tau_threshold: float = 0.9) -> d
                 "clusters": np.mean([t.clusters for t in runs], axis=0),
             },
         })  # fmt: skip
+    return out
+
+
+def bands(traces: Sequence[PolicyTrace], *, z: float = 1.96) -> dict[str, Any]:
+    """Per policy and measure (tau, top, clusters): the mean over seeds at each checkpoint and a
+    band of ``z`` standard errors of that mean (95 % by default), for a chart. JSON-safe."""
+    by_policy: dict[str, list[PolicyTrace]] = {}
+    for trace in traces:
+        by_policy.setdefault(trace.policy, []).append(trace)
+    out: dict[str, Any] = {}
+    for name, runs in by_policy.items():
+        curve: dict[str, Any] = {"budgets": runs[0].budgets}
+        for measure in ("tau", "top", "clusters"):
+            values = np.array([getattr(t, measure) for t in runs], dtype=np.float64)
+            mean = values.mean(axis=0)
+            spread = z * values.std(axis=0, ddof=1) / math.sqrt(len(runs)) if len(runs) > 1 else 0
+            curve[measure] = {"mean": mean, "low": mean - spread, "high": mean + spread}
+        out[name] = json_safe(curve)
     return out
 
 

@@ -10,6 +10,7 @@ from celery import shared_task
 
 import rounds
 from ranking import services
+from ranking.replays import services as replay_services
 from ranking.subsets import services as subset_services
 
 
@@ -32,5 +33,17 @@ def advance_discrimination(self, analysis_id: int, round_index: int) -> None:
     """
     rounds.run_round(
         self, subset_services.advance_analysis, subset_services.enqueue_round, analysis_id,
+        round_index,
+    )  # fmt: skip
+
+
+@shared_task(name=replay_services.ADVANCE_TASK, bind=True)
+def advance_replay(self, replay_id: int, round_index: int) -> None:
+    """One round of a replay run (every policy over one chunk of seeds), then its successor.
+
+    Foreground twin: ``python manage.py replay_allocation ...`` (inline, no row).
+    """
+    rounds.run_round(
+        self, replay_services.advance_replay, replay_services.enqueue_round, replay_id,
         round_index,
     )  # fmt: skip

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from ranking import views
+from ranking.replays.urls import urlpatterns as replay_urls
 from ranking.subsets.urls import urlpatterns as discrimination_urls
 
 app_name = "ranking"
@@ -20,3 +21,4 @@ urlpatterns: list = [
     path("<int:pk>/ranking.json", views.ranking_download, {"fmt": "json"}, name="download_json"),
 ]
 urlpatterns += discrimination_urls
+urlpatterns += replay_urls

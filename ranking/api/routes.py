@@ -3,6 +3,7 @@
 from rest_framework.routers import DefaultRouter
 
 from ranking.api.views import DiscriminationAnalysisViewSet, RankingViewSet
+from ranking.replays.api import ReplayRunViewSet
 
 
 def register(router: DefaultRouter) -> None:
@@ -10,3 +11,4 @@ def register(router: DefaultRouter) -> None:
     router.register(
         "discrimination-analyses", DiscriminationAnalysisViewSet, basename="discrimination-analysis"
     )
+    router.register("replays", ReplayRunViewSet, basename="replay")

@@ -123,7 +123,7 @@ def test_a_replay_is_deterministic_under_its_seed():
     def run(name: str, seed: int) -> rp.PolicyTrace:
         rule = al.StoppingRule(n_resamples=50)
         return rp.replay(data, al.make_policy(name), seed, reference, budgets=budgets,
-                         batch_size=5, n_resamples=50, stopping=rule)  # fmt: skip
+                         batch_size=5, stopping=rule)  # fmt: skip
 
     first, again, other = run("settle", 1), run("settle", 1), run("settle", 2)
     np.testing.assert_array_equal(first.tau, again.tau)

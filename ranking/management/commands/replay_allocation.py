@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from difficulty.models import DifficultyDataset
 from ranking import allocation
 from ranking.inputs import InputError, dataset_judgments
-from ranking.replay import ReplayData, replay_many, summarise
+from ranking.replay import ReplayData, policy_specs, replay_many, summarise
 
 MAX_SEEDS = 1000
 
@@ -57,8 +57,7 @@ class Command(BaseCommand):
         except (InputError, ValueError) as exc:
             raise CommandError(f"cannot replay: {exc}") from None
         names = options["policy"] or list(allocation.POLICIES)
-        goal = options["goal"]
-        specs = [(n, {"goal": goal} if n == "settle" and goal != "top" else {}) for n in names]
+        specs = policy_specs(names, options["goal"])
         reference, traces = replay_many(
             data, specs, list(range(options["seeds"])), goal=options["goal"],
             alpha=options["alpha"], n_checkpoints=options["checkpoints"],

@@ -1,0 +1,129 @@
+"""REST API for replay runs, ``/api/replays/`` (staff only, like the pages): create, list,
+retrieve (with the curves and the summary once finished) and cancel. A refused configuration is
+a 400 whose ``errors`` name each field (an unknown policy or dataset too), with nothing written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from core.api_errors import field_errors
+from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_links import LinksField
+from core.api_parsers import StrictJSONParser
+from difficulty.models import DifficultyDataset
+from ranking import allocation
+from ranking.replays import selectors
+from ranking.replays.models import ReplayRun
+from ranking.replays.services import (
+    DEFAULT_POLICIES,
+    LIMITS,
+    ReplayStateError,
+    cancel_replay,
+    start_replay,
+)
+from rounds import JobConfigError
+
+
+def _bounded(field: str, default: int) -> serializers.IntegerField:
+    low, high = LIMITS[field]
+    return serializers.IntegerField(default=default, min_value=low, max_value=high)
+
+
+class ReplayCreateSerializer(serializers.Serializer):
+    dataset = serializers.PrimaryKeyRelatedField(
+        queryset=DifficultyDataset.objects.none(), help_text="Difficulty dataset id."
+    )
+    language_pair = serializers.CharField(
+        max_length=40, required=False, allow_blank=True, default="",
+        help_text="e.g. en-cs; may be left out when the dataset has one pair.",
+    )  # fmt: skip
+    score = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, default="",
+        help_text="human (default: one score a cell), raw or z (one rater's score a judgment).",
+    )  # fmt: skip
+    policies = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(allocation.POLICIES)), min_length=1,
+        default=list(DEFAULT_POLICIES),
+    )  # fmt: skip
+    goal = serializers.ChoiceField(choices=ReplayRun.Goal.choices, default=ReplayRun.Goal.TOP)
+    n_seeds = _bounded("n_seeds", 20)
+    n_checkpoints = _bounded("n_checkpoints", 40)
+    batch_size = _bounded("batch_size", 15)
+    n_resamples = _bounded("n_resamples", 200)
+    alpha = serializers.FloatField(default=0.05, min_value=0.0001, max_value=0.5)
+    tau_threshold = serializers.FloatField(default=0.9, min_value=0.01, max_value=0.99)
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None:  # None: the schema generator's instance
+            fields: Any = self.fields
+            fields["dataset"].queryset = selectors.datasets_for_replay(request.user)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # A misspelt field ("seeds") would silently take its default otherwise.
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError({name: "unknown field" for name in unknown})
+        return attrs
+
+
+class ReplayListSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(
+        read_only=True, help_text=f"One of: {', '.join(ReplayRun.Status.values)}."
+    )
+    progress = serializers.FloatField(read_only=True)
+    links = LinksField(page="ranking:replay_detail", curves="ranking:replay_chart")
+
+    class Meta:
+        model = ReplayRun
+        fields = [
+            "id", "name", "dataset", "language_pair", "score", "policies", "goal", "n_seeds",
+            "n_checkpoints", "batch_size", "n_resamples", "alpha", "tau_threshold", "status",
+            "error", "round_index", "items_done", "items_total", "progress", "created_at",
+            "started_at", "finished_at", "links",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class ReplaySerializer(ReplayListSerializer):
+    """A run with its result once finished: the data, the full-data reference, ``curves``
+    (per policy: the checkpoint budgets and, for tau, top and clusters, the mean over seeds with
+    a 95 % band) and ``summary`` (budgets to decide, as ratios to uniform and Pearmut)."""
+
+    class Meta(ReplayListSerializer.Meta):
+        fields = [*ReplayListSerializer.Meta.fields, "result"]
+        read_only_fields = fields
+
+
+class ReplayRunViewSet(JobViewSet):
+    """Allocation replays (staff only)."""
+
+    parser_classes = [StrictJSONParser]
+    queryset = ReplayRun.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = ReplayListSerializer
+    detail_serializer = ReplaySerializer
+    jobs_for_user = staticmethod(selectors.replays_for_user)
+    job_for_user = staticmethod(selectors.replay_for_user)
+    cancel_job = staticmethod(cancel_replay)
+    state_error = ReplayStateError
+
+    @extend_schema(
+        request=ReplayCreateSerializer,
+        responses={201: ReplaySerializer, 400: JobConfigErrorSerializer},
+    )
+    def create(self, request: Request) -> Response:
+        """Start a replay of policies × seeds on a difficulty dataset's human scores."""
+        config = ReplayCreateSerializer(data=request.data, context={"request": request})
+        config.is_valid(raise_exception=True)
+        try:
+            run = start_replay(**config.validated_data, created_by=request.user)
+        except JobConfigError as exc:
+            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
+        return Response(self.detail_data(run), status=status.HTTP_201_CREATED)
