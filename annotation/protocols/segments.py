@@ -122,20 +122,20 @@ class SpanProtocol(Protocol):
             if severity not in severities:
                 errors.append(f"span {number}: severity must be one of {', '.join(severities)}")
             clean["severity"] = severity
-            self.clean_span(number, span, clean, context, errors, missing)
+            label_errors, label_missing = self.clean_span(span, clean, context)
+            errors += [f"span {number}: {problem}" for problem in label_errors]
+            missing += [f"span {number}: {problem}" for problem in label_missing]
             spans.append(clean)
         return spans
 
     def clean_span(
-        self,
-        number: int,
-        span: Mapping[str, Any],
-        clean: dict[str, Any],
-        context: AnswerContext,
-        errors: list[str],
-        missing: list[str],
-    ) -> None:
-        """Protocol fields of one span (MQM's category), added to ``clean`` in place."""
+        self, span: Mapping[str, Any], clean: dict[str, Any], context: AnswerContext
+    ) -> tuple[list[str], list[str]]:
+        """Protocol fields of one span (MQM's category), added to ``clean`` in place.
+
+        Returns the span's (errors, missing); :meth:`clean_spans` says which span they are of.
+        """
+        return [], []
 
     # --- scores ------------------------------------------------------------------------------
     # A flagged answer has no score whatever the protocol: subclasses implement the
