@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.http import QueryDict
@@ -14,6 +14,7 @@ from difficulty.dataset_format import (
     ReferenceRule,
     split_language_pair,
 )
+from difficulty.import_kinds import upload_options
 from difficulty.selectors import EstimatorOption
 from difficulty.services import DA_SCORE_KINDS, DATASET_FORMATS
 
@@ -105,16 +106,15 @@ class DatasetUploadForm(_ReferenceFields):
     def clean_score_kind(self) -> str:
         return self.cleaned_data["score_kind"] or "z"
 
-    def release_choices(self) -> dict[str, str]:
-        """What the import service takes besides the file, as the form says it."""
+    def import_options(self) -> dict[str, Any]:
+        """What the import service takes besides the file and who asks, as the form says it."""
         data = self.cleaned_data
-        return {
-            "file_format": data["file_format"],
-            "language_pair": data["langs"],
-            "human_score": data["human_score"].strip(),
-            "test_set": data["test_set"].strip(),
-            "score_kind": data["score_kind"],
-        }
+        return upload_options(
+            data,
+            self.reference_rule(),
+            file_format=data["file_format"],
+            score_kind=data["score_kind"],
+        )
 
     def clean_langs(self) -> str:
         langs = self.cleaned_data["langs"].strip()

@@ -19,6 +19,27 @@ from difficulty.services import (
 DATASET_KIND = "difficulty-dataset"
 
 
+def upload_options(
+    data: Mapping[str, Any], reference_rule: ReferenceRule, *, file_format: str, score_kind: str
+) -> dict[str, Any]:
+    """What an upload asks of the import besides the file (the keywords of
+    :func:`dataset_options`), from the page's form or the API's body: ``data`` is its cleaned
+    fields; ``file_format`` and ``score_kind`` are named apart because the two spell them
+    differently."""
+    return {
+        "name": data["name"],
+        "description": data["description"],
+        "reference_rule": reference_rule,
+        "perfect_score": data["perfect_score"],
+        "source_file_name": data["file"].name,
+        "file_format": file_format,
+        "language_pair": data["langs"],
+        "human_score": data["human_score"].strip(),
+        "test_set": data["test_set"].strip(),
+        "score_kind": score_kind,
+    }
+
+
 def dataset_options(
     *, name: str, description: str, reference_rule: ReferenceRule, perfect_score: float,
     source_file_name: str, file_format: str = "auto", language_pair: str = "",

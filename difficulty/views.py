@@ -59,14 +59,7 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
             return _import_in_background(request, form)
         try:
             dataset = import_difficulty_file(
-                upload,
-                name=form.cleaned_data["name"],
-                **form.release_choices(),
-                description=form.cleaned_data["description"],
-                reference_rule=form.reference_rule(),
-                source_file_name=upload.name,
-                perfect_score=form.cleaned_data["perfect_score"],
-                created_by=request.user,
+                upload, **form.import_options(), created_by=request.user
             )
         except DatasetFormatError as exc:
             errors = exc.errors + (["(more errors not shown)"] if exc.truncated else [])
@@ -90,14 +83,7 @@ def dataset_upload(request: HttpRequest) -> HttpResponse:
 def _import_in_background(request: HttpRequest, form: DatasetUploadForm) -> HttpResponse:
     """A big file: store it, queue its import, and show the job's progress page."""
     upload = form.cleaned_data["file"]
-    options = dataset_options(
-        name=form.cleaned_data["name"],
-        description=form.cleaned_data["description"],
-        reference_rule=form.reference_rule(),
-        perfect_score=form.cleaned_data["perfect_score"],
-        source_file_name=upload.name,
-        **form.release_choices(),
-    )
+    options = dataset_options(**form.import_options())
     try:
         job = import_services.start_import(DATASET_KIND, upload, options, created_by=request.user)
     except ImportRefused as exc:

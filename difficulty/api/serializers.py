@@ -21,6 +21,7 @@ from difficulty.dataset_format import (
     ReferenceRule,
     split_language_pair,
 )
+from difficulty.import_kinds import upload_options
 from difficulty.models import DifficultyDataset, DifficultyEvaluation, DifficultySegment
 from difficulty.services.dataset_files import DA_SCORE_KINDS, DATASET_FORMATS
 from difficulty.services.evaluations import MAX_BOOTSTRAP
@@ -216,15 +217,12 @@ class DatasetImportSerializer(_ReferenceFields):
         help_text="WMT DA: the per-segment means to import as scores.",
     )
 
-    def release_choices(self) -> dict[str, str]:
+    def import_options(self) -> dict[str, Any]:
+        """What the import service takes besides the file and who asks, as the body says it."""
         data = self.validated_data
-        return {
-            "file_format": data["format"],
-            "language_pair": data["langs"],
-            "human_score": data["human_score"].strip(),
-            "test_set": data["test_set"].strip(),
-            "score_kind": data["da_score"],
-        }
+        return upload_options(
+            data, self.reference_rule(), file_format=data["format"], score_kind=data["da_score"]
+        )
 
     def validate_langs(self, value: str) -> str:
         value = value.strip()

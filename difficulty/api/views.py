@@ -123,14 +123,7 @@ class DifficultyDatasetViewSet(
             return self._import_in_background(request, body)
         try:
             dataset = import_difficulty_file(
-                upload,
-                name=body.validated_data["name"],
-                **body.release_choices(),
-                description=body.validated_data["description"],
-                reference_rule=body.reference_rule(),
-                source_file_name=upload.name,
-                perfect_score=body.validated_data["perfect_score"],
-                created_by=request.user,
+                upload, **body.import_options(), created_by=request.user
             )
         except (DatasetFormatError, DifficultyDatasetError) as exc:
             return _refused(exc)
@@ -138,14 +131,7 @@ class DifficultyDatasetViewSet(
 
     def _import_in_background(self, request: Request, body: DatasetImportSerializer) -> Response:
         upload = body.validated_data["file"]
-        options = dataset_options(
-            name=body.validated_data["name"],
-            description=body.validated_data["description"],
-            reference_rule=body.reference_rule(),
-            perfect_score=body.validated_data["perfect_score"],
-            source_file_name=upload.name,
-            **body.release_choices(),
-        )
+        options = dataset_options(**body.import_options())
         try:
             job = import_services.start_import(
                 DATASET_KIND, upload, options, created_by=request.user
