@@ -19,8 +19,8 @@ from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,
     ReferenceRule,
-    split_language_pair,
 )
+from difficulty.forms import validate_language_pair
 from difficulty.import_kinds import upload_options
 from difficulty.models import DifficultyDataset, DifficultyEvaluation, DifficultySegment
 from difficulty.services.dataset_files import DA_SCORE_KINDS, DATASET_FORMATS
@@ -192,6 +192,7 @@ class DatasetImportSerializer(_ReferenceFields):
         allow_blank=True,
         default="",
         max_length=40,
+        validators=[validate_language_pair],
         help_text="Language pair of a Google MQM TSV, e.g. en-de (default: read from a name "
         "like mqm_ted_ende.tsv); JSONL lines name their own; in an mt-metrics-eval or WMT DA "
         "release, import only this pair (default: all).",
@@ -223,15 +224,6 @@ class DatasetImportSerializer(_ReferenceFields):
         return upload_options(
             data, self.reference_rule(), file_format=data["format"], score_kind=data["da_score"]
         )
-
-    def validate_langs(self, value: str) -> str:
-        value = value.strip()
-        if value:
-            try:
-                split_language_pair(value)
-            except ValueError as exc:
-                raise serializers.ValidationError(str(exc)) from None
-        return value
 
     perfect_score = serializers.FloatField(
         default=100.0, help_text="Human score of a flawless translation (ESA: 100)."

@@ -83,11 +83,6 @@ class DatasetFields(TypedDict, total=False):
     on_written: Callable[[DifficultyDataset], None] | None
 
 
-def with_note(description: str, note: str) -> str:
-    """The description a person gave, then what the import says about the scores."""
-    return (description.strip() + "\n\n" + note).strip()
-
-
 def import_difficulty_dataset(
     lines: Iterable[bytes | str],
     *,
@@ -102,7 +97,7 @@ def import_difficulty_dataset(
     """
     name = check_dataset_name(name)
     segments = parse_jsonl(lines)
-    return _write_dataset(segments, name=name, origin=DifficultyDataset.Origin.IMPORT, **fields)
+    return _write_dataset(segments, name=name, **fields)
 
 
 def import_mqm_tsv_dataset(
@@ -166,11 +161,10 @@ def import_mqm_tsv_dataset(
         "Scores: each rater's MQM penalty mapped to 0–100 by 100 − 4·min(25, penalty) "
         "(ADR 0004), averaged over the segment's raters; mqm_penalty holds the raw mean penalty."
     )
-    fields["description"] = with_note(fields.get("description", ""), scale)
     return _write_dataset(
         segments,
         name=name,
-        origin=DifficultyDataset.Origin.IMPORT,
+        note=scale,
         import_report=report,
         judgments={language_pair: judgments},
         **fields,
@@ -202,13 +196,8 @@ def import_mtme_dataset(
         f"Scores: mt-metrics-eval human score {release.report['human_score']!r} "
         f"(segment level) of test set {release.report['test_set']}."
     )
-    fields["description"] = with_note(fields.get("description", ""), note)
     return _write_dataset(
-        release.segments,
-        name=name,
-        origin=DifficultyDataset.Origin.IMPORT,
-        import_report=release.report,
-        **fields,
+        release.segments, name=name, note=note, import_report=release.report, **fields
     )
 
 
@@ -229,11 +218,10 @@ def import_wmt_da_dataset(
         f"Scores: WMT crowd DA, the mean {'z-score' if score_kind == 'z' else 'raw score'} of "
         "each system's segment (ad-seg-scores); the release holds no texts."
     )
-    fields["description"] = with_note(fields.get("description", ""), note)
     return _write_dataset(
         release.segments,
         name=name,
-        origin=DifficultyDataset.Origin.IMPORT,
+        note=note,
         import_report=release.report,
         judgments=release.judgments,
         **fields,
@@ -284,8 +272,9 @@ def _write_dataset(
     segments: list[ParsedSegment],
     *,
     name: str,
-    origin: str,
+    origin: str = DifficultyDataset.Origin.IMPORT,
     description: str = "",
+    note: str = "",
     reference_rule: ReferenceRule | None = None,
     source_file_name: str = "",
     perfect_score: float = 100.0,
@@ -297,8 +286,11 @@ def _write_dataset(
     on_written: Callable[[DifficultyDataset], None] | None = None,
 ) -> DifficultyDataset:
     """Write a dataset in one transaction; ``judgments[lp].segment`` indexes that pair's
-    segments in the order given."""
+    segments in the order given; ``note`` (what the import says about the scores) follows the
+    description a person gave."""
     reference_rule = reference_rule or ReferenceRule()
+    if note:
+        description = (description.strip() + "\n\n" + note).strip()
     by_pair: dict[str, list[ParsedSegment]] = defaultdict(list)
     for segment in segments:
         by_pair[segment.lp].append(segment)
@@ -461,7 +453,8 @@ def build_difficulty_dataset_from_campaign(
     return _write_dataset(
         segments,
         name=name,
-        description=with_note(description, note),
+        description=description,
+        note=note,
         origin=DifficultyDataset.Origin.CAMPAIGN,
         reference_rule=reference_rule,
         created_by=created_by,
