@@ -307,13 +307,10 @@ def blocks_from_arrays(
     return blocks
 
 
-def _cell_arrays(
-    estimates: Sequence[float] | np.ndarray,
-    human: Sequence[float] | np.ndarray,
-    system_ids: Sequence[Any] | np.ndarray,
-    lp_ids: Sequence[Any] | np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The flat cell arguments as arrays, refused unless all are as long as ``estimates``."""
+def _cell_arrays(*columns: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, ...]:
+    """(estimates, human, system_ids, lp_ids) as arrays, the scores as floats; refused unless
+    all are as long as ``estimates``."""
+    estimates, human, system_ids, lp_ids = columns
     arrays = (np.asarray(estimates, dtype=float), np.asarray(human, dtype=float),
               np.asarray(system_ids), np.asarray(lp_ids))  # fmt: skip
     n = arrays[0].shape[0]
