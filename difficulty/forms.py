@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
@@ -33,6 +34,17 @@ def validate_language_pair(value: str) -> None:
         split_language_pair(value)
     except ValueError as exc:
         raise ValidationError(str(exc)) from None
+
+
+def campaign_dataset_options(data: Mapping[str, Any], reference_rule: ReferenceRule) -> dict:
+    """What ``build_difficulty_dataset_from_campaign`` takes besides who asks, from the page's
+    form or the API's body (``data``: its cleaned fields)."""
+    return {
+        "campaign": data["campaign"],
+        "name": data["name"],
+        "description": data["description"],
+        "reference_rule": reference_rule,
+    }
 
 
 class _ReferenceFields(forms.Form):

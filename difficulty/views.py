@@ -17,7 +17,12 @@ from django_htmx.http import HttpResponseStopPolling
 from core.http import HtmxHttpRequest
 from difficulty import charts as difficulty_charts
 from difficulty import selectors as difficulty
-from difficulty.forms import CampaignDatasetForm, DatasetUploadForm, EvaluateForm
+from difficulty.forms import (
+    CampaignDatasetForm,
+    DatasetUploadForm,
+    EvaluateForm,
+    campaign_dataset_options,
+)
 from difficulty.import_kinds import DATASET_KIND, dataset_options
 from difficulty.services import (
     DatasetFormatError,
@@ -101,13 +106,8 @@ def dataset_from_campaign(request: HttpRequest) -> HttpResponse:
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():
         try:
-            dataset = build_difficulty_dataset_from_campaign(
-                form.cleaned_data["campaign"],
-                name=form.cleaned_data["name"],
-                description=form.cleaned_data["description"],
-                reference_rule=form.reference_rule(),
-                created_by=request.user,
-            )
+            options = campaign_dataset_options(form.cleaned_data, form.reference_rule())
+            dataset = build_difficulty_dataset_from_campaign(**options, created_by=request.user)
         except DifficultyDatasetError as exc:
             errors = [str(exc)]
         else:

@@ -32,6 +32,7 @@ from difficulty.api.serializers import (
     EvaluationResultsSerializer,
     EvaluationStateErrorSerializer,
 )
+from difficulty.forms import campaign_dataset_options
 from difficulty.import_kinds import DATASET_KIND, dataset_options
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
 from difficulty.services import (
@@ -153,13 +154,8 @@ class DifficultyDatasetViewSet(
         body = DatasetFromCampaignSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
-            dataset = build_difficulty_dataset_from_campaign(
-                body.validated_data["campaign"],
-                name=body.validated_data["name"],
-                description=body.validated_data["description"],
-                reference_rule=body.reference_rule(),
-                created_by=request.user,
-            )
+            options = campaign_dataset_options(body.validated_data, body.reference_rule())
+            dataset = build_difficulty_dataset_from_campaign(**options, created_by=request.user)
         except DifficultyDatasetError as exc:
             return _refused(exc)
         return self._created(dataset)
