@@ -11,12 +11,17 @@ the items they have claimed (an ``Assignment``), and only their own annotations.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.http import Http404
 
 from annotation.models import Annotation, Annotator, Assignment, Campaign, Enrollment, Item
 from core.rows import Columns, fetch_one, quote
+
+_M = TypeVar("_M", bound=Model)
 
 
 def _is_staff(user) -> bool:
@@ -42,39 +47,30 @@ def annotator_for_user(user) -> Annotator | None:
 
 
 def campaigns_visible_to(user) -> QuerySet[Campaign]:
-    if _is_staff(user):
-        return Campaign.objects.all()
-    annotator = annotator_for_user(user)
-    if annotator is None:
-        return Campaign.objects.none()
-    return Campaign.objects.filter(enrollments__annotator=annotator)
+    return _visible_to(user, Campaign.objects.all(), "enrollments__annotator")
 
 
 def items_visible_to(user) -> QuerySet[Item]:
-    if _is_staff(user):
-        return Item.objects.all()
-    annotator = annotator_for_user(user)
-    if annotator is None:
-        return Item.objects.none()
-    return Item.objects.filter(assignments__annotator=annotator)
+    return _visible_to(user, Item.objects.all(), "assignments__annotator")
 
 
 def annotations_visible_to(user) -> QuerySet[Annotation]:
-    if _is_staff(user):
-        return Annotation.objects.all()
-    annotator = annotator_for_user(user)
-    if annotator is None:
-        return Annotation.objects.none()
-    return Annotation.objects.filter(annotator=annotator)
+    return _visible_to(user, Annotation.objects.all(), "annotator")
 
 
 def annotators_visible_to(user) -> QuerySet[Annotator]:
+    return _visible_to(user, Annotator.objects.all(), "pk")
+
+
+def _visible_to(user, rows: QuerySet[_M], mine: str) -> QuerySet[_M]:
+    """Every row for staff, an annotator's own (``mine`` is the lookup that names them), and
+    none for anyone else."""
     if _is_staff(user):
-        return Annotator.objects.all()
+        return rows
     annotator = annotator_for_user(user)
     if annotator is None:
-        return Annotator.objects.none()
-    return Annotator.objects.filter(pk=annotator.pk)
+        return rows.none()
+    return rows.filter(**{mine: annotator.pk})
 
 
 # --- staff ----------------------------------------------------------------------------------
@@ -82,39 +78,30 @@ def annotators_visible_to(user) -> QuerySet[Annotator]:
 
 def campaign_for_admin(user, campaign_id) -> Campaign:
     """A campaign an admin may manage (import, settings, dashboard, exports)."""
-    if not _is_staff(user):
-        raise Http404("No such campaign")
-    try:
-        return Campaign.objects.get(pk=campaign_id)
-    except (Campaign.DoesNotExist, ValueError, TypeError):
-        raise Http404("No such campaign") from None
+    return _for_admin(user, Campaign.objects.all(), campaign_id, "campaign")
 
 
 def enrollment_for_admin(user, enrollment_id) -> Enrollment:
-    if not _is_staff(user):
-        raise Http404("No such enrollment")
-    try:
-        return Enrollment.objects.select_related("campaign", "annotator").get(pk=enrollment_id)
-    except (Enrollment.DoesNotExist, ValueError, TypeError):
-        raise Http404("No such enrollment") from None
+    rows = Enrollment.objects.select_related("campaign", "annotator")
+    return _for_admin(user, rows, enrollment_id, "enrollment")
 
 
 def annotator_for_admin(user, annotator_id) -> Annotator:
-    if not _is_staff(user):
-        raise Http404("No such annotator")
-    try:
-        return Annotator.objects.select_related("user").get(pk=annotator_id)
-    except (Annotator.DoesNotExist, ValueError, TypeError):
-        raise Http404("No such annotator") from None
+    return _for_admin(user, Annotator.objects.select_related("user"), annotator_id, "annotator")
 
 
 def item_for_admin(user, item_id) -> Item:
+    return _for_admin(user, Item.objects.select_related("campaign"), item_id, "item")
+
+
+def _for_admin(user, rows: QuerySet[_M], pk, noun: str) -> _M:
+    """The row with this id for staff; for anyone else, or an id that names none, a 404."""
     if not _is_staff(user):
-        raise Http404("No such item")
+        raise Http404(f"No such {noun}")
     try:
-        return Item.objects.select_related("campaign").get(pk=item_id)
-    except (Item.DoesNotExist, ValueError, TypeError):
-        raise Http404("No such item") from None
+        return rows.get(pk=pk)
+    except (ObjectDoesNotExist, ValueError, TypeError):
+        raise Http404(f"No such {noun}") from None
 
 
 # --- annotators -----------------------------------------------------------------------------

@@ -153,6 +153,29 @@ class CampaignForm(forms.ModelForm):
         "Empty: no requirement.",
     )
 
+    # The settings page's groups of fields, each in page order (annotation/campaign_form.html).
+    SECTIONS = {
+        "campaign": ("name", "protocol", "src_lang", "tgt_lang", "overlap", "status"),
+        "signup": (
+            "signup_open", "invite_token", "require_approval", "require_qualification",
+            "qualification_min_accuracy", "max_items_per_annotator", "required_native_languages",
+            "required_working_languages", "exclusive_group", "prolific_completion_url",
+            "prolific_pass_code", "prolific_fail_code", "claim_ttl_seconds",
+        ),
+        "quality": (
+            "qc_min_pass_rate", "qc_min_checks", "qc_min_seconds_per_item", "qc_max_fast_fraction",
+        ),
+        "protocol_options": (
+            "mqm_allow_critical", *_WEIGHT_FIELDS, "multi_select", "ask_confidence",
+            "confidence_labels", "tie_rule", "shuffle_items",
+        ),
+    }  # fmt: skip
+
+    @property
+    def sections(self) -> dict[str, list[forms.BoundField]]:
+        """The bound fields of each of :attr:`SECTIONS`, for the page to lay out."""
+        return {name: [self[field] for field in fields] for name, fields in self.SECTIONS.items()}
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.initial.setdefault("confidence_labels", "\n".join(self.instance.confidence_labels))

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import Annotation, Campaign, Enrollment, Item
+from annotation.protocols.base import SubmittedCheck
 
 PASS, FAIL, PENDING = "pass", "fail", "pending"
 MIN_SUBMISSIONS_FOR_TIME_VERDICT = 5
@@ -71,9 +72,8 @@ def check_result(annotation: Annotation, *, reference: float | None = None) -> b
         return _reference_score(item, annotation.annotator_id)
 
     campaign = annotation.campaign
-    return campaign.get_protocol().check_answer(
-        campaign, item, annotation.answer, score=annotation.score, reference=reference_score
-    )
+    check = SubmittedCheck(campaign, item, annotation.answer, annotation.score, reference_score)
+    return campaign.get_protocol().check_answer(check)
 
 
 @dataclass

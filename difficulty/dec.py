@@ -275,14 +275,8 @@ def blocks_from_arrays(
     system every cell is a different segment) but not for a bootstrap, which must draw the same
     segments for all systems. A cell given twice is an error.
     """
-    estimates = np.asarray(estimates, dtype=float)
-    human = np.asarray(human, dtype=float)
-    system_ids = np.asarray(system_ids)
-    lp_ids = np.asarray(lp_ids)
+    estimates, human, system_ids, lp_ids = _cell_arrays(estimates, human, system_ids, lp_ids)
     n = estimates.shape[0]
-    for name, array in (("human", human), ("system_ids", system_ids), ("lp_ids", lp_ids)):
-        if array.shape != (n,):
-            raise ValueError(f"{name} has shape {array.shape}; estimates has ({n},)")
     if segment_ids is None:
         segment_ids = np.arange(n)
     segment_ids = np.asarray(segment_ids)
@@ -313,6 +307,19 @@ def blocks_from_arrays(
     return blocks
 
 
+def _cell_arrays(*columns: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, ...]:
+    """(estimates, human, system_ids, lp_ids) as arrays, the scores as floats; refused unless
+    all are as long as ``estimates``."""
+    estimates, human, system_ids, lp_ids = columns
+    arrays = (np.asarray(estimates, dtype=float), np.asarray(human, dtype=float),
+              np.asarray(system_ids), np.asarray(lp_ids))  # fmt: skip
+    n = arrays[0].shape[0]
+    for name, array in zip(("human", "system_ids", "lp_ids"), arrays[1:], strict=True):
+        if array.shape != (n,):
+            raise ValueError(f"{name} has shape {array.shape}; estimates has ({n},)")
+    return arrays
+
+
 def dec_from_arrays(
     estimates: Sequence[float] | np.ndarray,
     human: Sequence[float] | np.ndarray,
@@ -330,14 +337,8 @@ def dec_from_arrays(
     group must hold one cell per segment. With a single system and language pair this is simply
     Kendall's tau_b. Language pairs and systems come out in sorted order.
     """
-    estimates = np.asarray(estimates, dtype=float)
-    human = np.asarray(human, dtype=float)
-    system_ids = np.asarray(system_ids)
-    lp_ids = np.asarray(lp_ids)
+    estimates, human, system_ids, lp_ids = _cell_arrays(estimates, human, system_ids, lp_ids)
     n = estimates.shape[0]
-    for name, array in (("human", human), ("system_ids", system_ids), ("lp_ids", lp_ids)):
-        if array.shape != (n,):
-            raise ValueError(f"{name} has shape {array.shape}; estimates has ({n},)")
     if n == 0:
         raise ValueError("no cells given")
     lps, lp_index = np.unique(lp_ids, return_inverse=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.http import QueryDict
 
 from core.uploads import validate_upload_size
@@ -23,6 +24,14 @@ if TYPE_CHECKING:
 
 def _comma_list(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+def validate_language_pair(value: str) -> None:
+    """A language pair field's validator (the page's form and the API's body): ``en-de``."""
+    try:
+        split_language_pair(value)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
 
 
 class _ReferenceFields(forms.Form):
@@ -65,6 +74,7 @@ class DatasetUploadForm(_ReferenceFields):
         label="Language pair",
         max_length=40,
         required=False,
+        validators=[validate_language_pair],
         help_text="Of a Google MQM TSV, e.g. en-de; read from a name like mqm_ted_ende.tsv "
         "when empty. JSONL lines name their own. In an mt-metrics-eval or WMT DA release: "
         "import only this pair (empty: all).",
@@ -115,15 +125,6 @@ class DatasetUploadForm(_ReferenceFields):
             "test_set": data["test_set"].strip(),
             "score_kind": data["score_kind"],
         }
-
-    def clean_langs(self) -> str:
-        langs = self.cleaned_data["langs"].strip()
-        if langs:
-            try:
-                split_language_pair(langs)
-            except ValueError as exc:
-                raise forms.ValidationError(str(exc)) from None
-        return langs
 
 
 class CampaignDatasetForm(_ReferenceFields):

@@ -37,9 +37,8 @@ from typing import Any, TypeGuard
 import langcodes
 
 from annotation import html_text
-from annotation.formats.errors import WHERE, FormatError
+from annotation.formats.errors import WHERE, FormatError, load_json
 from annotation.formats.offsets import codepoint_offset
-from formats import strict_json
 
 FIELDS = (
     ("task.sourceLanguage, task.targetLanguage", "src_lang, tgt_lang (eng → en)"),
@@ -189,12 +188,7 @@ def read_batches(data: bytes, html: bool = False) -> list[dict[str, Any]]:
     """Every item of every batch, in file order; raises :class:`FormatError` at the first
     structural problem (the protocol's own checks come after, item by item). With ``html``,
     span offsets count the visible text of the (sanitised) ``targetText`` (ADR 0033)."""
-    try:
-        document = strict_json.loads(data)
-    except strict_json.JSONSyntaxError as exc:
-        raise FormatError(f"line {exc.lineno}", f"not valid JSON ({exc.msg})") from None
-    except strict_json.JSONInputError as exc:
-        raise FormatError("", f"not valid JSON ({exc})") from None
+    document = load_json(data)
     if not looks_like(document):
         raise FormatError("", "an Appraise batches file is a list of {task, items} batches")
     items = []

@@ -38,9 +38,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation import html_text
-from annotation.formats.errors import WHERE, FormatError
+from annotation.formats.errors import WHERE, FormatError, load_json
 from annotation.formats.offsets import codepoint_offset
-from formats import strict_json
 
 FIELDS = (
     ("info.assignment", "task-based: data is tasks of documents; otherwise documents"),
@@ -70,12 +69,7 @@ def looks_like(document: Any) -> bool:
 
 
 def _campaign(data: bytes) -> dict[str, Any]:
-    try:
-        document = strict_json.loads(data)
-    except strict_json.JSONSyntaxError as exc:
-        raise FormatError(f"line {exc.lineno}", f"not valid JSON ({exc.msg})") from None
-    except strict_json.JSONInputError as exc:
-        raise FormatError("", f"not valid JSON ({exc})") from None
+    document = load_json(data)
     if not looks_like(document):
         raise FormatError("", "a Pearmut campaign is an object with campaign_id, info and data")
     if isinstance(document, list):

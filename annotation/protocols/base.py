@@ -38,6 +38,19 @@ def non_scorable_columns(answer: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class SubmittedCheck:
+    """A submitted answer to an attention check or tutorial, as :meth:`Protocol.check_answer`
+    judges it: ``score`` is the annotation's stored score; ``reference()`` (a query, call it
+    only when needed) the score a generated check's answer must stay below."""
+
+    campaign: Any
+    item: Any
+    answer: Mapping[str, Any]
+    score: float | None
+    reference: Callable[[], float | None]
+
+
+@dataclass(frozen=True)
 class AnswerContext:
     """The campaign's and item's settings an answer is checked against."""
 
@@ -219,24 +232,12 @@ class Protocol(ABC):
 
     def score(self, campaign: Any, answer: Mapping[str, Any], stored: float | None) -> float | None:
         """The 0–100 score exports and results use; ``stored`` is ``Annotation.score``."""
-        return stored
+        return stored if self.has_scores else None
 
     # --- quality control ---------------------------------------------------------------------
 
-    def check_answer(
-        self,
-        campaign: Any,
-        item: Any,
-        answer: Mapping[str, Any],
-        *,
-        score: float | None,
-        reference: Callable[[], float | None],
-    ) -> bool | None:
-        """Pass (True), fail (False) or pending (None) of a check or tutorial answer.
-
-        ``score`` is the annotation's stored score; ``reference()`` (a query, call it only
-        when needed) the score a generated check's answer must stay below.
-        """
+    def check_answer(self, check: SubmittedCheck) -> bool | None:
+        """Pass (True), fail (False) or pending (None) of a check or tutorial answer."""
         return None
 
     # --- exports -----------------------------------------------------------------------------

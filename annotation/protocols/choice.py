@@ -11,11 +11,11 @@ answers of checks and tutorials: an option string, a list of them, or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from annotation import agreement
-from annotation.protocols.base import AnswerContext, Cleaned, Protocol
+from annotation.protocols.base import AnswerContext, Cleaned, Protocol, SubmittedCheck
 from annotation.protocols.items import ItemError, as_int
 
 CONFIDENCE_LEVELS = (1, 2, 3, 4, 5)
@@ -174,23 +174,13 @@ class Choice(Protocol):
             "comment": post.get("comment", ""),
         }
 
-    def score(self, campaign: Any, answer: Mapping[str, Any], stored: float | None) -> float | None:
-        return None
-
     # --- quality control ---------------------------------------------------------------------
 
-    def check_answer(
-        self,
-        campaign: Any,
-        item: Any,
-        answer: Mapping[str, Any],
-        *,
-        score: float | None,
-        reference: Callable[[], float | None],
-    ) -> bool | None:
-        chosen = {item.choices[i] for i in answer.get("selected", []) if i < len(item.choices)}
-        wanted = set(item.expected.get("selected", []))
-        if campaign.multi_select:
+    def check_answer(self, check: SubmittedCheck) -> bool | None:
+        choices = check.item.choices
+        chosen = {choices[i] for i in check.answer.get("selected", []) if i < len(choices)}
+        wanted = set(check.item.expected.get("selected", []))
+        if check.campaign.multi_select:
             return chosen == wanted
         return len(chosen) == 1 and chosen <= wanted
 

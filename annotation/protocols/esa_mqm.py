@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from annotation import scoring
-from annotation.protocols.base import AnswerContext, Cleaned
 from annotation.protocols.esa import ESA
 from annotation.protocols.mqm import MQM
 
@@ -25,14 +24,7 @@ class ESAMQM(MQM, ESA):
     label = "ESA+MQM hybrid (typed error spans + 0–100 score)"
     page_features: ClassVar[tuple[str, ...]] = ("spans", "typology", "score")
 
-    def clean_answer(self, answer: Mapping[str, Any], context: AnswerContext) -> Cleaned:
-        errors: list[str] = []
-        missing: list[str] = []
-        spans = self.clean_spans(answer.get("spans", []), context, errors, missing)
-        cleaned: dict[str, Any] = {"spans": spans}
-        self.clean_score(answer, cleaned, errors, missing)
-        return cleaned, errors, missing
-
+    clean_answer = ESA.clean_answer  # its spans are cleaned by MQM's clean_span all the same
     answer_from_post = ESA.answer_from_post
     answer_score = ESA.answer_score
     page_context = ESA.page_context

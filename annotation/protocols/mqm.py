@@ -51,18 +51,14 @@ class MQM(SpanProtocol):
         return labels
 
     def clean_span(
-        self,
-        number: int,
-        span: Mapping[str, Any],
-        clean: dict[str, Any],
-        context: AnswerContext,
-        errors: list[str],
-        missing: list[str],
-    ) -> None:
+        self, span: Mapping[str, Any], clean: dict[str, Any], context: AnswerContext
+    ) -> tuple[list[str], list[str]]:
+        errors: list[str] = []
+        missing: list[str] = []
         category = str(span.get("category") or "")
         subcategory = str(span.get("subcategory") or "")
         if not category:
-            missing.append(f"span {number}: choose a category")
+            missing.append("choose a category")
         else:
             try:
                 # Google's labels (Style/Awkward, Source error, ...) are stored in our spelling.
@@ -73,14 +69,15 @@ class MQM(SpanProtocol):
                     allow_critical="critical" in context.severities,
                 )  # fmt: skip
             except ValueError as exc:
-                errors.append(f"span {number}: {exc}")
+                errors.append(str(exc))
             if scoring.MQM_TYPOLOGY.get(category) and not subcategory:
-                missing.append(f"span {number}: choose a subcategory of {category}")
+                missing.append(f"choose a subcategory of {category}")
         clean["category"] = category
         clean["subcategory"] = subcategory
         comment = span.get("comment")
         if comment:
             clean["comment"] = str(comment)[:2000]
+        return errors, missing
 
     def clean_answer(self, answer: Mapping[str, Any], context: AnswerContext) -> Cleaned:
         errors: list[str] = []

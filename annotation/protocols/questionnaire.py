@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from annotation import agreement
 from annotation.agreement import MULTIPLE, NONE_OF_THESE, SINGLE, YES_NO
-from annotation.protocols.base import AnswerContext, Cleaned, Protocol
+from annotation.protocols.base import AnswerContext, Cleaned, Protocol, SubmittedCheck
 from annotation.protocols.items import ItemError, as_int
 
 TYPES = (YES_NO, SINGLE, MULTIPLE)
@@ -267,22 +267,11 @@ class Questionnaire(Protocol):
                 answers[name[3:]] = [int(v) if v.isdigit() else v for v in values]
         return {"answers": answers, "comment": post.get("comment", "")}
 
-    def score(self, campaign: Any, answer: Mapping[str, Any], stored: float | None) -> float | None:
-        return None
-
     # --- quality control ---------------------------------------------------------------------
 
-    def check_answer(
-        self,
-        campaign: Any,
-        item: Any,
-        answer: Mapping[str, Any],
-        *,
-        score: float | None,
-        reference: Callable[[], float | None],
-    ) -> bool | None:
-        given = answer.get("answers", {})
-        wanted = (item.expected or {}).get("answers", {})
+    def check_answer(self, check: SubmittedCheck) -> bool | None:
+        given = check.answer.get("answers", {})
+        wanted = (check.item.expected or {}).get("answers", {})
         return all(given.get(qid) == value for qid, value in wanted.items())
 
     # --- exports -----------------------------------------------------------------------------

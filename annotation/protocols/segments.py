@@ -8,7 +8,7 @@ bounds. Generated checks use ``{"type": "corrupted", "original_item_id": id, "sp
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from annotation import scoring
@@ -17,6 +17,7 @@ from annotation.protocols.base import (
     NON_SCORABLE_REASON,
     AnswerContext,
     Protocol,
+    SubmittedCheck,
     is_non_scorable,
 )
 from annotation.protocols.items import ItemError, as_int
@@ -121,20 +122,20 @@ class SpanProtocol(Protocol):
             if severity not in severities:
                 errors.append(f"span {number}: severity must be one of {', '.join(severities)}")
             clean["severity"] = severity
-            self.clean_span(number, span, clean, context, errors, missing)
+            label_errors, label_missing = self.clean_span(span, clean, context)
+            errors += [f"span {number}: {problem}" for problem in label_errors]
+            missing += [f"span {number}: {problem}" for problem in label_missing]
             spans.append(clean)
         return spans
 
     def clean_span(
-        self,
-        number: int,
-        span: Mapping[str, Any],
-        clean: dict[str, Any],
-        context: AnswerContext,
-        errors: list[str],
-        missing: list[str],
-    ) -> None:
-        """Protocol fields of one span (MQM's category), added to ``clean`` in place."""
+        self, span: Mapping[str, Any], clean: dict[str, Any], context: AnswerContext
+    ) -> tuple[list[str], list[str]]:
+        """Protocol fields of one span (MQM's category), added to ``clean`` in place.
+
+        Returns the span's (errors, missing); :meth:`clean_spans` says which span they are of.
+        """
+        return [], []
 
     # --- scores ------------------------------------------------------------------------------
     # A flagged answer has no score whatever the protocol: subclasses implement the
@@ -166,23 +167,16 @@ class SpanProtocol(Protocol):
 
     # --- quality control ---------------------------------------------------------------------
 
-    def check_answer(
-        self,
-        campaign: Any,
-        item: Any,
-        answer: Mapping[str, Any],
-        *,
-        score: float | None,
-        reference: Callable[[], float | None],
-    ) -> bool | None:
-        if is_non_scorable(answer):
+    def check_answer(self, check: SubmittedCheck) -> bool | None:
+        if is_non_scorable(check.answer):
             return False  # checks and tutorials are built to be scored: the flag misses them
-        expected: dict[str, Any] = item.expected
-        spans = answer.get("spans", [])
+        expected: dict[str, Any] = check.item.expected
+        score = check.score
+        spans = check.answer.get("spans", [])
         if not all_overlapped(expected.get("spans", []), spans):
             return False
         if expected.get("type") == "corrupted":
-            reference_score = reference()
+            reference_score = check.reference()
             if reference_score is None or score is None:
                 return None
             return score < reference_score

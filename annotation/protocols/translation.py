@@ -48,9 +48,6 @@ class Translation(Protocol):
     def answer_from_post(self, post: Any) -> dict[str, Any]:
         return {"translation": post.get("translation", ""), "comment": post.get("comment", "")}
 
-    def score(self, campaign: Any, answer: Mapping[str, Any], stored: float | None) -> float | None:
-        return None
-
     def annotation_columns(self, campaign: Any, item: Any, annotation: Any) -> dict[str, Any]:
         answer = annotation.answer or {}
         return {

@@ -19,11 +19,16 @@ from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,
     ReferenceRule,
-    split_language_pair,
 )
+from difficulty.forms import validate_language_pair
 from difficulty.models import DifficultyDataset, DifficultyEvaluation, DifficultySegment
 from difficulty.services.dataset_files import DA_SCORE_KINDS, DATASET_FORMATS
 from difficulty.services.evaluations import MAX_BOOTSTRAP
+
+
+def optional_text(default: str = "", **options: Any) -> serializers.CharField:
+    """A text field a body may leave out or send blank: ``default`` then."""
+    return serializers.CharField(required=False, allow_blank=True, default=default, **options)
 
 
 class FiniteFloatField(serializers.FloatField):
@@ -147,16 +152,12 @@ def _comma_list(value: str) -> tuple[str, ...]:
 class _ReferenceFields(serializers.Serializer):
     """Which systems are human references, as the pages' forms take it: comma-separated."""
 
-    reference_systems = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        default=", ".join(DEFAULT_REFERENCE_NAMES),
+    reference_systems = optional_text(
+        ", ".join(DEFAULT_REFERENCE_NAMES),
         help_text="Comma-separated system names that are human references.",
     )
-    reference_prefixes = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        default=", ".join(DEFAULT_REFERENCE_PREFIXES),
+    reference_prefixes = optional_text(
+        ", ".join(DEFAULT_REFERENCE_PREFIXES),
         help_text="Comma-separated prefixes (any case) that mark references; empty for none.",
     )
 
@@ -172,7 +173,7 @@ class DatasetImportSerializer(_ReferenceFields):
     """An upload in any of the dataset formats, as the upload page takes it."""
 
     name = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    description = optional_text()
     file = serializers.FileField(
         validators=[validate_upload_size],
         help_text="WMT-style JSONL (langs, src, tgt{system}, scores{system}; other fields kept), "
@@ -186,27 +187,19 @@ class DatasetImportSerializer(_ReferenceFields):
         help_text="auto recognises the file from line 1, an archive from its files (else the "
         "name); a file that looks like another format than the one given is refused naming it.",
     )
-    langs = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        default="",
+    langs = optional_text(
         max_length=40,
+        validators=[validate_language_pair],
         help_text="Language pair of a Google MQM TSV, e.g. en-de (default: read from a name "
         "like mqm_ted_ende.tsv); JSONL lines name their own; in an mt-metrics-eval or WMT DA "
         "release, import only this pair (default: all).",
     )
-    human_score = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        default="",
+    human_score = optional_text(
         max_length=100,
         help_text="mt-metrics-eval: the human score to import (mqm, wmt, wmt-z, ...; default: "
         "the only one; a 400 lists those found).",
     )
-    test_set = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        default="",
+    test_set = optional_text(
         max_length=100,
         help_text="mt-metrics-eval: the test set of an archive holding several.",
     )
@@ -226,15 +219,6 @@ class DatasetImportSerializer(_ReferenceFields):
             "score_kind": data["da_score"],
         }
 
-    def validate_langs(self, value: str) -> str:
-        value = value.strip()
-        if value:
-            try:
-                split_language_pair(value)
-            except ValueError as exc:
-                raise serializers.ValidationError(str(exc)) from None
-        return value
-
     perfect_score = serializers.FloatField(
         default=100.0, help_text="Human score of a flawless translation (ESA: 100)."
     )
@@ -245,7 +229,7 @@ class DatasetFromCampaignSerializer(_ReferenceFields):
         queryset=selectors.source_campaigns(), help_text="An ESA or MQM annotation campaign."
     )
     name = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    description = optional_text()
 
 
 class DifficultyErrorSerializer(serializers.Serializer):

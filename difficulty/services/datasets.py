@@ -15,6 +15,7 @@ import logging
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 from django.db import IntegrityError, transaction
@@ -69,36 +70,34 @@ def check_dataset_name(name: str) -> str:
     return name
 
 
+class DatasetFields(TypedDict, total=False):
+    """What every import takes besides its file and the name: the dataset row's own fields
+    and ``on_written(dataset)``, run inside the writing transaction (a background import marks
+    its job done there)."""
+
+    description: str
+    reference_rule: ReferenceRule | None
+    source_file_name: str
+    perfect_score: float
+    created_by: Any
+    on_written: Callable[[DifficultyDataset], None] | None
+
+
 def import_difficulty_dataset(
     lines: Iterable[bytes | str],
     *,
     name: str,
-    description: str = "",
-    reference_rule: ReferenceRule | None = None,
-    source_file_name: str = "",
-    perfect_score: float = 100.0,
-    created_by=None,
-    on_written: Callable[[DifficultyDataset], None] | None = None,
+    **fields: Unpack[DatasetFields],
 ) -> DifficultyDataset:
     """Import a WMT-style JSONL file (see ``difficulty.dataset_format``); all or nothing.
 
     Raises :class:`DatasetFormatError` (every bad line with its number) or
-    :class:`DifficultyDatasetError`; in both cases nothing is written. ``on_written(dataset)``
-    runs inside the writing transaction (a background import marks its job done there).
+    :class:`DifficultyDatasetError`; in both cases nothing is written. ``fields``: see
+    :class:`DatasetFields`.
     """
     name = check_dataset_name(name)
     segments = parse_jsonl(lines)
-    return _write_dataset(
-        segments,
-        name=name,
-        description=description,
-        origin=DifficultyDataset.Origin.IMPORT,
-        reference_rule=reference_rule or ReferenceRule(),
-        source_file_name=source_file_name,
-        perfect_score=perfect_score,
-        created_by=created_by,
-        on_written=on_written,
-    )
+    return _write_dataset(segments, name=name, **fields)
 
 
 def import_mqm_tsv_dataset(
@@ -106,13 +105,8 @@ def import_mqm_tsv_dataset(
     *,
     name: str,
     language_pair: str = "",
-    description: str = "",
-    reference_rule: ReferenceRule | None = None,
-    source_file_name: str = "",
     member_name: str = "",
-    perfect_score: float = 100.0,
-    created_by=None,
-    on_written: Callable[[DifficultyDataset], None] | None = None,
+    **fields: Unpack[DatasetFields],
 ) -> DifficultyDataset:
     """A dataset from a Google MQM TSV file (one row per error per rater); all or nothing.
 
@@ -127,6 +121,7 @@ def import_mqm_tsv_dataset(
     in the dataset's ``import_report``, as are (system, segment) cells rated only by checks.
     """
     name = check_dataset_name(name)
+    source_file_name = fields.get("source_file_name", "")
     report: dict = {}
     if not language_pair:
         language_pair = (
@@ -169,15 +164,10 @@ def import_mqm_tsv_dataset(
     return _write_dataset(
         segments,
         name=name,
-        description=(description.strip() + "\n\n" + scale).strip(),
-        origin=DifficultyDataset.Origin.IMPORT,
-        reference_rule=reference_rule or ReferenceRule(),
-        source_file_name=source_file_name,
-        perfect_score=perfect_score,
-        created_by=created_by,
+        note=scale,
         import_report=report,
         judgments={language_pair: judgments},
-        on_written=on_written,
+        **fields,
     )
 
 
@@ -188,12 +178,7 @@ def import_mtme_dataset(
     human_score: str = "",
     test_set: str = "",
     language_pairs: Sequence[str] = (),
-    description: str = "",
-    reference_rule: ReferenceRule | None = None,
-    source_file_name: str = "",
-    perfect_score: float = 100.0,
-    created_by=None,
-    on_written: Callable[[DifficultyDataset], None] | None = None,
+    **fields: Unpack[DatasetFields],
 ) -> DifficultyDataset:
     """A dataset from an mt-metrics-eval test set (``difficulty.releases.mtme``): each language
     pair with the chosen segment-level human score, outputs as translations, the first
@@ -204,24 +189,15 @@ def import_mtme_dataset(
     release = mtme.read_mtme(
         files, human_score=human_score, test_set=test_set, language_pairs=language_pairs
     )
-    rule = reference_rule or ReferenceRule()
+    rule = fields.get("reference_rule") or ReferenceRule()
     extra = tuple(sorted(release.reference_systems - set(rule.names)))
-    rule = ReferenceRule(names=(*rule.names, *extra), prefixes=rule.prefixes)
+    fields["reference_rule"] = ReferenceRule(names=(*rule.names, *extra), prefixes=rule.prefixes)
     note = (
         f"Scores: mt-metrics-eval human score {release.report['human_score']!r} "
         f"(segment level) of test set {release.report['test_set']}."
     )
     return _write_dataset(
-        release.segments,
-        name=name,
-        description=(description.strip() + "\n\n" + note).strip(),
-        origin=DifficultyDataset.Origin.IMPORT,
-        reference_rule=rule,
-        source_file_name=source_file_name,
-        perfect_score=perfect_score,
-        created_by=created_by,
-        import_report=release.report,
-        on_written=on_written,
+        release.segments, name=name, note=note, import_report=release.report, **fields
     )
 
 
@@ -231,12 +207,7 @@ def import_wmt_da_dataset(
     name: str,
     score_kind: str = "z",
     language_pairs: Sequence[str] = (),
-    description: str = "",
-    reference_rule: ReferenceRule | None = None,
-    source_file_name: str = "",
-    perfect_score: float = 100.0,
-    created_by=None,
-    on_written: Callable[[DifficultyDataset], None] | None = None,
+    **fields: Unpack[DatasetFields],
 ) -> DifficultyDataset:
     """A dataset from a WMT crowd-DA release (``difficulty.releases.wmt_da``): per-segment means
     (``score_kind`` ``z`` or ``raw``) as scores, the individual judgments beside them. All or
@@ -250,15 +221,10 @@ def import_wmt_da_dataset(
     return _write_dataset(
         release.segments,
         name=name,
-        description=(description.strip() + "\n\n" + note).strip(),
-        origin=DifficultyDataset.Origin.IMPORT,
-        reference_rule=reference_rule or ReferenceRule(),
-        source_file_name=source_file_name,
-        perfect_score=perfect_score,
-        created_by=created_by,
+        note=note,
         import_report=release.report,
         judgments=release.judgments,
-        on_written=on_written,
+        **fields,
     )
 
 
@@ -306,9 +272,10 @@ def _write_dataset(
     segments: list[ParsedSegment],
     *,
     name: str,
-    description: str,
-    origin: str,
-    reference_rule: ReferenceRule,
+    origin: str = DifficultyDataset.Origin.IMPORT,
+    description: str = "",
+    note: str = "",
+    reference_rule: ReferenceRule | None = None,
     source_file_name: str = "",
     perfect_score: float = 100.0,
     created_by=None,
@@ -319,7 +286,11 @@ def _write_dataset(
     on_written: Callable[[DifficultyDataset], None] | None = None,
 ) -> DifficultyDataset:
     """Write a dataset in one transaction; ``judgments[lp].segment`` indexes that pair's
-    segments in the order given."""
+    segments in the order given; ``note`` (what the import says about the scores) follows the
+    description a person gave."""
+    reference_rule = reference_rule or ReferenceRule()
+    if note:
+        description = (description.strip() + "\n\n" + note).strip()
     by_pair: dict[str, list[ParsedSegment]] = defaultdict(list)
     for segment in segments:
         by_pair[segment.lp].append(segment)
@@ -482,9 +453,10 @@ def build_difficulty_dataset_from_campaign(
     return _write_dataset(
         segments,
         name=name,
-        description=(description.strip() + "\n\n" + note).strip(),
+        description=description,
+        note=note,
         origin=DifficultyDataset.Origin.CAMPAIGN,
-        reference_rule=reference_rule or ReferenceRule(),
+        reference_rule=reference_rule,
         created_by=created_by,
         campaign_id=campaign.pk,
         campaign_name=campaign.name,
