@@ -337,6 +337,11 @@ def summarise(traces: Sequence[PolicyTrace], *, tau_threshold: float = 0.9) -> d
     return out
 
 
+# What each measure can be: Kendall τ, the share of seeds that recovered the top cluster, and
+# the number of clusters (at least one).
+_MEASURE_RANGES = {"tau": (-1.0, 1.0), "top": (0.0, 1.0), "clusters": (1.0, math.inf)}
+
+
 def bands(traces: Sequence[PolicyTrace], *, z: float = 1.96) -> dict[str, Any]:
     """Per policy and measure (tau, top, clusters): the mean over seeds at each checkpoint and a
     band of ``z`` standard errors of that mean (95 % by default), for a chart. JSON-safe."""
@@ -346,11 +351,16 @@ def bands(traces: Sequence[PolicyTrace], *, z: float = 1.96) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, runs in by_policy.items():
         curve: dict[str, Any] = {"budgets": runs[0].budgets}
-        for measure in ("tau", "top", "clusters"):
+        for measure, (lowest, highest) in _MEASURE_RANGES.items():
             values = np.array([getattr(t, measure) for t in runs], dtype=np.float64)
             mean = values.mean(axis=0)
             spread = z * values.std(axis=0, ddof=1) / math.sqrt(len(runs)) if len(runs) > 1 else 0
-            curve[measure] = {"mean": mean, "low": mean - spread, "high": mean + spread}
+            # A normal band can leave the measure's range (a share above 1, τ below −1): clip it.
+            low, high = (
+                np.clip(mean - spread, lowest, highest),
+                np.clip(mean + spread, lowest, highest),
+            )
+            curve[measure] = {"mean": mean, "low": low, "high": high}
         out[name] = json_safe(curve)
     return out
 

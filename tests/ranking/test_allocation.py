@@ -149,3 +149,16 @@ def test_an_unknown_policy_or_parameter_is_refused():
         al.make_policy("pearmut", warmth=3)
     with pytest.raises(ValueError, match="goal"):
         al.make_policy("settle", goal="best")
+
+
+def test_the_chart_bands_stay_within_what_each_measure_can_be():
+    budgets = np.array([10, 20])
+    traces = [
+        rp.PolicyTrace("settle", seed, budgets, tau=np.array([0.9, 1.0]),
+                           top=np.array([seed == 0, True]), clusters=np.array([1, 1]))
+        for seed in range(3)
+    ]  # fmt: skip
+    curve = rp.bands(traces)["settle"]
+    assert curve["top"]["low"][0] == 0.0 and curve["top"]["high"][0] < 1.0
+    assert curve["top"]["high"][1] == 1.0 and curve["tau"]["high"][1] == 1.0
+    assert curve["clusters"]["low"] == [1.0, 1.0]
