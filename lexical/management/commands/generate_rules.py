@@ -8,6 +8,7 @@ import argparse
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.command_io import run_to_end
 from lexical.rules.selectors import job_concepts
 from lexical.rules.services import (
     JobStateError,
@@ -82,10 +83,7 @@ class Command(BaseCommand):
                     f"follow it at /lexical/rules/jobs/{job.pk}/"
                 )
                 continue
-            try:
-                job = run_in_foreground(job.pk)
-            except JobStateError as exc:
-                raise CommandError(str(exc)) from None
+            job = run_to_end(run_in_foreground, job, JobStateError)
             self.stdout.write(
                 f"rule job {job.pk} ({job.engine}) {job.status}: {job.items_done}/"
                 f"{job.items_total} concepts, {job.concepts_failed} failed, cost {job.cost:.4f}"
