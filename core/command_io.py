@@ -107,6 +107,11 @@ def start_job(start: Callable[..., Job], config: Any, *, foreground: bool, what:
         raise CommandError(f"invalid {what}: {exc}") from None
 
 
+def queued_note(job: str, page: str) -> str:
+    """The line a command prints for ``job`` (e.g. "transfer 3") left to the workers."""
+    return f"{job} queued for the workers; follow it at {page}"
+
+
 def run_to_end(
     run_in_foreground: Callable[[int], Job], job: Any, state_error: type[Exception]
 ) -> Job:
