@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_parsers import StrictJSONParser
 from rounds import JobConfigError
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "JobReadViewSet",
     "JobSerializer",
     "JobViewSet",
+    "RoundJobViewSet",
     "start_schema",
 ]
 
@@ -80,13 +82,15 @@ class JobReadViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
 
     A subclass sets ``list_serializer`` and ``detail_serializer``, and, as static methods,
     ``jobs_for_user(user)`` (the queryset it lists) and ``job_for_user(user, pk)`` (one job,
-    or Http404).
+    or Http404). With ``reread_detail``, the detail is read again through ``job_for_user``
+    before it answers, for a kind whose rows carry (annotate) what the detail shows.
     """
 
     list_serializer: ClassVar[type[serializers.BaseSerializer]]
     detail_serializer: ClassVar[type[serializers.BaseSerializer]]
     jobs_for_user: Callable[[Any], Any]
     job_for_user: Callable[[Any, Any], Any]
+    reread_detail: ClassVar[bool] = False
 
     def get_queryset(self) -> Any:
         return self.jobs_for_user(self.request.user)
@@ -98,7 +102,9 @@ class JobReadViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         return self.list_serializer if self.action == "list" else self.detail_serializer
 
     def detail_data(self, job: Any) -> Any:
-        """The job's detail as the API answers it (a subclass may read it afresh first)."""
+        """The job's detail as the API answers it (read afresh with ``reread_detail``)."""
+        if self.reread_detail:
+            job = self.job_for_user(self.request.user, job.pk)
         return self.detail_serializer(job, context=self.get_serializer_context()).data
 
 
@@ -154,3 +160,23 @@ class JobViewSet(JobReadViewSet):
     def cancel(self, request: Request, pk: Any = None) -> Response:
         """End the job for good; the round in flight still records what it paid for."""
         return self.control(self.cancel_job)
+
+
+class RoundJobViewSet(JobViewSet):
+    """A job that runs round by round, so it also pauses and resumes (at the end of the round
+    in flight): a subclass sets ``pause_job(job)`` and ``resume_job(job)`` as static methods,
+    raising ``state_error`` like ``cancel_job``."""
+
+    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
+    parser_classes = [StrictJSONParser]
+    controls = ("pause", "resume", "cancel")
+    pause_job: Callable[[Any], Any]
+    resume_job: Callable[[Any], Any]
+
+    @action(detail=True, methods=["post"])
+    def pause(self, request: Request, pk: Any = None) -> Response:
+        return self.control(self.pause_job)
+
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk: Any = None) -> Response:
+        return self.control(self.resume_job)

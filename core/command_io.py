@@ -82,6 +82,22 @@ def add_job_options(parser: CommandParser, *, printed: str = "the summary") -> N
     parser.add_argument("--json", action="store_true", help=f"Print {printed} as JSON.")
 
 
+def add_run_config_arguments(parser: CommandParser) -> None:
+    """A run's configuration file, the job options and ``--name``: what every command that
+    starts a run from a JSON config takes (read back by :func:`read_run_config`)."""
+    parser.add_argument("config", type=Path, help="Run configuration (JSON object).")
+    add_job_options(parser)
+    parser.add_argument("--name", help="Override the run's name.")
+
+
+def read_run_config(options: dict[str, Any]) -> dict:
+    """The configuration named by :func:`add_run_config_arguments`, ``--name`` applied."""
+    config = read_json_object(options["config"])
+    if options["name"]:
+        config["name"] = options["name"]
+    return config
+
+
 def start_job(start: Callable[..., Job], config: Any, *, foreground: bool, what: str) -> Job:
     """``start(config)``, queued for the workers unless the command runs it in the foreground;
     a refused configuration is one line: ``invalid {what}: field: message; ...``."""
@@ -89,6 +105,11 @@ def start_job(start: Callable[..., Job], config: Any, *, foreground: bool, what:
         return start(config, enqueue=not foreground)
     except JobConfigError as exc:
         raise CommandError(f"invalid {what}: {exc}") from None
+
+
+def queued_note(job: str, page: str) -> str:
+    """The line a command prints for ``job`` (e.g. "transfer 3") left to the workers."""
+    return f"{job} queued for the workers; follow it at {page}"
 
 
 def run_to_end(

@@ -212,6 +212,7 @@ class DifficultyEvaluationViewSet(JobViewSet):
     job_for_user = staticmethod(selectors.evaluation_for_user)
     # Its cancel answers a 409 with the status it found (EvaluationStateError), written below.
     controls = ()
+    reread_detail = True
 
     def get_queryset(self):
         evaluations = selectors.evaluations_for_user(self.request.user).select_related("created_by")
@@ -219,10 +220,6 @@ class DifficultyEvaluationViewSet(JobViewSet):
         if dataset.isdigit():
             evaluations = evaluations.filter(dataset_id=int(dataset))
         return evaluations
-
-    def detail_data(self, evaluation: DifficultyEvaluation) -> dict:
-        # Read again through the user's rows, which carry what the detail shows.
-        return super().detail_data(selectors.evaluation_for_user(self.request.user, evaluation.pk))
 
     @extend_schema(
         parameters=[

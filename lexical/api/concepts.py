@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -17,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_links import PageField
 from core.api_parsers import StrictJSONParser
 from lexical.concepts import services
 from lexical.concepts.forms import ConceptFilterForm
@@ -60,7 +60,7 @@ class ExampleSerializer(serializers.ModelSerializer):
 
 class ConceptSerializer(serializers.ModelSerializer):
     variations = serializers.SerializerMethodField()
-    page = serializers.SerializerMethodField()
+    page = PageField("lexical:concept_detail")
 
     class Meta:
         model = Concept
@@ -72,10 +72,6 @@ class ConceptSerializer(serializers.ModelSerializer):
 
     def get_variations(self, concept: Concept) -> Any:
         return VariationSerializer(concept.variations.all(), many=True).data
-
-    def get_page(self, concept: Concept) -> str:
-        url = reverse("lexical:concept_detail", args=[concept.pk])
-        return self.context["request"].build_absolute_uri(url)
 
 
 class ConceptDetailSerializer(ConceptSerializer):
@@ -232,17 +228,13 @@ class ExampleSelectionSerializer(serializers.ModelSerializer):
     concepts: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(
         many=True, read_only=True
     )
-    page = serializers.SerializerMethodField()
+    page = PageField("lexical:selection_detail")
 
     class Meta:
         model = ExampleSelection
         fields = ["id", "name", "src_lang", "tgt_lang", "seed", "params", "concepts",
                   "created_at", "page"]  # fmt: skip
         read_only_fields = fields
-
-    def get_page(self, selection: ExampleSelection) -> str:
-        url = reverse("lexical:selection_detail", args=[selection.pk])
-        return self.context["request"].build_absolute_uri(url)
 
 
 class ExampleSelectionDetailSerializer(ExampleSelectionSerializer):

@@ -18,7 +18,7 @@ from core.api_links import LinksField
 from core.uploads import validate_upload_size
 from lexical.corpora import reading
 from lexical.corpora.selectors import corpora_for_user, corpus_for_user, corpus_pairs
-from lexical.corpora.services import CorpusImportError, CorpusSource, import_corpus_pairs
+from lexical.corpora.services import CorpusImportError, CorpusSource, import_uploaded_corpus
 from lexical.models import ParallelCorpus, SentencePair
 
 
@@ -97,17 +97,9 @@ class ParallelCorpusViewSet(
         """Import a corpus from uploaded files (multipart); all or nothing."""
         body = CorpusImportSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        data = body.validated_data
         source = body.corpus_source()
         try:
-            corpus = import_corpus_pairs(
-                source,
-                name=data["name"],
-                src_lang=data["src_lang"],
-                tgt_lang=data["tgt_lang"],
-                description=data["description"],
-                created_by=request.user,
-            )
+            corpus = import_uploaded_corpus(source, body.validated_data, created_by=request.user)
         except CorpusImportError as exc:
             fields = _error_fields(exc, source)
             payload = field_errors({field: [str(exc)] for field in fields})

@@ -5,7 +5,6 @@ only; a refused study is a 400 with ``errors`` keyed by field, and nothing is wr
 
 from __future__ import annotations
 
-from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.permissions import IsAdminUser
@@ -14,6 +13,7 @@ from rest_framework.response import Response
 
 from annotation.api.serializers import FamilyAgreementSerializer
 from core.api_errors import field_errors
+from core.api_links import PageField
 from lexical.models import RuleValidationStudy
 from lexical.studies.rule_validation.selectors import (
     studies_for_user,
@@ -29,7 +29,7 @@ from lexical.studies.rule_validation.services import (
 
 class RuleValidationStudySerializer(serializers.ModelSerializer):
     campaign_name = serializers.CharField(source="campaign.name", read_only=True)
-    page = serializers.SerializerMethodField()
+    page = PageField("lexical:rule_validation")
 
     class Meta:
         model = RuleValidationStudy
@@ -38,10 +38,6 @@ class RuleValidationStudySerializer(serializers.ModelSerializer):
             "rule_jobs", "params", "created_at", "page",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_page(self, study: RuleValidationStudy) -> str:
-        url = reverse("lexical:rule_validation", args=[study.pk])
-        return self.context["request"].build_absolute_uri(url)
 
 
 class RuleValidationShareSerializer(serializers.Serializer):

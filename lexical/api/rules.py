@@ -4,7 +4,6 @@ refused configuration is a 400 with ``errors`` keyed by field, and nothing is wr
 
 from __future__ import annotations
 
-from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.exceptions import ValidationError
@@ -13,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_jobs import JobSerializer, JobViewSet
+from core.api_links import PageField
 from lexical.models import Rule, RuleJob, RuleJobConcept
 from lexical.rules.selectors import job_concepts, job_for_user, jobs_for_user, rules_for_user
 from lexical.rules.services import JobStateError, cancel_job, start_rule_jobs
@@ -20,7 +20,7 @@ from lexical.rules.services import JobStateError, cancel_job, start_rule_jobs
 
 class RuleJobSerializer(JobSerializer):
     concepts_failed = serializers.IntegerField(read_only=True)
-    page = serializers.SerializerMethodField()
+    page = PageField("lexical:rule_job")
 
     class Meta:
         model = RuleJob
@@ -30,10 +30,6 @@ class RuleJobSerializer(JobSerializer):
             "created_at", "started_at", "finished_at", "page",
         ]  # fmt: skip
         read_only_fields = fields
-
-    def get_page(self, job: RuleJob) -> str:
-        url = reverse("lexical:rule_job", args=[job.pk])
-        return self.context["request"].build_absolute_uri(url)
 
 
 class RuleJobConceptSerializer(serializers.ModelSerializer):

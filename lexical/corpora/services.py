@@ -24,6 +24,7 @@ __all__ = [
     "CorpusSource",
     "check_corpus_options",
     "import_corpus_pairs",
+    "import_uploaded_corpus",
 ]
 
 CHUNK_SIZE = 5000
@@ -160,3 +161,18 @@ def import_corpus_pairs(
         # Two imports with one name at once: the unique name refuses the second.
         raise CorpusImportError(f"there is already a corpus named {name!r}", field="name") from None
     return corpus
+
+
+def import_uploaded_corpus(
+    source: CorpusSource, options: Mapping[str, Any], *, created_by=None
+) -> ParallelCorpus:
+    """:func:`import_corpus_pairs` with the options the upload form or the API checked
+    (``name``, ``src_lang``, ``tgt_lang``, ``description``): the page and the API take the same."""
+    return import_corpus_pairs(
+        source,
+        name=options["name"],
+        src_lang=options["src_lang"],
+        tgt_lang=options["tgt_lang"],
+        description=options["description"],
+        created_by=created_by,
+    )

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from core.http import HtmxHttpRequest
 from lexical.corpora.forms import CorpusImportForm
 from lexical.corpora.selectors import corpora_for_user, corpus_for_user, corpus_pairs
-from lexical.corpora.services import CorpusImportError, import_corpus_pairs
+from lexical.corpora.services import CorpusImportError, import_uploaded_corpus
 from lexical.mining.selectors import mining_jobs_for_user
 
 DETAIL = "lexical/corpora/corpus_detail.html"
@@ -33,15 +33,9 @@ def corpus_import(request: HtmxHttpRequest) -> HttpResponse:
     form = CorpusImportForm(request.POST or None, request.FILES or None)
     errors: list[str] = []
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            corpus = import_corpus_pairs(
-                form.corpus_source(),
-                name=data["name"],
-                src_lang=data["src_lang"],
-                tgt_lang=data["tgt_lang"],
-                description=data["description"],
-                created_by=request.user,
+            corpus = import_uploaded_corpus(
+                form.corpus_source(), form.cleaned_data, created_by=request.user
             )
         except CorpusImportError as exc:
             errors = [str(exc)]

@@ -20,13 +20,10 @@ from core.api_jobs import (
     JobConfigErrorSerializer,
     JobControlErrorSerializer,
     JobSerializer,
-    JobViewSet,
+    RoundJobViewSet,
     start_schema,
 )
 from core.api_links import LinksField
-from core.api_parsers import StrictJSONParser
-
-# One error shape for every run control, so the schema has one ControlError component.
 from search.breaker.data_quality import StatisticsConfigError, start_statistics
 from search.breaker.human_report import calibration_report, human_report
 from search.breaker.humans import SCORING_PROTOCOLS, SendError, send_to_annotation
@@ -186,36 +183,24 @@ def _start_runs(config: Any, created_by: Any) -> list[BreakerRun]:
     return [start_breaker_run(config, created_by=created_by)]
 
 
-class BreakerRunViewSet(JobViewSet):
+class BreakerRunViewSet(RoundJobViewSet):
     """MT-breaker runs (staff only). Controls act at the end of the round in flight."""
 
-    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
-    parser_classes = [StrictJSONParser]
     queryset = BreakerRun.objects.none()  # for the schema; requests use get_queryset
     list_serializer = BreakerRunSerializer
     detail_serializer = BreakerRunDetailSerializer
     jobs_for_user = staticmethod(run_rows)
     job_for_user = staticmethod(run_for_user)
     cancel_job = staticmethod(cancel_run)
+    pause_job = staticmethod(pause_run)
+    resume_job = staticmethod(resume_run)
     state_error = RunStateError
-    controls = ("pause", "resume", "cancel")
-
-    def detail_data(self, run: BreakerRun) -> dict:
-        # Read again through the user's rows, which carry what the detail shows.
-        return super().detail_data(run_for_user(self.request.user, run.pk))
+    reread_detail = True
 
     @start_schema(BreakerConfigSerializer, BreakerRunDetailSerializer(many=True))
     def create(self, request: Request) -> Response:
         """Start a run from its configuration (or, with ``methods``, one per method): a list."""
         return self.started(_start_runs, lambda runs: [self.detail_data(run) for run in runs])
-
-    @action(detail=True, methods=["post"])
-    def pause(self, request: Request, pk=None) -> Response:
-        return self.control(pause_run)
-
-    @action(detail=True, methods=["post"])
-    def resume(self, request: Request, pk=None) -> Response:
-        return self.control(resume_run)
 
     @extend_schema(
         methods=["GET"],

@@ -17,9 +17,8 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_jobs import JobSerializer, JobViewSet, start_schema
+from core.api_jobs import JobSerializer, RoundJobViewSet, start_schema
 from core.api_links import LinksField
-from core.api_parsers import StrictJSONParser
 from search.models import Pull, SearchRun, TopicTree
 from search.runs.records import pull_record, pulls_jsonl_response, top_k_json_response
 from search.runs.selectors import run_for_user, run_rows, top_topics
@@ -141,40 +140,28 @@ ARM_PARAMETER = OpenApiParameter(
 )
 
 
-class SearchRunViewSet(JobViewSet):
+class SearchRunViewSet(RoundJobViewSet):
     """Search runs (staff only). Pause, resume and cancel take effect at the end of the round
     in flight; the response shows the run as it is when the request returns."""
 
-    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
-    parser_classes = [StrictJSONParser]
     queryset = SearchRun.objects.none()  # for the schema; requests use get_queryset
     list_serializer = SearchRunSerializer
     detail_serializer = SearchRunDetailSerializer
     job_for_user = staticmethod(run_for_user)
     cancel_job = staticmethod(cancel_run)
+    pause_job = staticmethod(pause_run)
+    resume_job = staticmethod(resume_run)
     state_error = RunStateError
-    controls = ("pause", "resume", "cancel")
+    reread_detail = True
 
     @staticmethod
     def jobs_for_user(user):
         return run_rows(user).select_related("sampler_engine")
 
-    def detail_data(self, run: SearchRun) -> dict:
-        # Read again through the user's rows, which carry what the detail shows.
-        return super().detail_data(run_for_user(self.request.user, run.pk))
-
     @start_schema(RunConfigSerializer, SearchRunDetailSerializer)
     def create(self, request: Request) -> Response:
         """Start a run from its configuration (the JSON ``run_search`` reads); queued at once."""
         return self.started(start_search_run)
-
-    @action(detail=True, methods=["post"])
-    def pause(self, request: Request, pk=None) -> Response:
-        return self.control(pause_run)
-
-    @action(detail=True, methods=["post"])
-    def resume(self, request: Request, pk=None) -> Response:
-        return self.control(resume_run)
 
     @extend_schema(responses=TopTopicSerializer(many=True))
     @action(

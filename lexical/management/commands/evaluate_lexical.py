@@ -6,7 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from core.command_io import add_job_options, run_to_end, start_job
+from core.command_io import add_job_options, queued_note, run_to_end, start_job
 from lexical.evaluation import selectors
 from lexical.evaluation.services import (
     EvaluationStateError,
@@ -48,10 +48,8 @@ class Command(BaseCommand):
             start_lexical_evaluation, config, foreground=foreground, what="evaluation"
         )
         if not foreground:
-            self.stdout.write(
-                f"evaluation {evaluation.pk} queued for the workers; "
-                f"follow it at /lexical/evaluation/{evaluation.pk}/"
-            )
+            page = f"/lexical/evaluation/{evaluation.pk}/"
+            self.stdout.write(queued_note(f"evaluation {evaluation.pk}", page))
             return
         evaluation = run_to_end(run_in_foreground, evaluation, EvaluationStateError)
         lines = selectors.results(evaluation).summary

@@ -8,6 +8,7 @@ import argparse
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.command_io import queued_note, run_to_end
 from lexical.rules.selectors import job_concepts
 from lexical.rules.services import (
     JobStateError,
@@ -77,15 +78,10 @@ class Command(BaseCommand):
             raise CommandError(f"nothing created: {exc}") from None
         for job in jobs:
             if options["queue"]:
-                self.stdout.write(
-                    f"rule job {job.pk} ({job.engine}) queued for the workers; "
-                    f"follow it at /lexical/rules/jobs/{job.pk}/"
-                )
+                page = f"/lexical/rules/jobs/{job.pk}/"
+                self.stdout.write(queued_note(f"rule job {job.pk} ({job.engine})", page))
                 continue
-            try:
-                job = run_in_foreground(job.pk)
-            except JobStateError as exc:
-                raise CommandError(str(exc)) from None
+            job = run_to_end(run_in_foreground, job, JobStateError)
             self.stdout.write(
                 f"rule job {job.pk} ({job.engine}) {job.status}: {job.items_done}/"
                 f"{job.items_total} concepts, {job.concepts_failed} failed, cost {job.cost:.4f}"

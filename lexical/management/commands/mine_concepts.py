@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from core.command_io import read_json_file
+from core.command_io import queued_note, read_json_file, run_to_end
 from lexical.mining.params import MiningParams, MiningParamsError
 from lexical.mining.selectors import corpus_by_reference
 from lexical.mining.services import MiningStateError, run_in_foreground, start_mining
@@ -61,15 +61,9 @@ class Command(BaseCommand):
         except MiningStateError as exc:
             raise CommandError(str(exc)) from None
         if not options["foreground"]:
-            self.stdout.write(
-                f"mining job {job.pk} queued for the workers; "
-                f"follow it at /lexical/mining/{job.pk}/"
-            )
+            self.stdout.write(queued_note(f"mining job {job.pk}", f"/lexical/mining/{job.pk}/"))
             return
-        try:
-            job = run_in_foreground(job.pk)
-        except MiningStateError as exc:
-            raise CommandError(str(exc)) from None
+        job = run_to_end(run_in_foreground, job, MiningStateError)
         concepts: list[dict[str, Any]] = [
             {
                 "id": c.pk,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from core.command_io import add_job_options, read_json_object, run_to_end, start_job
+from core.command_io import add_job_options, queued_note, read_json_object, run_to_end, start_job
 from search.breaker.services import RunStateError
 from search.breaker.transfer.selectors import matrix
 from search.breaker.transfer.services import run_in_foreground, start_transfer
@@ -31,10 +31,8 @@ class Command(BaseCommand):
         what = "transfer configuration"
         transfer = start_job(start_transfer, config, foreground=foreground, what=what)
         if not foreground:
-            self.stdout.write(
-                f"transfer {transfer.pk} queued for the workers; "
-                f"follow it at /search/breaker/transfers/{transfer.pk}/"
-            )
+            page = f"/search/breaker/transfers/{transfer.pk}/"
+            self.stdout.write(queued_note(f"transfer {transfer.pk}", page))
             return
         transfer = run_to_end(run_in_foreground, transfer, RunStateError)
         table = matrix(transfer)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from core.command_io import add_job_options, read_json_object, run_to_end, start_job
+from core.command_io import add_run_config_arguments, read_run_config, run_to_end, start_job
 from search.runs.selectors import run_summary
 from search.runs.services import RunStateError, run_in_foreground, start_search_run
 
@@ -19,14 +18,10 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("config", type=Path, help="Run configuration (JSON object).")
-        add_job_options(parser)
-        parser.add_argument("--name", help="Override the run's name.")
+        add_run_config_arguments(parser)
 
     def handle(self, *args, **options) -> None:
-        config = read_json_object(options["config"])
-        if options["name"]:
-            config["name"] = options["name"]
+        config = read_run_config(options)
         foreground = options["foreground"]
         run = start_job(start_search_run, config, foreground=foreground, what="run configuration")
         if foreground:
