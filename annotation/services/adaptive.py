@@ -17,9 +17,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count, F, IntegerField, OuterRef, Subquery, Sum
+from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Sum
 from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation import assignment, ordering, qc
@@ -249,30 +248,30 @@ def _excluded_now(campaign: Campaign) -> list[int]:
     return excluded
 
 
-def _count(rows) -> Coalesce:
-    """How many ``rows`` (a queryset on one campaign, ``OuterRef("pk")``), as a subquery."""
-    counted = rows.values("campaign").annotate(n=Count("pk")).values("n").order_by()
-    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+def _locked(campaign_id: int) -> Campaign | None:
+    """The campaign row, locked, with the items cache's key (``last_item``) in the same
+    statement."""
+    last_item = Subquery(_last_item(OuterRef("pk")), output_field=IntegerField())
+    locked = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id)
+    return locked.annotate(last_item=last_item).first()
 
 
-def _locked_with_answers(campaign_id: int) -> Campaign | None:
-    """The campaign row, locked, with what every submission's check needs in the same
-    statement: ``answers`` (submitted answers to regular items and checks), ``spent`` (of
-    which regular: the judgments spent, counted or not) and ``last_item`` (the items cache's
-    key)."""
+def _submitted(campaign: Campaign) -> int:
+    """The campaign's submitted annotations, tutorials' too: a count on its export index,
+    without the join to the items that :func:`_answers` needs."""
+    return Annotation.objects.filter(campaign=campaign, status=Annotation.Status.SUBMITTED).count()
+
+
+def _answers(campaign: Campaign) -> tuple[int, int]:
+    """(submitted answers to regular items and checks, of which regular: the judgments spent,
+    counted or not), in one query."""
     submitted = Annotation.objects.filter(
-        campaign=OuterRef("pk"), status=Annotation.Status.SUBMITTED
+        campaign=campaign, status=Annotation.Status.SUBMITTED
     ).exclude(item__kind=Item.Kind.TUTORIAL)
-    return (
-        Campaign.objects.select_for_update(no_key=True)
-        .filter(pk=campaign_id)
-        .annotate(
-            answers=_count(submitted),
-            spent=_count(submitted.filter(item__kind=Item.Kind.REGULAR)),
-            last_item=Subquery(_last_item(OuterRef("pk")), output_field=IntegerField()),
-        )
-        .first()
+    counts = submitted.aggregate(
+        answers=Count("pk"), spent=Count("pk", filter=Q(item__kind=Item.Kind.REGULAR))
     )
+    return counts["answers"], counts["spent"]
 
 
 def _check_stride(n_cells: int) -> int:
@@ -292,14 +291,22 @@ def check_goal(campaign_id: int) -> assignment.GoalReport | None:
     overlap: what the same campaign spends in order, to the end.
     """
     with transaction.atomic():
-        campaign = _locked_with_answers(campaign_id)
+        campaign = _locked(campaign_id)
         if campaign is None or not campaign.is_adaptive or not campaign.is_open:
             return None
         state = dict(campaign.assignment_state)
         items = _campaign_items(campaign, campaign.last_item)
         n_cells = len(items.cells.item_ids)
-        answers, spent = campaign.answers, campaign.spent
-        if answers - state.get("answers", 0) < _check_stride(n_cells):
+        stride = _check_stride(n_cells)
+        # Answers are never taken back: fewer new submissions of any kind than the stride
+        # means fewer new answers, so the count with the join is read only when a check may
+        # be due. Read first, so the count kept never includes an answer that ``answers`` has
+        # not counted.
+        submitted = _submitted(campaign)
+        if submitted - state.get("submitted", 0) < stride:
+            return None
+        answers, spent = _answers(campaign)
+        if answers - state.get("answers", 0) < stride:
             return None
         # Quality control too, with the goal: it reads every annotator's work.
         state["excluded"] = _excluded_now(campaign)
@@ -311,8 +318,8 @@ def check_goal(campaign_id: int) -> assignment.GoalReport | None:
         full = n_cells * campaign.overlap
         state.update(
             history=report.history, systems=report.systems, counted=cells.judged,
-            checked_at=timezone.now().isoformat(), answers=answers, spent=spent, full=full,
-            saved=max(full - spent, 0),
+            checked_at=timezone.now().isoformat(), submitted=submitted, answers=answers,
+            spent=spent, full=full, saved=max(full - spent, 0),
         )  # fmt: skip
         if report.settled:
             state["stopped_at"] = state["checked_at"]
