@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, F, Max, Q, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.utils import timezone
 
@@ -47,20 +47,13 @@ _items_cache: dict[tuple[Any, ...], _CampaignItems] = {}
 _cells_cache: dict[tuple[Any, ...], assignment.Cells] = {}
 
 
-def _last_item(campaign: Any):
-    """The campaign's last item id (``campaign`` a row or ``OuterRef("pk")``) as a query: one
-    step from the end of the campaign's item index, where ``Max`` reads every entry."""
-    return Item.objects.filter(campaign=campaign).order_by("-pk").values_list("pk", flat=True)[:1]
-
-
-def _campaign_items(campaign: Campaign, last: int | None = None) -> _CampaignItems:
+def _campaign_items(campaign: Campaign) -> _CampaignItems:
     """The campaign's items, read once per process while they stay the same (the same last
-    id, ``last`` when the caller read it already: items are only ever added, by imports, or
-    deleted with their campaign), so that next-item reads only what changes with every
-    judgment. Keyed by what the cells are made of too: the overlap (each cell's cap) and the
-    prior's key."""
-    if last is None:
-        last = next(iter(_last_item(campaign)), None)
+    id: items are only ever added, by imports, or deleted with their campaign), so that
+    next-item reads only what changes with every judgment. Keyed by what the cells are made
+    of too: the overlap (each cell's cap) and the prior's key."""
+    # Max reads the campaign's entries of a covering index; ORDER BY id DESC LIMIT 1 sorts them.
+    last = Item.objects.filter(campaign=campaign).aggregate(last=Max("pk"))["last"]
     key = (campaign.pk, campaign.created_at, campaign.overlap, campaign.assignment_prior, last)
     return _kept(_items_cache, key, lambda: _read_items(campaign))
 
@@ -248,14 +241,6 @@ def _excluded_now(campaign: Campaign) -> list[int]:
     return excluded
 
 
-def _locked(campaign_id: int) -> Campaign | None:
-    """The campaign row, locked, with the items cache's key (``last_item``) in the same
-    statement."""
-    last_item = Subquery(_last_item(OuterRef("pk")), output_field=IntegerField())
-    locked = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id)
-    return locked.annotate(last_item=last_item).first()
-
-
 def _submitted(campaign: Campaign) -> int:
     """The campaign's submitted annotations, tutorials' too: a count on its export index,
     without the join to the items that :func:`_answers` needs."""
@@ -291,11 +276,11 @@ def check_goal(campaign_id: int) -> assignment.GoalReport | None:
     overlap: what the same campaign spends in order, to the end.
     """
     with transaction.atomic():
-        campaign = _locked(campaign_id)
+        campaign = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
         if campaign is None or not campaign.is_adaptive or not campaign.is_open:
             return None
         state = dict(campaign.assignment_state)
-        items = _campaign_items(campaign, campaign.last_item)
+        items = _campaign_items(campaign)
         n_cells = len(items.cells.item_ids)
         stride = _check_stride(n_cells)
         # Answers are never taken back: fewer new submissions of any kind than the stride
