@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count, F, Max, Q
+from django.db.models import Count, F, Max, Q, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.utils import timezone
 
@@ -50,11 +50,12 @@ _cells_cache: dict[tuple[Any, ...], assignment.Cells] = {}
 def _campaign_items(campaign: Campaign) -> _CampaignItems:
     """The campaign's items, read once per process while they stay the same (the same last
     id: items are only ever added, by imports, or deleted with their campaign), so that
-    next-item reads only what changes with every judgment."""
-    items = Item.objects.filter(campaign=campaign).exclude(kind=Item.Kind.TUTORIAL)
+    next-item reads only what changes with every judgment. Keyed by what the cells are made
+    of too: the overlap (each cell's cap) and the prior's key."""
+    # Max reads the campaign's entries of a covering index; ORDER BY id DESC LIMIT 1 sorts them.
     last = Item.objects.filter(campaign=campaign).aggregate(last=Max("pk"))["last"]
     key = (campaign.pk, campaign.created_at, campaign.overlap, campaign.assignment_prior, last)
-    return _kept(_items_cache, key, lambda: _read_items(campaign, items))
+    return _kept(_items_cache, key, lambda: _read_items(campaign))
 
 
 def _kept(cache: dict[tuple[Any, ...], T], key: tuple[Any, ...], read: Callable[[], T]) -> T:
@@ -66,7 +67,8 @@ def _kept(cache: dict[tuple[Any, ...], T], key: tuple[Any, ...], read: Callable[
     return cache[key]
 
 
-def _read_items(campaign: Campaign, items) -> _CampaignItems:
+def _read_items(campaign: Campaign) -> _CampaignItems:
+    items = Item.objects.filter(campaign=campaign).exclude(kind=Item.Kind.TUTORIAL)
     prior_key = campaign.assignment_prior
     if prior_key:
         items = items.annotate(prior=KeyTextTransform(prior_key, "meta"))
@@ -102,28 +104,28 @@ def _number(value: Any) -> float:
 
 
 def _cells(campaign: Campaign, items: _CampaignItems) -> assignment.Cells:
-    """The cells with the judgments that count: one query over the campaign's submitted
-    scores (its export index), summed per item with numpy."""
+    """The cells with the judgments that count: one aggregate over the campaign's submitted
+    scores (its export index), a count and a sum per judged item."""
     scores = Annotation.objects.filter(
         campaign=campaign, status=Annotation.Status.SUBMITTED, score__isnull=False
     )
     excluded = campaign.assignment_state.get("excluded") or []
     if excluded:
         scores = scores.exclude(annotator_id__in=excluded)
-    judged = np.array(list(scores.values_list("item_id", "score")), dtype=np.float64).reshape(-1, 2)
-    # Each score's regular item (checks' scores are not cells): its index in the sorted ids.
+    per_item = scores.values("item_id").annotate(n=Count("pk"), total=Sum("score")).order_by()
+    judged = np.array(list(per_item.values_list("item_id", "n", "total")), dtype=np.float64)
+    judged = judged.reshape(-1, 3)
+    # Each judged regular item (checks' scores are not cells): its index in the sorted ids.
     ids = items.cells.item_ids
     judged_ids = judged[:, 0].astype(np.int64)
     where = np.searchsorted(ids, judged_ids)
     found = where < len(ids)
     found[found] = ids[where[found]] == judged_ids[found]
-    return replace(
-        items.cells,
-        judgments=np.bincount(where[found], minlength=len(ids)),
-        score_sums=np.bincount(where[found], weights=judged[found, 1], minlength=len(ids)).astype(
-            np.float64
-        ),
-    )
+    judgments = np.zeros(len(ids), dtype=np.intp)
+    score_sums = np.zeros(len(ids))
+    judgments[where[found]] = judged[found, 1]
+    score_sums[where[found]] = judged[found, 2]
+    return replace(items.cells, judgments=judgments, score_sums=score_sums)
 
 
 def campaign_cells(campaign: Campaign) -> assignment.Cells:
@@ -153,7 +155,10 @@ def _order_key(item_id: int, position: int, seed: int | None) -> tuple[int, ...]
 
 
 def _due_check(
-    items: _CampaignItems, open_regular: Sequence[int], mine: Collection[int], seed: int | None
+    items: _CampaignItems,
+    open_regular: Sequence[int],
+    unavailable: Collection[int],
+    seed: int | None,
 ) -> int | None:
     """The attention check to show now, if one is due.
 
@@ -163,7 +168,7 @@ def _due_check(
     share of the work as before. Only the first open check can be due (later ones have at
     least as many items before them).
     """
-    open_checks = [pk for pk in items.checks if pk not in mine]
+    open_checks = [pk for pk in items.checks if pk not in unavailable]
     if not open_checks:
         return None
     check = min(open_checks, key=lambda pk: _order_key(pk, items.positions[pk], seed))
@@ -174,18 +179,17 @@ def _due_check(
 
 
 def items_to_try(
-    annotator_id: int,
-    campaign: Campaign,
-    unavailable: Collection[int],
-    mine: Collection[int],
-    seed: int | None,
+    annotator_id: int, campaign: Campaign, unavailable: Collection[int], seed: int | None
 ) -> list[int]:
-    """Ids to lock, best first: a due attention check (one the annotator holds no claim on,
-    ``mine``), else the policy's ranking of the regular items not ``unavailable`` (at the
-    overlap, or claimed by the annotator): those next-item may hand out now."""
+    """Ids to lock, best first: a due attention check, else the policy's ranking of the
+    regular items next-item may hand out now. ``unavailable``: the regular items at the
+    overlap and the items the annotator holds a claim on (checks have no overlap, so the
+    checks among them are the annotator's)."""
     items = _campaign_items(campaign)
-    open_regular = [pk for pk in items.cells.item_ids.tolist() if pk not in unavailable]
-    check = _due_check(items, open_regular, mine, seed)
+    ids = items.cells.item_ids
+    taken = np.fromiter(unavailable, dtype=np.int64, count=len(unavailable))
+    open_regular = ids[~np.isin(ids, taken)].tolist()
+    check = _due_check(items, open_regular, unavailable, seed)
     if check is not None:
         return [check]
     if not open_regular:
@@ -237,6 +241,12 @@ def _excluded_now(campaign: Campaign) -> list[int]:
     return excluded
 
 
+def _submitted(campaign: Campaign) -> int:
+    """The campaign's submitted annotations, tutorials' too: a count on its export index,
+    without the join to the items that :func:`_answers` needs."""
+    return Annotation.objects.filter(campaign=campaign, status=Annotation.Status.SUBMITTED).count()
+
+
 def _answers(campaign: Campaign) -> tuple[int, int]:
     """(submitted answers to regular items and checks, of which regular: the judgments spent,
     counted or not), in one query."""
@@ -272,8 +282,16 @@ def check_goal(campaign_id: int) -> assignment.GoalReport | None:
         state = dict(campaign.assignment_state)
         items = _campaign_items(campaign)
         n_cells = len(items.cells.item_ids)
+        stride = _check_stride(n_cells)
+        # Answers are never taken back: fewer new submissions of any kind than the stride
+        # means fewer new answers, so the count with the join is read only when a check may
+        # be due. Read first, so the count kept never includes an answer that ``answers`` has
+        # not counted.
+        submitted = _submitted(campaign)
+        if submitted - state.get("submitted", 0) < stride:
+            return None
         answers, spent = _answers(campaign)
-        if answers - state.get("answers", 0) < _check_stride(n_cells):
+        if answers - state.get("answers", 0) < stride:
             return None
         # Quality control too, with the goal: it reads every annotator's work.
         state["excluded"] = _excluded_now(campaign)
@@ -285,8 +303,8 @@ def check_goal(campaign_id: int) -> assignment.GoalReport | None:
         full = n_cells * campaign.overlap
         state.update(
             history=report.history, systems=report.systems, counted=cells.judged,
-            checked_at=timezone.now().isoformat(), answers=answers, spent=spent, full=full,
-            saved=max(full - spent, 0),
+            checked_at=timezone.now().isoformat(), submitted=submitted, answers=answers,
+            spent=spent, full=full, saved=max(full - spent, 0),
         )  # fmt: skip
         if report.settled:
             state["stopped_at"] = state["checked_at"]

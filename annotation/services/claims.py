@@ -467,12 +467,12 @@ def _policy_open_item(annotator: Annotator, campaign: Campaign, seed: int | None
     """The open item the campaign's assignment policy ranks first among those no other
     transaction holds, locked.
 
-    The candidates are today's (:func:`_not_claimed_below_overlap`), read as two index scans
-    (regular items at the overlap; the annotator's live claims); the policy only chooses
-    among them (``services/adaptive.items_to_try``), and each pick is locked with the same
-    conditions as the ordered path, so a slot taken meanwhile is never taken twice.
+    The candidates are today's (:func:`_not_claimed_below_overlap`), read as one statement of
+    two index scans (regular items at the overlap; the annotator's live claims); the policy
+    only chooses among them (``services/adaptive.items_to_try``), and each pick is locked with
+    the same conditions as the ordered path, so a slot taken meanwhile is never taken twice.
     """
-    mine = set(
+    mine = (
         Assignment.objects.filter(campaign=campaign, annotator=annotator)
         .filter(_live_claims())
         .values_list("item_id", flat=True)
@@ -482,7 +482,8 @@ def _policy_open_item(annotator: Annotator, campaign: Campaign, seed: int | None
     full = Item.objects.filter(
         campaign=campaign, kind=Item.Kind.REGULAR, live_slots__gte=campaign.overlap
     ).values_list("pk", flat=True)
-    for pk in adaptive.items_to_try(annotator.pk, campaign, mine | set(full), mine, seed):
+    unavailable = set(full.order_by().union(mine.order_by(), all=True))
+    for pk in adaptive.items_to_try(annotator.pk, campaign, unavailable, seed):
         # By id alone: with the campaign in the query SQLite scans the campaign's items.
         still_open = Item.objects.filter(_below_overlap(campaign, "live_slots"), pk=pk)
         item = _lock(still_open.exclude(_claimed_by(annotator))).first()

@@ -32,6 +32,8 @@ from lexical.mining.synthetic import expected_concepts
 from lexical.models import LexicalAnswer, LexicalEvaluation, MiningJob, Rule, RuleJob
 from lexical.rules.services import start_rule_jobs
 from ranking.models import SystemRanking
+from ranking.replays.models import ReplayRun
+from ranking.replays.services import start_replay
 from ranking.services import start_ranking
 from ranking.subsets.models import DiscriminationAnalysis
 from ranking.subsets.services import start_analysis
@@ -324,7 +326,7 @@ def check_lexical_evaluation(evaluation: LexicalEvaluation) -> None:
     assert_paid_once(evaluation.scope)
 
 
-# --- Rankings and discrimination analyses -----------------------------------------------------
+# --- Rankings, discrimination analyses and replays -------------------------------------------
 
 RANKED_SYSTEMS, RANKED_ITEMS = 3, 60
 
@@ -367,6 +369,25 @@ def check_analysis(analysis: DiscriminationAnalysis) -> None:
     assert [point["size"] for point in subset["points"]] == [15, 30, 45]  # each point once
 
 
+REPLAY_POLICIES, REPLAY_SEEDS = ["uniform", "settle"], 24
+
+
+def _start_replay(server: FakeOpenAI, folder: Path) -> ReplayRun:
+    """No engine: rounds of replays (24 policy × seed runs each), a few seconds each."""
+    return start_replay(
+        dataset=tiered_dataset(), policies=REPLAY_POLICIES, n_seeds=REPLAY_SEEDS,
+        n_checkpoints=10, batch_size=15, n_resamples=200,
+    )  # fmt: skip
+
+
+def check_replay(run: ReplayRun) -> None:
+    assert_finished(run)
+    assert run.items_done == run.items_total == len(REPLAY_POLICIES) * REPLAY_SEEDS
+    runs = Counter((trace["policy"], trace["seed"]) for trace in run.state["traces"])
+    assert len(runs) == run.items_total and set(runs.values()) == {1}  # each run once
+    assert set(run.result["curves"]) == set(REPLAY_POLICIES)
+
+
 # ------------------------------------------------------------------------------------------------
 
 KINDS = [
@@ -400,5 +421,6 @@ KINDS = [
     ),
     FaultKind("ranking", _start_ranking, engines_at_work, check_ranking),
     FaultKind("discrimination-analysis", _start_analysis, analysis_mid_round, check_analysis),
+    FaultKind("replay", _start_replay, analysis_mid_round, check_replay),
 ]
 KIND_NAMES = [kind.name for kind in KINDS]
