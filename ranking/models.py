@@ -10,21 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from django.core.exceptions import ValidationError
 from django.db import models
 
 from difficulty.models import matrix_from_bytes, matrix_to_bytes
+from ranking.validators import validate_json_object, validate_string_list
 from rounds.models import RoundJob
-
-
-def _validate_json_object(value: Any) -> None:
-    if not isinstance(value, dict):
-        raise ValidationError("must be a JSON object")
-
-
-def _validate_string_list(value: Any) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationError("must be a list of strings")
 
 
 class RankingStatus(models.TextChoices):
@@ -84,7 +74,7 @@ class RankingJob(RoundJob):
         max_length=10, choices=RankingStatus.choices, default=RankingStatus.QUEUED
     )
     scores = models.BinaryField(default=b"", blank=True)
-    result = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    result = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
 
     class Meta(RoundJob.Meta):
         abstract = True
@@ -161,7 +151,7 @@ class SystemRanking(RankingJob):
     holm = models.BooleanField(default=False)
     cells_done = models.PositiveIntegerField(default=0)
     cells_total = models.PositiveIntegerField(default=0)
-    input_systems = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
+    input_systems = models.JSONField(default=list, blank=True, validators=[validate_string_list])
 
     class Meta(RankingJob.Meta):
         constraints = [
