@@ -1,7 +1,8 @@
-"""Validators of the ranking jobs' JSON fields, shared by every ranking model.
+"""Checks of the ranking jobs' values, shared by every ranking model and service.
 
 A module of their own (no models): ``ranking.models``, ``ranking.subsets.models`` and
-``ranking.replays.models`` all name them, and the migrations reach them without loading a model.
+``ranking.replays.models`` all name the JSON-field validators, the migrations reach them without
+loading a model, and the services that start a job check its settings with ``is_integer_in``.
 """
 
 from __future__ import annotations
@@ -26,3 +27,8 @@ def validate_fractions(value: Any) -> None:
         isinstance(v, int | float) and not isinstance(v, bool) and 0 < v <= 1 for v in value
     ):
         raise ValidationError("must be a list of fractions in (0, 1]")
+
+
+def is_integer_in(value: Any, low: int, high: int) -> bool:
+    """Whether ``value`` is an integer (not a bool) from ``low`` to ``high``."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
