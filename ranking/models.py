@@ -17,6 +17,14 @@ from ranking.validators import validate_json_object, validate_string_list
 from rounds.models import RoundJob
 
 
+def optional_input(to: str, related_name: str) -> models.ForeignKey[Any, Any]:
+    """A link to one of the inputs a job may read: null unless the job's kind reads it (a check
+    constraint says which); deleting the input deletes the jobs that read it."""
+    return models.ForeignKey(
+        to, null=True, blank=True, on_delete=models.CASCADE, related_name=related_name
+    )
+
+
 class RankingStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
@@ -121,27 +129,9 @@ class SystemRanking(RankingJob):
     Pairs = Pairs
 
     input_kind = models.CharField(max_length=16, choices=InputKind.choices)
-    dataset = models.ForeignKey(
-        "difficulty.DifficultyDataset",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="rankings",
-    )
-    campaign = models.ForeignKey(
-        "annotation.Campaign",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="+",
-    )
-    version = models.ForeignKey(
-        "challenge_sets.FrozenVersion",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="rankings",
-    )
+    dataset = optional_input("difficulty.DifficultyDataset", related_name="rankings")
+    campaign = optional_input("annotation.Campaign", related_name="+")
+    version = optional_input("challenge_sets.FrozenVersion", related_name="rankings")
     # Which score: "human" (the input's human score), "z" (a campaign's per-annotator z-scores),
     # a dataset's per-system extra field, or for a QE input the QE engine's name.
     score = models.CharField(max_length=200, default="human")

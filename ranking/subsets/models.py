@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from ranking.models import RankingJob, Test
+from ranking.models import RankingJob, Test, optional_input
 from ranking.validators import validate_fractions, validate_json_object, validate_string_list
 
 
@@ -28,29 +28,11 @@ class DiscriminationAnalysis(RankingJob):
     file_prefix = "discrimination"
 
     subject_kind = models.CharField(max_length=16, choices=SubjectKind.choices)
-    version = models.ForeignKey(
-        "challenge_sets.FrozenVersion",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="+",
-    )
-    dataset = models.ForeignKey(
-        "difficulty.DifficultyDataset",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="+",
-    )
+    version = optional_input("challenge_sets.FrozenVersion", related_name="+")
+    dataset = optional_input("difficulty.DifficultyDataset", related_name="+")
     # The DEC evaluation whose estimator orders the segments (empty for the oracle started from
     # a dataset); its estimates are read when the analysis starts.
-    evaluation = models.ForeignKey(
-        "difficulty.DifficultyEvaluation",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="+",
-    )
+    evaluation = optional_input("difficulty.DifficultyEvaluation", related_name="+")
     # An estimator of the evaluation, or "oracle": hardest by the mean human score.
     estimator = models.CharField(max_length=200, blank=True)
     comparison = models.CharField(max_length=200, blank=True, db_index=True)
