@@ -5,11 +5,10 @@ a 400 whose ``errors`` name each field (an unknown policy or dataset too), with 
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_errors import field_errors
 from core.api_jobs import JobConfigErrorSerializer, JobViewSet
 from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
@@ -26,7 +25,6 @@ from ranking.replays.services import (
     cancel_replay,
     start_replay,
 )
-from rounds import JobConfigError
 
 
 def _bounded(field: str, default: int) -> serializers.IntegerField:
@@ -109,8 +107,7 @@ class ReplayRunViewSet(JobViewSet):
         """Start a replay of policies × seeds on a difficulty dataset's human scores."""
         config = ReplayCreateSerializer(data=request.data, context={"request": request})
         config.is_valid(raise_exception=True)
-        try:
-            run = start_replay(**config.validated_data, created_by=request.user)
-        except JobConfigError as exc:
-            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
-        return Response(self.detail_data(run), status=status.HTTP_201_CREATED)
+        # started() hands over the raw body; the checked one is what starts the run.
+        return self.started(
+            lambda _raw, created_by: start_replay(**config.validated_data, created_by=created_by)
+        )
