@@ -21,7 +21,8 @@ from core.job_pages import control_from_page, job_page, job_version
 from ranking import charts, downloads, selectors
 from ranking.forms import RankingForm
 from ranking.models import RankingJob
-from ranking.services import RankingError, RankingStateError, cancel_ranking, start_ranking
+from ranking.services import RankingStateError, cancel_ranking, start_ranking
+from rounds import JobConfigError
 
 DETAIL = "ranking/ranking_detail.html"
 NEW = "ranking/ranking_new.html"
@@ -35,15 +36,15 @@ def ranking_list(request: HttpRequest) -> HttpResponse:
 
 
 def start_from_form(
-    request: HttpRequest, form: Any, start_job: Callable[..., RankingJob], template: str, *,
+    request: HttpRequest, form: Any, start_job: Callable[..., Any], template: str, *,
     page: str,
 ) -> HttpResponse:  # fmt: skip
-    """A job from a bound form: its page, or the form again (400) with each refusal of the
-    start service on its field."""
+    """A job started from a bound form's ``service_arguments()``: its page, or the form again
+    (400) with each refusal of the start service on its field."""
     if form.is_valid():
         try:
             job = start_job(**form.service_arguments(), created_by=request.user)
-        except RankingError as exc:
+        except JobConfigError as exc:
             for field, message in exc.errors.items():
                 form.add_error(field if field in form.fields else None, message)
         else:

@@ -27,6 +27,8 @@ class ReplayRun(CountedJob):
     """Policies × seeds replayed on one dataset pair (its human scores, fully crossed)."""
 
     Goal = ReplayGoal
+    # What __str__ and the pages call a run without a name ("Replay 3").
+    untitled = "Replay"
 
     name = models.CharField(max_length=200)
     dataset = models.ForeignKey(
@@ -59,7 +61,7 @@ class ReplayRun(CountedJob):
         ]
 
     def __str__(self) -> str:
-        return self.name or f"Replay {self.pk}"
+        return self.name or f"{self.untitled} {self.pk}"
 
     def judgment_cube(self) -> np.ndarray:
         return matrix_from_bytes(self.judgments)
