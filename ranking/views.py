@@ -21,6 +21,7 @@ from core.job_pages import control_from_page, job_page, job_version
 from ranking import charts, downloads, selectors
 from ranking.forms import RankingForm
 from ranking.models import RankingJob
+from ranking.replays.models import ReplayRun
 from ranking.services import RankingStateError, cancel_ranking, start_ranking
 from rounds import JobConfigError
 
@@ -53,7 +54,7 @@ def start_from_form(
     return render(request, template, {"form": form}, status=400)
 
 
-def not_done_page(job: RankingJob) -> HttpResponse | None:
+def not_done_page(job: RankingJob | ReplayRun) -> HttpResponse | None:
     """A 409 that says why the job's result cannot be read yet; None once it is done."""
     reason = job.not_done_reason()
     if not reason:

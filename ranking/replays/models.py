@@ -63,6 +63,12 @@ class ReplayRun(CountedJob):
     def __str__(self) -> str:
         return self.name or f"{self.untitled} {self.pk}"
 
+    def not_done_reason(self) -> str:
+        """Why the curves cannot be drawn yet ("" once the run is finished)."""
+        if self.status == self.Status.FINISHED:
+            return ""
+        return f"the replay is {self.status}; its curves exist once it is finished"
+
     def judgment_cube(self) -> np.ndarray:
         return matrix_from_bytes(self.judgments)
 
