@@ -10,21 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from django.core.exceptions import ValidationError
 from django.db import models
 
 from difficulty.models import matrix_from_bytes, matrix_to_bytes
+from ranking.validators import validate_json_object, validate_string_list
 from rounds.models import RoundJob
 
 
-def _validate_json_object(value: Any) -> None:
-    if not isinstance(value, dict):
-        raise ValidationError("must be a JSON object")
-
-
-def _validate_string_list(value: Any) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationError("must be a list of strings")
+def optional_input(to: str, related_name: str) -> models.ForeignKey[Any, Any]:
+    """A link to one of the inputs a job may read: null unless the job's kind reads it (a check
+    constraint says which); deleting the input deletes the jobs that read it."""
+    return models.ForeignKey(
+        to, null=True, blank=True, on_delete=models.CASCADE, related_name=related_name
+    )
 
 
 class RankingStatus(models.TextChoices):
@@ -84,7 +82,7 @@ class RankingJob(RoundJob):
         max_length=10, choices=RankingStatus.choices, default=RankingStatus.QUEUED
     )
     scores = models.BinaryField(default=b"", blank=True)
-    result = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    result = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
 
     class Meta(RoundJob.Meta):
         abstract = True
@@ -131,27 +129,9 @@ class SystemRanking(RankingJob):
     Pairs = Pairs
 
     input_kind = models.CharField(max_length=16, choices=InputKind.choices)
-    dataset = models.ForeignKey(
-        "difficulty.DifficultyDataset",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="rankings",
-    )
-    campaign = models.ForeignKey(
-        "annotation.Campaign",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="+",
-    )
-    version = models.ForeignKey(
-        "challenge_sets.FrozenVersion",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="rankings",
-    )
+    dataset = optional_input("difficulty.DifficultyDataset", related_name="rankings")
+    campaign = optional_input("annotation.Campaign", related_name="+")
+    version = optional_input("challenge_sets.FrozenVersion", related_name="rankings")
     # Which score: "human" (the input's human score), "z" (a campaign's per-annotator z-scores),
     # a dataset's per-system extra field, or for a QE input the QE engine's name.
     score = models.CharField(max_length=200, default="human")
@@ -161,7 +141,7 @@ class SystemRanking(RankingJob):
     holm = models.BooleanField(default=False)
     cells_done = models.PositiveIntegerField(default=0)
     cells_total = models.PositiveIntegerField(default=0)
-    input_systems = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
+    input_systems = models.JSONField(default=list, blank=True, validators=[validate_string_list])
 
     class Meta(RankingJob.Meta):
         constraints = [

@@ -21,7 +21,9 @@ from core.job_pages import control_from_page, job_page, job_version
 from ranking import charts, downloads, selectors
 from ranking.forms import RankingForm
 from ranking.models import RankingJob
-from ranking.services import RankingError, RankingStateError, cancel_ranking, start_ranking
+from ranking.replays.models import ReplayRun
+from ranking.services import RankingStateError, cancel_ranking, start_ranking
+from rounds import JobConfigError
 
 DETAIL = "ranking/ranking_detail.html"
 NEW = "ranking/ranking_new.html"
@@ -35,15 +37,15 @@ def ranking_list(request: HttpRequest) -> HttpResponse:
 
 
 def start_from_form(
-    request: HttpRequest, form: Any, start_job: Callable[..., RankingJob], template: str, *,
+    request: HttpRequest, form: Any, start_job: Callable[..., Any], template: str, *,
     page: str,
 ) -> HttpResponse:  # fmt: skip
-    """A job from a bound form: its page, or the form again (400) with each refusal of the
-    start service on its field."""
+    """A job started from a bound form's ``service_arguments()``: its page, or the form again
+    (400) with each refusal of the start service on its field."""
     if form.is_valid():
         try:
             job = start_job(**form.service_arguments(), created_by=request.user)
-        except RankingError as exc:
+        except JobConfigError as exc:
             for field, message in exc.errors.items():
                 form.add_error(field if field in form.fields else None, message)
         else:
@@ -52,7 +54,7 @@ def start_from_form(
     return render(request, template, {"form": form}, status=400)
 
 
-def not_done_page(job: RankingJob) -> HttpResponse | None:
+def not_done_page(job: RankingJob | ReplayRun) -> HttpResponse | None:
     """A 409 that says why the job's result cannot be read yet; None once it is done."""
     reason = job.not_done_reason()
     if not reason:

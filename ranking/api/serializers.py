@@ -13,6 +13,7 @@ from rest_framework import serializers
 
 from annotation.models import Campaign
 from challenge_sets.models import FrozenVersion
+from difficulty.api.serializers import optional_text
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
 from ranking import downloads, selectors
 from ranking.models import SystemRanking
@@ -34,16 +35,11 @@ def optional_id(model: type[Model], help_text: str) -> Any:
     )
 
 
-class TestSettingsSerializer(serializers.Serializer):
-    """The body of a new ranking job: its test's settings and its name, its sources' choices
+class JobCreateSerializer(serializers.Serializer):
+    """The body of a new ranking job (a ranking, an analysis, a replay): its sources' choices
     (``sources``: field -> the selector of what the user may pick), and no unknown field."""
 
     sources: ClassVar[dict[str, Callable[[Any], Any]]] = {}
-
-    n_resamples = serializers.IntegerField(default=1000, min_value=1, max_value=MAX_RESAMPLES)
-    alpha = serializers.FloatField(default=0.05, min_value=0.0001, max_value=0.5)
-    seed = serializers.IntegerField(default=0, min_value=0, max_value=MAX_SEED)
-    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -61,6 +57,15 @@ class TestSettingsSerializer(serializers.Serializer):
             if unknown:
                 raise serializers.ValidationError({name: "unknown field" for name in unknown})
         return attrs
+
+
+class TestSettingsSerializer(JobCreateSerializer):
+    """The body of a new job that runs a significance test: the test's settings and its name."""
+
+    n_resamples = serializers.IntegerField(default=1000, min_value=1, max_value=MAX_RESAMPLES)
+    alpha = serializers.FloatField(default=0.05, min_value=0.0001, max_value=0.5)
+    seed = serializers.IntegerField(default=0, min_value=0, max_value=MAX_SEED)
+    name = optional_text(max_length=200)
 
 
 class RankingJobSerializer(serializers.ModelSerializer):
@@ -102,15 +107,14 @@ class RankingCreateSerializer(TestSettingsSerializer):
     version = optional_id(
         FrozenVersion, "Frozen challenge-set version id (input_kind version or version_qe)."
     )
-    language_pair = serializers.CharField(
-        max_length=40, required=False, allow_blank=True, default="",
-        help_text="e.g. zh-en; may be left out when the source has one pair.",
-    )  # fmt: skip
-    score = serializers.CharField(
-        max_length=200, required=False, allow_blank=True, default="",
+    language_pair = optional_text(
+        max_length=40, help_text="e.g. zh-en; may be left out when the source has one pair."
+    )
+    score = optional_text(
+        max_length=200,
         help_text="human (default), z (a campaign's per-annotator z-scores), a dataset's extra "
         "field, or the QE engine's name for version_qe.",
-    )  # fmt: skip
+    )
     include_references = serializers.BooleanField(required=False, default=False)
     test = serializers.ChoiceField(choices=SystemRanking.Test.choices, default="wilcoxon")
     pairs = serializers.ChoiceField(choices=SystemRanking.Pairs.choices, default="all")
@@ -161,17 +165,13 @@ class AnalysisCreateSerializer(TestSettingsSerializer):
     dataset = optional_id(
         DifficultyDataset, "Difficulty dataset id (hardest; may be left out with an evaluation)."
     )
-    estimator = serializers.CharField(
-        max_length=200, required=False, allow_blank=True, default="",
+    estimator = optional_text(
+        max_length=200,
         help_text=f"An estimator of the evaluation, or {subject_inputs.ORACLE!r} (mean human "
         "score).",
-    )  # fmt: skip
-    comparison = serializers.CharField(
-        max_length=200, required=False, allow_blank=True, default="",
-        help_text="MT-breaker comparison name.",
-    )  # fmt: skip
-    language_pair = serializers.CharField(max_length=40, required=False, allow_blank=True,
-                                          default="")  # fmt: skip
+    )
+    comparison = optional_text(max_length=200, help_text="MT-breaker comparison name.")
+    language_pair = optional_text(max_length=40)
     score = serializers.ChoiceField(choices=[subject_inputs.QE, subject_inputs.HUMAN],
                                     required=False, allow_blank=True, default="")  # fmt: skip
     test = serializers.ChoiceField(choices=DiscriminationAnalysis.Test.choices,

@@ -38,7 +38,7 @@ from ranking.api.serializers import (
     RankingSerializer,
 )
 from ranking.models import RankingJob, SystemRanking
-from ranking.services import RankingError, RankingStateError, cancel_ranking, start_ranking
+from ranking.services import RankingStateError, cancel_ranking, start_ranking
 from ranking.subsets import selectors as analysis_selectors
 from ranking.subsets.models import DiscriminationAnalysis
 from ranking.subsets.services import cancel_analysis, start_analysis
@@ -101,13 +101,10 @@ class RankingJobViewSet(JobViewSet):
         """Start one: the settings (and the source) are checked, then its first round queued."""
         body = self.create_serializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)
-        try:
-            job = self.start_job(**body.validated_data, created_by=request.user)
-        except RankingError as exc:
-            return Response(
-                {"detail": str(exc), "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
-            )
-        return Response(self.detail_data(job), status=status.HTTP_201_CREATED)
+        # started() hands over the raw body; the checked one is what starts the job.
+        return self.started(
+            lambda _raw, created_by: self.start_job(**body.validated_data, created_by=created_by)
+        )
 
     @action(detail=True, methods=["get"], content_negotiation_class=FileNegotiation)
     def export(self, request: Request, pk: Any = None) -> HttpResponse | Response:

@@ -4,8 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import ranking.models
-import ranking.subsets.models
+import ranking.validators
 
 
 class Migration(migrations.Migration):
@@ -75,7 +74,7 @@ class Migration(migrations.Migration):
                     models.JSONField(
                         blank=True,
                         default=list,
-                        validators=[ranking.subsets.models._validate_fractions],
+                        validators=[ranking.validators.validate_fractions],
                     ),
                 ),
                 (
@@ -99,7 +98,7 @@ class Migration(migrations.Migration):
                     models.JSONField(
                         blank=True,
                         default=list,
-                        validators=[ranking.subsets.models._validate_string_list],
+                        validators=[ranking.validators.validate_string_list],
                     ),
                 ),
                 ("scores", models.BinaryField(blank=True, default=b"")),
@@ -108,7 +107,7 @@ class Migration(migrations.Migration):
                     models.JSONField(
                         blank=True,
                         default=dict,
-                        validators=[ranking.subsets.models._validate_json_object],
+                        validators=[ranking.validators.validate_json_object],
                     ),
                 ),
                 (
@@ -116,7 +115,7 @@ class Migration(migrations.Migration):
                     models.JSONField(
                         blank=True,
                         default=dict,
-                        validators=[ranking.subsets.models._validate_json_object],
+                        validators=[ranking.validators.validate_json_object],
                     ),
                 ),
                 (
@@ -286,14 +285,18 @@ class Migration(migrations.Migration):
                 (
                     "input_systems",
                     models.JSONField(
-                        blank=True, default=list, validators=[ranking.models._validate_string_list]
+                        blank=True,
+                        default=list,
+                        validators=[ranking.validators.validate_string_list],
                     ),
                 ),
                 ("scores", models.BinaryField(blank=True, default=b"")),
                 (
                     "result",
                     models.JSONField(
-                        blank=True, default=dict, validators=[ranking.models._validate_json_object]
+                        blank=True,
+                        default=dict,
+                        validators=[ranking.validators.validate_json_object],
                     ),
                 ),
                 (

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import ranking.replays.models
+import ranking.validators
 
 
 class Migration(migrations.Migration):
@@ -55,7 +55,7 @@ class Migration(migrations.Migration):
                 (
                     "policies",
                     models.JSONField(
-                        default=list, validators=[ranking.replays.models._validate_string_list]
+                        default=list, validators=[ranking.validators.validate_string_list]
                     ),
                 ),
                 (
@@ -81,7 +81,7 @@ class Migration(migrations.Migration):
                     models.JSONField(
                         blank=True,
                         default=list,
-                        validators=[ranking.replays.models._validate_string_list],
+                        validators=[ranking.validators.validate_string_list],
                     ),
                 ),
                 ("judgments", models.BinaryField(blank=True, default=b"")),
@@ -90,7 +90,7 @@ class Migration(migrations.Migration):
                     models.JSONField(
                         blank=True,
                         default=dict,
-                        validators=[ranking.replays.models._validate_json_object],
+                        validators=[ranking.validators.validate_json_object],
                     ),
                 ),
                 (
@@ -98,7 +98,7 @@ class Migration(migrations.Migration):
                     models.JSONField(
                         blank=True,
                         default=dict,
-                        validators=[ranking.replays.models._validate_json_object],
+                        validators=[ranking.validators.validate_json_object],
                     ),
                 ),
                 (

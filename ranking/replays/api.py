@@ -4,19 +4,18 @@ a 400 whose ``errors`` name each field (an unknown policy or dataset too), with 
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_errors import field_errors
 from core.api_jobs import JobConfigErrorSerializer, JobViewSet
 from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
+from difficulty.api.serializers import optional_text
 from difficulty.models import DifficultyDataset
 from ranking import allocation
+from ranking.api.serializers import JobCreateSerializer
 from ranking.replays import selectors
 from ranking.replays.models import ReplayRun
 from ranking.replays.services import (
@@ -26,7 +25,6 @@ from ranking.replays.services import (
     cancel_replay,
     start_replay,
 )
-from rounds import JobConfigError
 
 
 def _bounded(field: str, default: int) -> serializers.IntegerField:
@@ -34,18 +32,19 @@ def _bounded(field: str, default: int) -> serializers.IntegerField:
     return serializers.IntegerField(default=default, min_value=low, max_value=high)
 
 
-class ReplayCreateSerializer(serializers.Serializer):
+class ReplayCreateSerializer(JobCreateSerializer):
+    sources = {"dataset": selectors.datasets_for_replay}
+
     dataset = serializers.PrimaryKeyRelatedField(
         queryset=DifficultyDataset.objects.none(), help_text="Difficulty dataset id."
     )
-    language_pair = serializers.CharField(
-        max_length=40, required=False, allow_blank=True, default="",
-        help_text="e.g. en-cs; may be left out when the dataset has one pair.",
-    )  # fmt: skip
-    score = serializers.CharField(
-        max_length=200, required=False, allow_blank=True, default="",
+    language_pair = optional_text(
+        max_length=40, help_text="e.g. en-cs; may be left out when the dataset has one pair."
+    )
+    score = optional_text(
+        max_length=200,
         help_text="human (default: one score a cell), raw or z (one rater's score a judgment).",
-    )  # fmt: skip
+    )
     policies = serializers.ListField(
         child=serializers.ChoiceField(choices=list(allocation.POLICIES)), min_length=1,
         default=list(DEFAULT_POLICIES),
@@ -57,21 +56,7 @@ class ReplayCreateSerializer(serializers.Serializer):
     n_resamples = _bounded("n_resamples", 200)
     alpha = serializers.FloatField(default=0.05, min_value=0.0001, max_value=0.5)
     tau_threshold = serializers.FloatField(default=0.9, min_value=0.01, max_value=0.99)
-    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        request = self.context.get("request")
-        if request is not None:  # None: the schema generator's instance
-            fields: Any = self.fields
-            fields["dataset"].queryset = selectors.datasets_for_replay(request.user)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        # A misspelt field ("seeds") would silently take its default otherwise.
-        unknown = sorted(set(self.initial_data) - set(self.fields))
-        if unknown:
-            raise serializers.ValidationError({name: "unknown field" for name in unknown})
-        return attrs
+    name = optional_text(max_length=200)
 
 
 class ReplayListSerializer(serializers.ModelSerializer):
@@ -122,8 +107,7 @@ class ReplayRunViewSet(JobViewSet):
         """Start a replay of policies × seeds on a difficulty dataset's human scores."""
         config = ReplayCreateSerializer(data=request.data, context={"request": request})
         config.is_valid(raise_exception=True)
-        try:
-            run = start_replay(**config.validated_data, created_by=request.user)
-        except JobConfigError as exc:
-            return Response(field_errors(exc.errors), status=status.HTTP_400_BAD_REQUEST)
-        return Response(self.detail_data(run), status=status.HTTP_201_CREATED)
+        # started() hands over the raw body; the checked one is what starts the run.
+        return self.started(
+            lambda _raw, created_by: start_replay(**config.validated_data, created_by=created_by)
+        )

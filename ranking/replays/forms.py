@@ -60,6 +60,10 @@ class ReplayForm(forms.Form):
         field = cast(forms.ModelChoiceField, self.fields["dataset"])
         field.queryset = selectors.datasets_for_replay(user)
 
+    def service_arguments(self) -> dict[str, Any]:
+        """The cleaned form as ``start_replay``'s keyword arguments."""
+        return dict(self.cleaned_data)
+
     def replay_fields(self) -> list[forms.BoundField]:
         """The replay's settings, shown side by side."""
         names = ("n_seeds", "n_checkpoints", "batch_size", "n_resamples", "alpha", "tau_threshold")

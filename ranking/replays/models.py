@@ -9,24 +9,12 @@ the (policy, seed) runs; ``result`` holds the curves and the summary once the la
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from django.core.exceptions import ValidationError
 from django.db import models
 
 from difficulty.models import matrix_from_bytes, matrix_to_bytes
+from ranking.validators import validate_json_object, validate_string_list
 from rounds.models import CountedJob
-
-
-def _validate_json_object(value: Any) -> None:
-    if not isinstance(value, dict):
-        raise ValidationError("must be a JSON object")
-
-
-def _validate_string_list(value: Any) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationError("must be a list of strings")
 
 
 class ReplayGoal(models.TextChoices):
@@ -39,6 +27,8 @@ class ReplayRun(CountedJob):
     """Policies × seeds replayed on one dataset pair (its human scores, fully crossed)."""
 
     Goal = ReplayGoal
+    # What __str__ and the pages call a run without a name ("Replay 3").
+    untitled = "Replay"
 
     name = models.CharField(max_length=200)
     dataset = models.ForeignKey(
@@ -48,7 +38,7 @@ class ReplayRun(CountedJob):
     language_pair = models.CharField(max_length=40, blank=True)
     # "human" (one score a cell), "raw" or "z" (one rater's score a judgment).
     score = models.CharField(max_length=200, default="human")
-    policies = models.JSONField(default=list, validators=[_validate_string_list])
+    policies = models.JSONField(default=list, validators=[validate_string_list])
     goal = models.CharField(max_length=10, choices=ReplayGoal.choices, default=ReplayGoal.TOP)
     n_seeds = models.PositiveIntegerField(default=20)
     n_checkpoints = models.PositiveIntegerField(default=40)
@@ -57,10 +47,10 @@ class ReplayRun(CountedJob):
     alpha = models.FloatField(default=0.05)
     tau_threshold = models.FloatField(default=0.9)
 
-    systems = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
+    systems = models.JSONField(default=list, blank=True, validators=[validate_string_list])
     judgments = models.BinaryField(default=b"", blank=True)
-    state = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    result = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    state = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
+    result = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
 
     class Meta(CountedJob.Meta):
         constraints = [
@@ -71,7 +61,13 @@ class ReplayRun(CountedJob):
         ]
 
     def __str__(self) -> str:
-        return self.name or f"Replay {self.pk}"
+        return self.name or f"{self.untitled} {self.pk}"
+
+    def not_done_reason(self) -> str:
+        """Why the curves cannot be drawn yet ("" once the run is finished)."""
+        if self.status == self.Status.FINISHED:
+            return ""
+        return f"the replay is {self.status}; its curves exist once it is finished"
 
     def judgment_cube(self) -> np.ndarray:
         return matrix_from_bytes(self.judgments)

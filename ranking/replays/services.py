@@ -23,6 +23,7 @@ import rounds
 from ranking import allocation, replay
 from ranking.inputs import InputError, dataset_judgments
 from ranking.replays.models import ReplayRun
+from ranking.validators import is_integer_in
 from rounds import JobConfigError
 
 __all__ = [
@@ -71,38 +72,28 @@ def enqueue_round(replay_id: int, round_index: int, *, countdown: float | None =
 # --- starting --------------------------------------------------------------------------------
 
 
-def _integer(value: Any, low: int, high: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-
-
 def _fraction(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < 1
 
 
 def _check_policies(policies: Any) -> str | None:
-    known = ", ".join(allocation.POLICIES)
+    choose = f"choose one or more of {', '.join(allocation.POLICIES)}"
     if not isinstance(policies, list) or not policies:
-        return f"choose one or more of {known}"
+        return choose
     unknown = [p for p in policies if p not in allocation.POLICIES]
-    return f"unknown policy {unknown[0]!r}; choose from {known}" if unknown else None
+    return f"unknown policy {unknown[0]!r}; {choose}" if unknown else None
 
 
 def _check_settings(values: dict[str, Any]) -> dict[str, str]:
     errors: dict[str, str] = {}
     if values["dataset"] is None:
         errors["dataset"] = "choose the difficulty dataset to replay"
-    policies = values["policies"]
-    unknown = (
-        [p for p in policies if p not in allocation.POLICIES] if isinstance(policies, list) else []
-    )
-    if not isinstance(policies, list) or not policies or unknown:
-        errors["policies"] = (f"unknown policy {unknown[0]!r}; " if unknown else "") + (
-            f"choose one or more of {', '.join(allocation.POLICIES)}"
-        )
+    if (problem := _check_policies(values["policies"])) is not None:
+        errors["policies"] = problem
     if values["goal"] not in allocation.GOALS:
         errors["goal"] = f"must be one of {', '.join(allocation.GOALS)}"
     for field, (low, high) in LIMITS.items():
-        if not _integer(values[field], low, high):
+        if not is_integer_in(values[field], low, high):
             errors[field] = f"must be an integer from {low} to {high}"
     if not _fraction(values["alpha"]):
         errors["alpha"] = "must be a number above 0 and below 1"

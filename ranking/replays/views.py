@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.http import HtmxHttpRequest
@@ -17,8 +16,9 @@ from ranking.replays import charts, selectors
 from ranking.replays.forms import ReplayForm
 from ranking.replays.models import ReplayRun
 from ranking.replays.services import ReplayStateError, cancel_replay, start_replay
-from rounds import JobConfigError
+from ranking.views import not_done_page, start_from_form
 
+NEW = "ranking/replay_new.html"
 DETAIL = "ranking/replay_detail.html"
 
 
@@ -29,26 +29,14 @@ def replay_list(request: HttpRequest) -> HttpResponse:
     return render(request, "ranking/replay_list.html", {"runs": runs})
 
 
-def _new_page(request: HttpRequest, form: ReplayForm, status: int = 200) -> HttpResponse:
-    return render(request, "ranking/replay_new.html", {"form": form}, status=status)
-
-
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def replay_new(request: HttpRequest) -> HttpResponse:
-    if request.method == "GET":
-        return _new_page(request, ReplayForm(initial=request.GET.dict(), user=request.user))
-    form = ReplayForm(request.POST, user=request.user)
-    if not form.is_valid():
-        return _new_page(request, form, status=400)
-    try:
-        run = start_replay(**form.cleaned_data, created_by=request.user)
-    except JobConfigError as exc:
-        for field, message in exc.errors.items():
-            form.add_error(field if field in form.fields else None, message)
-        return _new_page(request, form, status=400)
-    messages.success(request, f"Replay {run.name!r} queued.")
-    return redirect("ranking:replay_detail", pk=run.pk)
+    if request.method == "POST":
+        form = ReplayForm(request.POST, user=request.user)
+        return start_from_form(request, form, start_replay, NEW, page="ranking:replay_detail")
+    form = ReplayForm(initial=request.GET.dict(), user=request.user)
+    return render(request, NEW, {"form": form})
 
 
 def _context(run: ReplayRun) -> dict[str, Any]:
@@ -66,11 +54,8 @@ def replay_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def replay_chart(request: HttpRequest, pk: int) -> HttpResponse:
     run = selectors.replay_for_user(request.user, pk)
-    if run.status != ReplayRun.Status.FINISHED:
-        return HttpResponse(
-            f"The replay is {run.status}; its curves exist once it is finished.",
-            status=409, content_type="text/plain; charset=utf-8",
-        )  # fmt: skip
+    if refusal := not_done_page(run):
+        return refusal
     return HttpResponse(charts.curves_svg(run.result), content_type="image/svg+xml")
 
 

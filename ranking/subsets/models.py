@@ -10,20 +10,10 @@ one subset size each (``ranking.subsets.services``); ``result`` holds what came 
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.core.exceptions import ValidationError
 from django.db import models
 
-# The validators are the rankings' (migration 0001 still names them here).
-from ranking.models import RankingJob, Test, _validate_json_object, _validate_string_list
-
-
-def _validate_fractions(value: Any) -> None:
-    if not isinstance(value, list) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and 0 < v <= 1 for v in value
-    ):
-        raise ValidationError("must be a list of fractions in (0, 1]")
+from ranking.models import RankingJob, Test, optional_input
+from ranking.validators import validate_fractions, validate_json_object, validate_string_list
 
 
 class SubjectKind(models.TextChoices):
@@ -38,29 +28,11 @@ class DiscriminationAnalysis(RankingJob):
     file_prefix = "discrimination"
 
     subject_kind = models.CharField(max_length=16, choices=SubjectKind.choices)
-    version = models.ForeignKey(
-        "challenge_sets.FrozenVersion",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="+",
-    )
-    dataset = models.ForeignKey(
-        "difficulty.DifficultyDataset",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="+",
-    )
+    version = optional_input("challenge_sets.FrozenVersion", related_name="+")
+    dataset = optional_input("difficulty.DifficultyDataset", related_name="+")
     # The DEC evaluation whose estimator orders the segments (empty for the oracle started from
     # a dataset); its estimates are read when the analysis starts.
-    evaluation = models.ForeignKey(
-        "difficulty.DifficultyEvaluation",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="+",
-    )
+    evaluation = optional_input("difficulty.DifficultyEvaluation", related_name="+")
     # An estimator of the evaluation, or "oracle": hardest by the mean human score.
     estimator = models.CharField(max_length=200, blank=True)
     comparison = models.CharField(max_length=200, blank=True, db_index=True)
@@ -69,11 +41,11 @@ class DiscriminationAnalysis(RankingJob):
     score = models.CharField(max_length=16, default="human")
     test = models.CharField(max_length=16, choices=Test.choices, default=Test.PERMUTATION)
     n_random = models.PositiveIntegerField(default=20)
-    fractions = models.JSONField(default=list, blank=True, validators=[_validate_fractions])
+    fractions = models.JSONField(default=list, blank=True, validators=[validate_fractions])
     points_done = models.PositiveIntegerField(default=0)
     points_total = models.PositiveIntegerField(default=0)
-    systems = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
-    state = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    systems = models.JSONField(default=list, blank=True, validators=[validate_string_list])
+    state = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
 
     class Meta(RankingJob.Meta):
         verbose_name_plural = "discrimination analyses"

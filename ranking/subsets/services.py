@@ -33,6 +33,7 @@ from ranking.services import (
 )
 from ranking.subsets import inputs
 from ranking.subsets.models import DiscriminationAnalysis
+from ranking.validators import is_integer_in
 
 __all__ = [
     "ADVANCE_TASK",
@@ -75,10 +76,6 @@ def enqueue_round(analysis_id: int, round_index: int, *, countdown: float | None
                    queue=settings.CELERY_TASK_DEFAULT_QUEUE, countdown=countdown)  # fmt: skip
 
 
-def _integer(value: Any, low: int, high: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-
-
 def _check_fractions(fractions: Any) -> str | None:
     if not isinstance(fractions, list | tuple) or not 1 <= len(fractions) <= MAX_FRACTIONS:
         return f"give 1 to {MAX_FRACTIONS} fractions"
@@ -91,7 +88,7 @@ def _check_fractions(fractions: Any) -> str | None:
 
 def _check_parameters(values: dict[str, Any], errors: dict[str, str]) -> None:
     check_test_settings(values, errors)
-    if not _integer(values["n_random"], 2, MAX_RANDOM):
+    if not is_integer_in(values["n_random"], 2, MAX_RANDOM):
         errors["n_random"] = f"must be an integer from 2 to {MAX_RANDOM} (a band needs two)"
     if (problem := _check_fractions(values["fractions"])) is not None:
         errors["fractions"] = problem
