@@ -628,7 +628,11 @@ class StoppingRule:
 
     def update(self, state: AllocationState, rng: np.random.Generator) -> bool:
         """Check once more; True once the goal has been settled alike ``patience`` times."""
-        result = self.check(state, rng)
+        return self.record(self.check(state, rng))
+
+    def record(self, result: GoalCheck) -> bool:
+        """Add a check's outcome to the history; True once the last ``patience`` checks all
+        settled the goal alike (for a caller that also needs the check itself)."""
         self.history.append(result.signature if result.settled else ("unsettled",))
         last = self.history[-self.patience :]
         return len(last) == self.patience and last[0] != ("unsettled",) and len(set(last)) == 1

@@ -111,11 +111,9 @@ class AllocationAdapter:
             goal.name, goal.alpha, goal.tolerance, PATIENCE, history=[_as_tuple(h) for h in history]
         )
         result = rule.check(grid.state, np.random.default_rng(list(seed)))
-        # StoppingRule.update's bookkeeping, on the one check whose clusters the page shows.
-        rule.history.append(result.signature if result.settled else ("unsettled",))
-        last = rule.history[-PATIENCE:]
-        settled = len(last) == PATIENCE and last[0] != ("unsettled",) and len(set(last)) == 1
-        history = [list(h) for h in last]
+        # Recorded apart from the check: its clusters are also what the page shows.
+        settled = rule.record(result)
+        history = [list(h) for h in rule.history[-PATIENCE:]]
         return GoalReport(settled, history, _systems(grid, result.clusters))
 
 
