@@ -40,20 +40,36 @@ Policies (:data:`POLICIES`):
        segments' sum, and the error of the current mean, both scaled to the final standard
        error). A pair is *feasible* when ``z sqrt(N/n) + optimism * sqrt(N/n - 1)`` reaches
        ``z_alpha``: the full data could still separate it. A pair is *resolved* once its
-       current ``z`` reaches ``z_alpha + margin``.
-    4. Goal: ``top`` (the pairs across the projected top cluster's boundary: the WMT cluster rule
-       of :func:`ranking.stats.wmt_clusters` applied to "resolved or feasible"), ``adjacent``
-       (neighbours in the current mean order) or ``full`` (every pair whose means differ by at
-       least ``tolerance``). Of these, the unresolved feasible pairs are ranked by the common
-       segments they still need, ``n ((z_target / z_opt)^2 - 1)`` with ``z_opt`` the optimistic
-       current z, and the ``pairs_per_batch`` cheapest share the batch (LUCB's "most ambiguous
-       pair" made cost-aware: Kalyanakrishnan et al. 2012, ICML).
+       current ``z`` reaches ``z_alpha + margin``. (Goal ``top`` uses the probability instead,
+       step 4.)
+    4. Goal ``top``: the predictive probability that a pair ends separated,
+       ``P = Phi((z sqrt(r) - z_alpha) / sqrt(r - 1))`` with ``r`` the share of its information
+       still to come counted in judgments (:meth:`PairStatistics.separation_probability`: a
+       cell judged by one of its three raters counts for a third). A boundary below the k best
+       systems holds when all its cross pairs end separated; its chance is taken as its weakest
+       pair's. The most probable top cluster ends at the first boundary more likely than not
+       (none: the likeliest one); its cross pairs whose outcome is still open (``P`` between
+       ``1 - certainty`` and ``certainty``) are the targets, most uncertain and fewest segments
+       left first (``sqrt(N - n) / (P (1 - P))``). Pairs nearly surely separated or not are
+       left alone, and the inner pairs of the top cluster cost nothing while no boundary inside
+       it is in question. Once the targets are settled, ``splitting`` of each batch goes to
+       the weakest pair of each boundary above that is still in question (the one pair that
+       could split the top cluster), the rest to whole segments. Goals ``adjacent``
+       (neighbours in the current mean order) and ``full`` (every pair whose means differ by
+       at least ``tolerance``) take their unresolved feasible pairs, ranked by the common
+       segments they still need, ``n ((z_target / z_opt)^2 - 1)`` with ``z_opt`` the
+       optimistic current z. The ``pairs_per_batch`` cheapest share the batch (LUCB's "most
+       ambiguous pair" made cost-aware: Kalyanakrishnan et al. 2012, ICML). Measured on WMT24
+       ESA en-cs, WMT23 en-de SxS MQM and WMT22 zh-en MQM in bench/README.md ("Third slice"):
+       the earlier ``top`` rule (the top cluster of "resolved or feasible" pairs) built a top
+       cluster of a few systems early and spent like uniform on its near-ties with the rest.
     5. A pair is judged on segments that complete a pair first (one side judged), then on fresh
        segments, then on further raters of a judged cell; among equals at random, tilted
        towards segments where the prior's two scores disagree (weighted sampling without
        replacement, Efraimidis & Spirakis 2006; the tilt is sign-agnostic so it does not bias
        the difference).
-    6. ``exploration`` of each batch (and all of it once nothing is unresolved) goes to whole
+    6. ``exploration`` of each batch (all of it once no pair is targeted, at least
+       ``1 - splitting`` while only pairs that could split the top cluster are) goes to whole
        segments, so that every pair keeps gaining evidence and a wrong projection corrects itself.
 
 :class:`StoppingRule` says when the goal is settled at alpha, on the ranking's own test
@@ -342,11 +358,36 @@ class PairStatistics:
     mean: FloatArray  # mean of x_i - x_j over them
     se: FloatArray  # its standard error (NaN with fewer than two)
     possible: FloatArray  # segments where both cells exist
+    done: FloatArray | None = None  # judgments of the two systems on their common segments
+    room: FloatArray | None = None  # judgments the two could have on the segments both have
 
     def z(self) -> FloatArray:
         with np.errstate(invalid="ignore", divide="ignore"):
             z = np.where(self.se > 0, self.mean / self.se, np.sign(self.mean) * np.inf)
         return np.where(self.n >= 2, z, 0.0)
+
+    def separation_probability(self, z_alpha: float) -> FloatArray:
+        """Predictive probability that the pair's ``z`` with all its data reaches ``z_alpha``.
+
+        With a flat prior on the mean difference the final ``z`` is about normal with mean
+        ``z sqrt(r)`` and variance ``r - 1``, ``r`` the share of the pair's information still to
+        come: judgments the two systems can have on the segments both have over those they
+        have on their common judged segments (``room / done``; ``N / n`` in segments without
+        them), so that a cell judged by one of its three raters counts for a third. Exact (0 or
+        1) once the pair is complete, one half before anything is common, 0 where the two can
+        never be compared."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if self.done is not None and self.room is not None:
+                ratio = np.where(self.done > 0, self.room / np.maximum(self.done, 1), np.inf)
+            else:
+                ratio = np.where(self.n > 0, self.possible / np.maximum(self.n, 1), np.inf)
+            spread = np.sqrt(np.maximum(ratio - 1.0, 0.0))
+            centre = np.where(self.n > 0, self.z() * np.sqrt(ratio) - z_alpha, 0.0)
+            scaled = np.where(spread > 0, centre / np.where(spread > 0, spread, 1.0), np.nan)
+            probability = np.where(
+                spread > 0, scipy_stats.norm.cdf(scaled), (centre >= 0).astype(np.float64)
+            )
+        return np.where(self.possible > 0, np.nan_to_num(probability, nan=0.5), 0.0)
 
     def projected_z(self, optimism: float) -> FloatArray:
         """Final z with every possible segment: ``z sqrt(N/n) + optimism sqrt(N/n - 1)``."""
@@ -370,7 +411,12 @@ def pair_statistics(state: AllocationState) -> PairStatistics:
         mean = np.where(n > 0, sum_diff / np.maximum(n, 1), 0.0)
         var = np.where(n > 1, (sum_sq - n * mean * mean) / np.maximum(n - 1, 1), np.nan)
         se = np.sqrt(np.maximum(var, 0.0) / np.maximum(n, 1))
-    return PairStatistics(n=n, mean=mean, se=se, possible=exists @ exists.T)
+    counts = state.counts.astype(np.float64)
+    caps = np.where(state.available, state.cap, 0).astype(np.float64)
+    return PairStatistics(
+        n=n, mean=mean, se=se, possible=exists @ exists.T,
+        done=counts @ judged.T + judged @ counts.T, room=caps @ exists.T + exists @ caps.T,
+    )  # fmt: skip
 
 
 def _order(state: AllocationState) -> IntArray:
@@ -384,11 +430,53 @@ def _above(order: IntArray) -> BoolArray:
     return position[:, None] < position[None, :]
 
 
-def _top_cluster(separable: BoolArray, order: IntArray, alpha: float) -> BoolArray:
-    """Members of the first WMT cluster when ``separable[i, j]`` says i beats j."""
-    p = np.where(separable, 0.0, 1.0)
-    np.fill_diagonal(p, np.nan)
-    return np.asarray(wmt_clusters(p, order, alpha) == 1)
+def _block_minimum(values: FloatArray) -> FloatArray:
+    """For each boundary after position k of a square matrix in rank order: the smallest
+    ``values[i, j]`` over ``i <= k < j`` (its cross pairs), k = 0 .. n - 2, in O(n^2)."""
+    n = values.shape[0]
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
+    after = np.minimum.accumulate(np.where(upper, values, np.inf)[:, ::-1], axis=1)[:, ::-1]
+    return np.asarray(np.minimum.accumulate(after[:, 1:], axis=0).diagonal(), dtype=np.float64)
+
+
+def _boundary_targets(
+    chance: FloatArray, order: IntArray, certainty: float
+) -> tuple[BoolArray, BoolArray]:
+    """The pairs that decide the most probable top cluster, and those that could still split it.
+
+    ``chance[i, j]``: probability that i ends separated from j (i above j in ``order``). A
+    boundary after position k holds when every cross pair (one system above it, one below) is
+    separated: its chance is taken as its weakest pair's. The most probable top cluster ends at
+    the first boundary more likely than not (none: the likeliest one). ``deciding``: that
+    boundary's cross pairs, unless the boundary is nearly surely absent (chance at most
+    ``1 - certainty``). ``splitting``: for each boundary above it whose chance is still
+    uncertain (between ``1 - certainty`` and ``certainty``), its weakest pair, the only one
+    that can still make it. Both in system indices; O(systems^2 log systems)."""
+    n = order.size
+    deciding = np.zeros(chance.shape, dtype=bool)
+    splitting = np.zeros(chance.shape, dtype=bool)
+    if n < 2:
+        return deciding, splitting
+    q = chance[np.ix_(order, order)]
+    boundary = _block_minimum(q)
+    sure = 1.0 - certainty
+    likely = np.flatnonzero(boundary >= 0.5)
+    last = int(likely[0]) if likely.size else int(np.argmax(boundary))
+    ranked = np.zeros((n, n), dtype=bool)
+    if boundary[last] > sure:
+        ranked[: last + 1, last + 1 :] = True
+    deciding[np.ix_(order, order)] = ranked
+    rows, cols = np.triu_indices(n, 1)
+    by_chance = np.argsort(q[rows, cols], kind="stable")
+    rank = np.full((n, n), np.inf)
+    rank[rows[by_chance], cols[by_chance]] = np.arange(by_chance.size)
+    weakest = _block_minimum(rank)[:last].astype(np.intp)  # the weakest pair's rank, per k
+    open_question = (boundary[:last] > sure) & (boundary[:last] < certainty)
+    picked = by_chance[weakest[open_question]]
+    ranked = np.zeros((n, n), dtype=bool)
+    ranked[rows[picked], cols[picked]] = True
+    splitting[np.ix_(order, order)] = ranked
+    return deciding, splitting
 
 
 # --- our policy --------------------------------------------------------------------------------
@@ -407,6 +495,8 @@ class SettlePolicy:
     margin: float = 0.3
     pairs_per_batch: int = 3
     prior_tilt: float = 1.0
+    certainty: float = 0.95  # goal "top": a pair this sure to end separated (or not) is settled
+    splitting: float = 0.5  # goal "top": batch share for pairs that could split the top cluster
     name: str = "settle"
 
     def __post_init__(self) -> None:
@@ -418,6 +508,8 @@ class SettlePolicy:
             raise ValueError("exploration must be between 0 and 1")
         if self.cold_segments < 0 or self.pairs_per_batch < 1:
             raise ValueError("cold_segments must be >= 0 and pairs_per_batch >= 1")
+        if not 0.5 < self.certainty < 1 or not 0 <= self.splitting <= 1:
+            raise ValueError("certainty must be between 0.5 and 1, splitting between 0 and 1")
 
     def _cold_order(self, state: AllocationState) -> FloatArray | None:
         """Segments whose prior spreads the systems most come first (lower = earlier)."""
@@ -433,32 +525,46 @@ class SettlePolicy:
         return int(complete.sum()) < min(self.cold_segments, state.shape[1])
 
     def target_pairs(self, state: AllocationState) -> list[tuple[int, int, float]]:
-        """Unresolved feasible pairs the goal needs, ``(upper, lower, segments needed)``,
-        cheapest first."""
+        """Unsettled pairs the goal needs, ``(upper, lower, cost)``, cheapest first."""
+        return self._targets(state)[0]
+
+    def _targets(self, state: AllocationState) -> tuple[list[tuple[int, int, float]], bool]:
+        """The pairs and whether they only could split the top cluster (goal ``top``, once
+        the pairs that decide it are settled)."""
         stats = pair_statistics(state)
         order = _order(state)
         above = _above(order)
         z = stats.z()
         z_alpha = float(scipy_stats.norm.isf(self.alpha))
         target = z_alpha + self.margin
-        resolved = above & (z >= target)
-        feasible = above & (stats.projected_z(self.optimism) >= z_alpha)
-        if self.goal == "top":
-            top = _top_cluster(resolved | feasible, order, self.alpha)
-            needed = top[:, None] & ~top[None, :] & above
-        elif self.goal == "adjacent":
-            needed = np.zeros_like(above)
-            needed[order[:-1], order[1:]] = True
-        else:
-            means = state.system_means()
-            gap = np.abs(means[:, None] - means[None, :])
-            needed = above & (np.nan_to_num(gap, nan=np.inf) >= self.tolerance)
         open_ = state.open_cells()
         can_pair = (open_.astype(np.float64) @ state.available.T.astype(np.float64)) > 0  # type: ignore[union-attr]
-        wanted = needed & feasible & ~resolved & (can_pair | can_pair.T)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            z_opt = np.maximum(z, 0.0) + self.optimism / np.sqrt(np.maximum(stats.n, 1))
-            cost = np.maximum(stats.n, 1) * ((target / np.maximum(z_opt, 1e-9)) ** 2 - 1.0)
+        reachable = above & (can_pair | can_pair.T)
+        splitting = False
+        if self.goal == "top":
+            chance = stats.separation_probability(z_alpha)
+            deciding, could_split = _boundary_targets(chance, order, self.certainty)
+            unsettled = reachable & (chance > 1.0 - self.certainty) & (chance < self.certainty)
+            wanted = deciding & unsettled
+            if not wanted.any() and self.splitting > 0:
+                wanted, splitting = could_split & unsettled, True
+            # Most uncertain first, and among those the pairs with the fewest segments left.
+            left = np.maximum(stats.possible - stats.n, 1.0)
+            cost = 1.0 + np.sqrt(left) / np.maximum(chance * (1.0 - chance), 1e-9)
+        else:
+            resolved = above & (z >= target)
+            feasible = above & (stats.projected_z(self.optimism) >= z_alpha)
+            if self.goal == "adjacent":
+                needed = np.zeros_like(above)
+                needed[order[:-1], order[1:]] = True
+            else:
+                means = state.system_means()
+                gap = np.abs(means[:, None] - means[None, :])
+                needed = above & (np.nan_to_num(gap, nan=np.inf) >= self.tolerance)
+            wanted = needed & feasible & ~resolved & reachable
+            with np.errstate(invalid="ignore", divide="ignore"):
+                z_opt = np.maximum(z, 0.0) + self.optimism / np.sqrt(np.maximum(stats.n, 1))
+                cost = np.maximum(stats.n, 1) * ((target / np.maximum(z_opt, 1e-9)) ** 2 - 1.0)
         rows, cols = np.nonzero(wanted)
         pairs = sorted(
             zip(
@@ -469,7 +575,7 @@ class SettlePolicy:
             ),
             key=lambda p: p[2],
         )
-        return [(int(a), int(b), float(c)) for a, b, c in pairs]
+        return [(int(a), int(b), float(c)) for a, b, c in pairs], splitting
 
     def _pair_cells(
         self,
@@ -511,10 +617,12 @@ class SettlePolicy:
         if self.in_cold_start(state):
             chosen = _segment_fill(open_, state.counts, size, rng, self._cold_order(state))
             return np.array(chosen, dtype=np.intp).reshape(-1, 2)
-        pairs = self.target_pairs(state)[: self.pairs_per_batch]
+        pairs, splitting = self._targets(state)
+        pairs = pairs[: self.pairs_per_batch]
         chosen = []
         if pairs:
-            targeted = size - round(self.exploration * size)
+            share = max(self.exploration, 1.0 - self.splitting) if splitting else self.exploration
+            targeted = size - round(share * size)
             quota = max(1, math.ceil(targeted / len(pairs)))
             for a, b, _ in pairs:
                 room = min(quota, targeted - len(chosen))

@@ -74,6 +74,49 @@ def test_settle_targets_the_unresolved_pair_at_the_top():
     assert (state.counts[cells[:, 0], cells[:, 1]] < 1).all()  # never a cell at its cap
 
 
+def test_settle_spends_on_a_clear_last_system_not_on_near_ties_at_the_top():
+    # Three systems tied on average and one 4 points below, ten of 60 segments judged (the
+    # en-cs shape in miniature): the probable top cluster is the three; of their pairs against
+    # the last, those still open are the targets, and the ties inside it cost nothing.
+    n = 60
+    base = 70 + 10 * np.sin(np.arange(n))
+    sign = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    scores = np.vstack([base, base + 3 * sign, base - 3 * sign, base - 4 + 8 * sign])
+    mask = np.zeros((4, n), bool)
+    mask[:, :10] = True
+    state = judged(scores, mask)
+    chance = al.pair_statistics(state).separation_probability(1.645)
+    assert chance[0, 1] < 0.5 and chance[0, 2] < 0.5  # no boundary inside the top three
+    assert chance[1, 3] > 0.95 and 0.5 < chance[2, 3] < chance[0, 3] < 0.95
+    policy = al.SettlePolicy(goal="top", cold_segments=10, exploration=0.0)
+    pairs = policy.target_pairs(state)
+    assert [(upper, lower) for upper, lower, _ in pairs] == [(2, 3), (0, 3)]  # most open first
+    cells = policy.choose(state, rng(), 8)
+    assert set(cells[:, 0].tolist()) <= {0, 2, 3}
+
+
+def test_the_separation_probability_counts_judgments_and_is_exact_when_complete():
+    scores = np.array([[80.0, 72, 90, 75], [70.0, 70, 70, 70]])
+    complete = al.pair_statistics(judged(scores, np.ones((2, 4), bool)))
+    z = complete.z()[0, 1]
+    assert complete.separation_probability(z - 0.1)[0, 1] == 1.0
+    assert complete.separation_probability(z + 0.1)[0, 1] == 0.0
+    # The same scores with one judgment of three a cell: two thirds of the information is
+    # still to come, so the outcome is less certain than with one rater a cell.
+    one_of_three = al.pair_statistics(judged(scores, np.ones((2, 4), bool), cap=3))
+    assert 0.0 < one_of_three.separation_probability(z - 0.1)[0, 1] < 1.0
+    never = al.AllocationState.empty(2, 2, available=np.array([[True, False], [False, True]]))
+    assert al.pair_statistics(never).separation_probability(1.645)[0, 1] == 0.0
+
+
+def test_the_weakest_cross_pair_of_every_boundary_in_one_pass():
+    generator = rng(2)
+    for n in range(2, 7):
+        values = generator.random((n, n))
+        expected = [values[: k + 1, k + 1 :].min() for k in range(n - 1)]
+        np.testing.assert_allclose(al._block_minimum(values), expected)
+
+
 def test_settle_prefers_completing_pairs_and_respects_per_cell_caps():
     scores = np.array([[80.0, 80, 80, 80], [70.0, 70, 70, 70]])
     counts = np.array([[1, 1, 1, 0], [1, 0, 1, 0]])
