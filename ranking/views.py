@@ -1,8 +1,9 @@
 """Pages of the ranking app, under ``/ranking/``: the list, the new-ranking form and a ranking's
 page with its table, charts and downloads. Thin: parse, call one service or selector, render.
 
-The discrimination analyses' pages (``ranking/subsets/views.py``) share the helpers here: a
-job started from its form, and a result read only once the job is done.
+The discrimination analyses' and replay runs' pages (``ranking/subsets/views.py``,
+``ranking/replays/views.py``) share the helpers here: a job started from its form, and a result
+(its page, charts and downloads) read only once the job is done.
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ def not_done_page(job: RankingJob | ReplayRun) -> HttpResponse | None:
                         content_type="text/plain; charset=utf-8")  # fmt: skip
 
 
+def result_chart(
+    job: RankingJob | ReplayRun, draw: Callable[[dict[str, Any]], bytes]
+) -> HttpResponse:
+    """The chart ``draw`` makes of the job's result, as SVG; the 409 while it is not done."""
+    return not_done_page(job) or HttpResponse(draw(job.result), content_type="image/svg+xml")
+
+
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def ranking_new(request: HtmxHttpRequest) -> HttpResponse:
@@ -109,10 +117,7 @@ def ranking_download(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
 @require_GET
 def ranking_chart(request: HttpRequest, pk: int, chart: str) -> HttpResponse:
     ranking = selectors.ranking_for_user(request.user, pk)
-    if refusal := not_done_page(ranking):
-        return refusal
-    draw = charts.heatmap_svg if chart == "heatmap" else charts.means_svg
-    return HttpResponse(draw(ranking.result), content_type="image/svg+xml")
+    return result_chart(ranking, charts.heatmap_svg if chart == "heatmap" else charts.means_svg)
 
 
 @staff_member_required

@@ -16,7 +16,7 @@ from ranking.replays import charts, selectors
 from ranking.replays.forms import ReplayForm
 from ranking.replays.models import ReplayRun
 from ranking.replays.services import ReplayStateError, cancel_replay, start_replay
-from ranking.views import not_done_page, start_from_form
+from ranking.views import result_chart, start_from_form
 
 NEW = "ranking/replay_new.html"
 DETAIL = "ranking/replay_detail.html"
@@ -54,9 +54,7 @@ def replay_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def replay_chart(request: HttpRequest, pk: int) -> HttpResponse:
     run = selectors.replay_for_user(request.user, pk)
-    if refusal := not_done_page(run):
-        return refusal
-    return HttpResponse(charts.curves_svg(run.result), content_type="image/svg+xml")
+    return result_chart(run, charts.curves_svg)
 
 
 @staff_member_required

@@ -21,7 +21,7 @@ from ranking.subsets import charts, selectors
 from ranking.subsets.forms import AnalysisForm
 from ranking.subsets.models import DiscriminationAnalysis
 from ranking.subsets.services import cancel_analysis, start_analysis
-from ranking.views import not_done_page, result_page, start_from_form
+from ranking.views import not_done_page, result_chart, result_page, start_from_form
 
 Kind = DiscriminationAnalysis.SubjectKind
 DETAIL = "ranking/discrimination_detail.html"
@@ -71,9 +71,7 @@ def analysis_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def analysis_chart(request: HttpRequest, pk: int) -> HttpResponse:
     analysis = selectors.analysis_for_user(request.user, pk)
-    if refusal := not_done_page(analysis):
-        return refusal
-    return HttpResponse(charts.curves_svg(analysis.result), content_type="image/svg+xml")
+    return result_chart(analysis, charts.curves_svg)
 
 
 @staff_member_required
