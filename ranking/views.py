@@ -15,10 +15,10 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_page, job_version
+from core.job_pages import cancel_view, job_page, job_version
 from ranking import charts, downloads, selectors
 from ranking.forms import RankingForm
 from ranking.models import RankingJob
@@ -120,11 +120,7 @@ def ranking_chart(request: HttpRequest, pk: int, chart: str) -> HttpResponse:
     return result_chart(ranking, charts.heatmap_svg if chart == "heatmap" else charts.means_svg)
 
 
-@staff_member_required
-@require_POST
-def ranking_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    ranking = selectors.ranking_for_user(request.user, pk)
-    return control_from_page(
-        request, ranking, cancel_ranking, RankingStateError,
-        done="Ranking cancelled.", page="ranking:ranking_detail",
-    )  # fmt: skip
+ranking_cancel = cancel_view(
+    selectors.ranking_for_user, cancel_ranking, RankingStateError,
+    done="Ranking cancelled.", page="ranking:ranking_detail",
+)  # fmt: skip

@@ -8,10 +8,10 @@ from typing import Any
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_page, job_version
+from core.job_pages import cancel_view, job_page, job_version
 from ranking.replays import charts, selectors
 from ranking.replays.forms import ReplayForm
 from ranking.replays.models import ReplayRun
@@ -57,11 +57,7 @@ def replay_chart(request: HttpRequest, pk: int) -> HttpResponse:
     return result_chart(run, charts.curves_svg)
 
 
-@staff_member_required
-@require_POST
-def replay_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    run = selectors.replay_for_user(request.user, pk)
-    return control_from_page(
-        request, run, cancel_replay, ReplayStateError,
-        done="Replay cancelled.", page="ranking:replay_detail",
-    )  # fmt: skip
+replay_cancel = cancel_view(
+    selectors.replay_for_user, cancel_replay, ReplayStateError,
+    done="Replay cancelled.", page="ranking:replay_detail",
+)  # fmt: skip

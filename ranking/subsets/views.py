@@ -10,11 +10,11 @@ from typing import Any
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from challenge_sets.access import may_curate
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page
+from core.job_pages import cancel_view
 from ranking import downloads
 from ranking.services import RankingStateError
 from ranking.subsets import charts, selectors
@@ -81,14 +81,10 @@ def analysis_download(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     return not_done_page(analysis) or downloads.result_file(analysis, fmt)
 
 
-@staff_member_required
-@require_POST
-def analysis_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    analysis = selectors.analysis_for_user(request.user, pk)
-    return control_from_page(
-        request, analysis, cancel_analysis, RankingStateError,
-        done="Analysis cancelled.", page="ranking:discrimination_detail",
-    )  # fmt: skip
+analysis_cancel = cancel_view(
+    selectors.analysis_for_user, cancel_analysis, RankingStateError,
+    done="Analysis cancelled.", page="ranking:discrimination_detail",
+)  # fmt: skip
 
 
 # --- the version section a challenge set's page loads (ranking/subsets/sections.py) ----------
