@@ -98,8 +98,10 @@ TESTS = ("wilcoxon", "ranksum", "permutation", "bootstrap")
 PAIRS = ("all", "adjacent")
 BOOTSTRAP_VARIANTS = ("centred", "koehn")
 
+# The array types of ranking's pure modules (stats, discrimination, allocation, replay).
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
+BoolArray = NDArray[np.bool_]
 
 # Scores beyond this magnitude are refused: sums over many segments must stay finite and exact
 # enough to compare resampled statistics with the observed one.
