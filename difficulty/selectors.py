@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 from django.db.models import QuerySet
-from django.http import Http404
 from django.utils.text import slugify
 
 from annotation import protocols
 from annotation.selectors import campaign_rows
+from core.access import visible_or_404
 from difficulty import dec
 from difficulty import estimators as est
 from difficulty.dataset_format import segment_object
@@ -66,10 +66,7 @@ def datasets_for_user(user) -> QuerySet[DifficultyDataset]:
 
 def dataset_for_user(user, pk: int) -> DifficultyDataset:
     """The one permission-checked accessor for datasets (views, API, exports)."""
-    try:
-        return datasets_for_user(user).get(pk=pk)
-    except DifficultyDataset.DoesNotExist:
-        raise Http404("No such difficulty dataset.") from None
+    return visible_or_404(datasets_for_user(user), pk, "No such difficulty dataset.")
 
 
 def evaluations_for_user(user) -> QuerySet[DifficultyEvaluation]:
@@ -80,10 +77,7 @@ def evaluations_for_user(user) -> QuerySet[DifficultyEvaluation]:
 
 def evaluation_for_user(user, pk: int) -> DifficultyEvaluation:
     """The one permission-checked accessor for evaluations (views, API)."""
-    try:
-        return evaluations_for_user(user).get(pk=pk)
-    except DifficultyEvaluation.DoesNotExist:
-        raise Http404("No such evaluation.") from None
+    return visible_or_404(evaluations_for_user(user), pk, "No such evaluation.")
 
 
 def source_campaigns() -> QuerySet:

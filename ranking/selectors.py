@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import Http404
 
 from annotation import protocols
 from annotation.access import campaigns_visible_to
 from annotation.models import Campaign
 from challenge_sets.access import may_curate, sets_for
 from challenge_sets.models import FrozenVersion
+from core.access import visible_or_404
 from difficulty.models import DifficultyDataset
 from difficulty.selectors import datasets_for_user
 from engines.models import Engine
@@ -56,10 +56,7 @@ def rankings_for_user(user) -> QuerySet[SystemRanking]:
 
 def ranking_for_user(user, pk: int) -> SystemRanking:
     """The ranking ``pk`` if ``user`` may see it; otherwise 404, as if it did not exist."""
-    try:
-        return rankings_for_user(user).get(pk=pk)
-    except SystemRanking.DoesNotExist:
-        raise Http404("No such ranking.") from None
+    return visible_or_404(rankings_for_user(user), pk, "No such ranking.")
 
 
 # --- what can be ranked ----------------------------------------------------------------------

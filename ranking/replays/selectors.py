@@ -5,8 +5,8 @@ user see."""
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404
 
+from core.access import visible_or_404
 from ranking.replays.models import ReplayRun
 from ranking.selectors import datasets_for_ranking
 
@@ -28,10 +28,7 @@ def replays_for_user(user) -> QuerySet[ReplayRun]:
 
 def replay_for_user(user, pk) -> ReplayRun:
     """The replay ``pk`` if ``user`` may see it; otherwise 404, as if it did not exist."""
-    run = replays_for_user(user).filter(pk=pk).first()
-    if run is None:
-        raise Http404("No such replay.")
-    return run
+    return visible_or_404(replays_for_user(user), pk, "No such replay.")
 
 
 datasets_for_replay = datasets_for_ranking
