@@ -13,6 +13,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from challenge_sets.access import may_curate
+from core.access import visible_or_404
 from core.http import HtmxHttpRequest
 from core.job_pages import cancel_view
 from ranking import downloads
@@ -95,8 +96,6 @@ analysis_cancel = cancel_view(
 def version_section(request: HttpRequest, pk: int) -> HttpResponse:
     if not may_curate(request.user):
         raise Http404("No such version.")
-    version = selectors.versions_for(request.user).filter(pk=pk).first()
-    if version is None:
-        raise Http404("No such version.")
+    version = visible_or_404(selectors.versions_for(request.user), pk, "No such version.")
     context = selectors.version_summary(request.user, version)
     return render(request, "ranking/discrimination_section_version.html", context)
