@@ -12,6 +12,12 @@ from django.http import Http404
 M = TypeVar("M", bound=Model)
 
 
+def is_active_staff(user) -> bool:
+    """A signed-in, active staff account: who may see the staff areas (search, lexical,
+    difficulty datasets, rankings)."""
+    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+
+
 def visible_or_404(rows: QuerySet[M], pk: Any, missing: str) -> M:
     """Row ``pk`` of ``rows`` (those the user may see), or a 404 that says ``missing``: a row
     the user may not see answers as one that does not exist, so existence does not leak."""

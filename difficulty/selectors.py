@@ -15,7 +15,7 @@ from django.utils.text import slugify
 
 from annotation import protocols
 from annotation.selectors import campaign_rows
-from core.access import visible_or_404
+from core.access import is_active_staff, visible_or_404
 from difficulty import dec
 from difficulty import estimators as est
 from difficulty.dataset_format import segment_object
@@ -52,14 +52,10 @@ __all__ = [
 ]
 
 
-def _may_see(user) -> bool:
+def datasets_for_user(user) -> QuerySet[DifficultyDataset]:
     # Difficulty datasets are research-lead material: staff only, everyone else gets a 404 so
     # that their existence does not leak.
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
-
-
-def datasets_for_user(user) -> QuerySet[DifficultyDataset]:
-    if not _may_see(user):
+    if not is_active_staff(user):
         return DifficultyDataset.objects.none()
     return DifficultyDataset.objects.all()
 
@@ -70,7 +66,7 @@ def dataset_for_user(user, pk: int) -> DifficultyDataset:
 
 
 def evaluations_for_user(user) -> QuerySet[DifficultyEvaluation]:
-    if not _may_see(user):
+    if not is_active_staff(user):
         return DifficultyEvaluation.objects.none()
     return DifficultyEvaluation.objects.select_related("dataset")
 

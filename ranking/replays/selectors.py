@@ -6,21 +6,17 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from core.access import visible_or_404
+from core.access import is_active_staff, visible_or_404
 from ranking.replays.models import ReplayRun
 from ranking.selectors import datasets_for_ranking
 
 __all__ = ["datasets_for_replay", "replay_for_user", "replays_for_user"]
 
 
-def _is_staff(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
-
-
 def replays_for_user(user) -> QuerySet[ReplayRun]:
     """Every replay a staff member may see, newest first (the snapshot left out: the list
     needs none of it)."""
-    if not _is_staff(user):
+    if not is_active_staff(user):
         return ReplayRun.objects.none()
     visible = datasets_for_ranking(user)
     return ReplayRun.objects.filter(dataset__in=visible).select_related("dataset", "created_by")

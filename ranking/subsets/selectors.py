@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 
 from challenge_sets.access import may_curate
 from challenge_sets.models import FrozenVersion
-from core.access import visible_or_404
+from core.access import is_active_staff, visible_or_404
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
 from difficulty.selectors import datasets_for_user, evaluations_for_user
 from ranking import selectors as ranking_selectors
@@ -40,8 +40,7 @@ __all__ = [
 Kind = DiscriminationAnalysis.SubjectKind
 
 
-def may_measure(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+may_measure = is_active_staff
 
 
 def analyses_for_user(user) -> QuerySet[DiscriminationAnalysis]:
