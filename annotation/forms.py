@@ -8,7 +8,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 
 from annotation import assignment, formats, languages, protocols, scoring
 from annotation.models import Campaign
-from core.uploads import validate_upload_size
+from core.uploads import UploadField
 
 _WEIGHT_FIELDS = {
     "weight_minor": ("minor", "Minor"),
@@ -249,9 +249,8 @@ class CampaignForm(forms.ModelForm):
 
 
 class CampaignCreateForm(CampaignForm):
-    items_file = forms.FileField(
+    items_file = UploadField(
         label="Items file",
-        validators=[validate_upload_size],
         help_text="JSONL (one JSON object per line: doc_id, seg_id, src_lang, tgt_lang, source, "
         "target, system, kind, expected, question, choices, questions, prefill_spans, origin, "
         "origin_ref, meta), an Appraise batches file, a Google MQM TSV or a Pearmut campaign file.",
@@ -284,7 +283,7 @@ class CampaignCreateForm(CampaignForm):
 
 
 class ItemsUploadForm(forms.Form):
-    items_file = forms.FileField(label="More items (JSONL)", validators=[validate_upload_size])
+    items_file = UploadField(label="More items (JSONL)")
 
 
 class GenerateChecksForm(forms.Form):

@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from annotation import assignment, html_text, languages, protocols, scoring
+from core.validators import validate_json_object
 
 
 def new_pseudonym() -> str:
@@ -45,9 +46,8 @@ def _validate_language_codes(value: Any) -> None:
         raise ValidationError(str(exc)) from exc
 
 
-def _validate_json_object(value: Any) -> None:
-    if not isinstance(value, dict):
-        raise ValidationError("must be a JSON object")
+# Migration 0001 names the validator by this older path.
+_validate_json_object = validate_json_object
 
 
 def _validate_mqm_weights(value: Any) -> None:
@@ -434,7 +434,7 @@ class Item(models.Model):
     prefill_spans = models.JSONField(default=list, blank=True)
     origin = models.CharField(max_length=100, blank=True)
     origin_ref = models.CharField(max_length=255, blank=True)
-    meta = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    meta = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
     position = models.PositiveIntegerField(default=0)
     completed_count = models.PositiveIntegerField(default=0)
     # Claims that hold a slot: active (not yet released) + submitted assignments. Kept with F()
@@ -594,8 +594,8 @@ class Annotation(models.Model):
     )
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="annotations")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
-    draft = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    answer = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    draft = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
+    answer = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
     score = models.FloatField(null=True, blank=True)
     mqm_score = models.FloatField(null=True, blank=True)
     option_order = models.JSONField(default=list, blank=True)

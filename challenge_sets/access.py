@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from challenge_sets.models import ChallengeSet
+from core.access import visible_or_404
 
 PERMISSION = "challenge_sets.curate_challengeset"
 
@@ -35,10 +36,7 @@ def challenge_set_for(user, pk: int, *, for_update: bool = False) -> ChallengeSe
     queryset = sets_for(user)
     if for_update:
         queryset = queryset.select_for_update()
-    found = queryset.filter(pk=pk).first()
-    if found is None:
-        raise Http404("No such challenge set")
-    return found
+    return visible_or_404(queryset, pk, "No such challenge set")
 
 
 def require_curator(user) -> None:

@@ -9,7 +9,7 @@ from django import forms
 from challenge_sets.models import ChallengeItem
 from challenge_sets.policy import MAJORITY_IS_ATTESTED, PROTOCOL_RULES, ValidationPolicy
 from challenge_sets.sources import ItemSource
-from core.uploads import validate_upload_size
+from core.uploads import UploadField
 
 _DEFAULT = ValidationPolicy()
 
@@ -79,7 +79,7 @@ def source_form(source: ItemSource, data=None, files=None) -> forms.Form:
         elif spec.kind == "float":
             field = forms.FloatField(**common)
         elif spec.kind == "file":
-            field = forms.FileField(validators=[validate_upload_size], **common)
+            field = UploadField(**common)
         else:
             field = forms.CharField(**common)
         form.fields[spec.name] = field

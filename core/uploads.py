@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django import forms
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -25,6 +26,12 @@ def validate_upload_size(upload) -> None:
             "big files.",
             code="file_too_large",
         )
+
+
+class UploadField(forms.FileField):
+    """A form's file field, refused over the upload limit (:func:`validate_upload_size`)."""
+
+    default_validators = [validate_upload_size]
 
 
 def body_limit_text() -> str:

@@ -8,7 +8,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
 
-from core.uploads import validate_upload_size
+from core.uploads import UploadField
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,
@@ -56,8 +56,7 @@ class _ReferenceFields(forms.Form):
 class DatasetUploadForm(_ReferenceFields):
     name = forms.CharField(max_length=200)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
-    file = forms.FileField(
-        validators=[validate_upload_size],
+    file = UploadField(
         help_text="WMT-style JSONL (langs, src, tgt{system}, scores{system}; other fields kept), "
         "a Google MQM TSV (one row per error per rater) or Google's .tar.gz of one, an "
         "mt-metrics-eval test set as a .tar.gz or .zip, or a WMT DA release (its means file, or "

@@ -8,26 +8,19 @@ models here copied no data (ADR 0010).
 from __future__ import annotations
 
 import io
-from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models
 
+from core.validators import validate_json_object, validate_string_list
 from difficulty.import_report import report_lines
 from difficulty.releases import judgments
 from rounds.models import LeasedJob
 
-
-def _validate_string_list(value: Any) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationError("must be a list of strings")
-
-
-def _validate_json_object(value: Any) -> None:
-    if not isinstance(value, dict):
-        raise ValidationError("must be a JSON object")
+# The migrations name the validators by these older paths.
+_validate_string_list = validate_string_list
+_validate_json_object = validate_json_object
 
 
 def matrix_to_bytes(matrix: np.ndarray) -> bytes:
@@ -69,13 +62,13 @@ class DifficultyDataset(models.Model):
     source_campaign_name = models.CharField(max_length=200, blank=True)
     # The rule that marked systems as human references at import: {"names": [...],
     # "prefixes": [...]} (case-insensitive prefixes).
-    reference_rule = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    extra_fields = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
+    reference_rule = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
+    extra_fields = models.JSONField(default=list, blank=True, validators=[validate_string_list])
     # What the importer read from elsewhere, chose, or let through rather than refuse a released
     # file, e.g. {"language_pair_from_file_name": "en-de", "unbalanced_mark_rows": 1,
     # "unbalanced_mark_lines": [5312]} for a Google MQM TSV; difficulty/import_report.py says it
     # in words for every release.
-    import_report = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    import_report = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
     # The human score of a flawless translation, for %Perfect (seed 002 Eq. 4): 100 on ESA's
     # 0–100 scale; 0 for raw MQM penalties.
     perfect_score = models.FloatField(default=100.0)
@@ -127,7 +120,7 @@ class DifficultyLanguagePair(models.Model):
     # ``selectors.judgments_by_system``; WMT21–23 ranked systems on these, not on the means.
     judgments = models.BinaryField(default=b"", blank=True)
     judgment_annotators = models.JSONField(
-        default=list, blank=True, validators=[_validate_string_list]
+        default=list, blank=True, validators=[validate_string_list]
     )
     n_judgments = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -208,9 +201,9 @@ class DifficultySegment(models.Model):
     # what "oracle-src" averages over and what source-only estimators compute once.
     source_key = models.CharField(max_length=64)
     reference = models.TextField(blank=True)
-    translations = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    scores = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    extra = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    translations = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
+    scores = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
+    extra = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -255,7 +248,7 @@ class DifficultyEvaluation(LeasedJob):
     dataset = models.ForeignKey(
         DifficultyDataset, on_delete=models.CASCADE, related_name="evaluations"
     )
-    estimators = models.JSONField(validators=[_validate_string_list])
+    estimators = models.JSONField(validators=[validate_string_list])
     subset_fraction = models.FloatField(default=0.25)
     seed = models.BigIntegerField(default=0)
     n_bootstrap = models.PositiveIntegerField(default=1000)
@@ -263,8 +256,8 @@ class DifficultyEvaluation(LeasedJob):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
-    state = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
-    results = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    state = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
+    results = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
 
     class Meta:
         # Created by search before difficulty became an app (ADR 0010): same tables.

@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 from django.db.models import QuerySet
-from django.http import Http404
 from django.utils.text import slugify
 
 from annotation import protocols
 from annotation.selectors import campaign_rows
+from core.access import is_active_staff, visible_or_404
 from difficulty import dec
 from difficulty import estimators as est
 from difficulty.dataset_format import segment_object
@@ -52,38 +52,28 @@ __all__ = [
 ]
 
 
-def _may_see(user) -> bool:
+def datasets_for_user(user) -> QuerySet[DifficultyDataset]:
     # Difficulty datasets are research-lead material: staff only, everyone else gets a 404 so
     # that their existence does not leak.
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
-
-
-def datasets_for_user(user) -> QuerySet[DifficultyDataset]:
-    if not _may_see(user):
+    if not is_active_staff(user):
         return DifficultyDataset.objects.none()
     return DifficultyDataset.objects.all()
 
 
 def dataset_for_user(user, pk: int) -> DifficultyDataset:
     """The one permission-checked accessor for datasets (views, API, exports)."""
-    try:
-        return datasets_for_user(user).get(pk=pk)
-    except DifficultyDataset.DoesNotExist:
-        raise Http404("No such difficulty dataset.") from None
+    return visible_or_404(datasets_for_user(user), pk, "No such difficulty dataset.")
 
 
 def evaluations_for_user(user) -> QuerySet[DifficultyEvaluation]:
-    if not _may_see(user):
+    if not is_active_staff(user):
         return DifficultyEvaluation.objects.none()
     return DifficultyEvaluation.objects.select_related("dataset")
 
 
 def evaluation_for_user(user, pk: int) -> DifficultyEvaluation:
     """The one permission-checked accessor for evaluations (views, API)."""
-    try:
-        return evaluations_for_user(user).get(pk=pk)
-    except DifficultyEvaluation.DoesNotExist:
-        raise Http404("No such evaluation.") from None
+    return visible_or_404(evaluations_for_user(user), pk, "No such evaluation.")
 
 
 def source_campaigns() -> QuerySet:

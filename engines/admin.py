@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from core.admin import ReadOnlyAdmin
 from engines.forms import EngineForm
 from engines.models import CachedResponse, Engine, EngineCall, ReplayEntry
 
@@ -12,16 +13,7 @@ class EngineAdmin(admin.ModelAdmin):
     search_fields = ["name", "model", "description"]
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Ledger and cache are written only by the call path."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
+# Ledger and cache are written only by the call path.
 @admin.register(EngineCall)
 class EngineCallAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "engine", "scope", "operation", "items", "cost", "cache_hit"]

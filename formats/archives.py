@@ -121,6 +121,8 @@ def _clean_path(label: str, name: str) -> str | None:
 
 
 class _Budget:
+    """What one archive or folder has unpacked so far, refused past its :class:`Limits`."""
+
     def __init__(self, label: str, limits: Limits) -> None:
         self.label, self.limits = label, limits
         self.total = self.read = self.members = 0
@@ -138,13 +140,14 @@ class _Budget:
                 f"(at member {name}); refused"
             )
 
-    def take(self, name: str, stream: IO[bytes]) -> bytes:
+    def take(self, where: str, stream: IO[bytes]) -> bytes:
+        """The stream's bytes, counted against the read limit (``where`` names the file)."""
         room = self.limits.max_read_bytes - self.read
         data = stream.read(room + 1)
         if len(data) > room:
             raise ArchiveError(
                 f"{self.label}: the files to read hold more than "
-                f"{_size(self.limits.max_read_bytes)} (at member {name}); refused"
+                f"{_size(self.limits.max_read_bytes)} (at {where}); refused"
             )
         self.read += len(data)
         return data
@@ -179,7 +182,7 @@ def _walk_tar(
             stream = archive.extractfile(member)
             if stream is None:  # pragma: no cover - isfile() members always have data
                 raise ArchiveError(f"{files.label}: member {path} cannot be read")
-            files.contents[path] = budget.take(path, stream)
+            files.contents[path] = budget.take(f"member {path}", stream)
 
 
 def _read_zip(fileobj: IO[bytes], files: MemoryFiles, wanted: Wanted, budget: _Budget) -> None:
@@ -204,7 +207,7 @@ def _read_zip(fileobj: IO[bytes], files: MemoryFiles, wanted: Wanted, budget: _B
             if wanted(path):
                 try:
                     with archive.open(info) as stream:
-                        files.contents[path] = budget.take(path, stream)
+                        files.contents[path] = budget.take(f"member {path}", stream)
                 except (zipfile.BadZipFile, OSError, EOFError) as exc:
                     raise ArchiveError(f"{files.label}: member {path} is damaged ({exc})") from None
 
@@ -240,10 +243,10 @@ class DirectoryFiles:
     root: Path
     limits: Limits = Limits()
     label: str = ""
-    _read: int = 0
 
     def __post_init__(self) -> None:
         self.label = self.label or str(self.root)
+        self._budget = _Budget(self.label, self.limits)
         self._resolved = self.root.resolve()
         self._names: list[str] | None = None
 
@@ -273,16 +276,8 @@ class DirectoryFiles:
             raise ArchiveError(f"{self.label}: {name} links outside the folder; refused")
         if not resolved.is_file():
             raise ArchiveError(f"{self.label}: {name} is not a regular file")
-        room = self.limits.max_read_bytes - self._read
         with resolved.open("rb") as stream:
-            data = stream.read(room + 1)
-        if len(data) > room:
-            raise ArchiveError(
-                f"{self.label}: the files to read hold more than "
-                f"{_size(self.limits.max_read_bytes)} (at {name}); refused"
-            )
-        self._read += len(data)
-        return data
+            return self._budget.take(name, stream)
 
 
 def open_release(

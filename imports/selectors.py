@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404
 
+from core.access import visible_or_404
 from imports import kinds
 from imports.models import ImportJob
 
@@ -20,10 +20,7 @@ def jobs_for_user(user) -> QuerySet[ImportJob]:
 
 def job_for_user(user, pk: int) -> ImportJob:
     """A 404 for someone else's job: whether it exists is not theirs to know."""
-    try:
-        return jobs_for_user(user).get(pk=pk)
-    except ImportJob.DoesNotExist:
-        raise Http404("No such import job.") from None
+    return visible_or_404(jobs_for_user(user), pk, "No such import job.")
 
 
 def kind_label(job: ImportJob) -> str:

@@ -3,6 +3,6 @@ difficulty datasets). One place, so pages, API and exports agree."""
 
 from __future__ import annotations
 
+from core.access import is_active_staff
 
-def may_use_lexical(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+may_use_lexical = is_active_staff

@@ -85,10 +85,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy import stats as scipy_stats
 
-from ranking.stats import permutation_pvalues, wmt_clusters
+from ranking.stats import BoolArray, FloatArray, IntArray, permutation_pvalues, wmt_clusters
 
 __all__ = [
     "GOALS",
@@ -105,10 +104,6 @@ __all__ = [
     "make_policy",
     "pair_statistics",
 ]
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
-BoolArray = NDArray[np.bool_]
 
 GOALS = ("top", "adjacent", "full")
 NO_CELLS = np.zeros((0, 2), dtype=np.intp)

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 from django.db import models
 
+from core.validators import validate_json_object, validate_string_list
 from difficulty.models import matrix_from_bytes, matrix_to_bytes
-from ranking.validators import validate_json_object, validate_string_list
 from rounds.models import RoundJob
 
 

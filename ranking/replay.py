@@ -41,11 +41,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy import stats as scipy_stats
 
 from ranking.allocation import AllocationState, Policy, StoppingRule, make_policy
-from ranking.stats import json_safe, permutation_pvalues, system_means, wmt_clusters
+from ranking.stats import (
+    BoolArray,
+    FloatArray,
+    IntArray,
+    json_safe,
+    permutation_pvalues,
+    system_means,
+    wmt_clusters,
+)
 
 __all__ = [
     "PolicyTrace",
@@ -59,10 +67,6 @@ __all__ = [
     "replay_many",
     "summarise",
 ]
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
-BoolArray = NDArray[np.bool_]
 
 MAX_SEEDS = 10_000
 

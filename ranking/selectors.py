@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import Http404
 
 from annotation import protocols
 from annotation.access import campaigns_visible_to
 from annotation.models import Campaign
 from challenge_sets.access import may_curate, sets_for
 from challenge_sets.models import FrozenVersion
+from core.access import is_active_staff, visible_or_404
 from difficulty.models import DifficultyDataset
 from difficulty.selectors import datasets_for_user
 from engines.models import Engine
@@ -39,12 +39,8 @@ __all__ = [
 _VERSION_KINDS = (SystemRanking.InputKind.VERSION, SystemRanking.InputKind.VERSION_QE)
 
 
-def _is_staff(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
-
-
 def rankings_for_user(user) -> QuerySet[SystemRanking]:
-    if not _is_staff(user):
+    if not is_active_staff(user):
         return SystemRanking.objects.none()
     rankings = SystemRanking.objects.select_related(
         "dataset", "campaign", "version__challenge_set", "created_by"
@@ -56,10 +52,7 @@ def rankings_for_user(user) -> QuerySet[SystemRanking]:
 
 def ranking_for_user(user, pk: int) -> SystemRanking:
     """The ranking ``pk`` if ``user`` may see it; otherwise 404, as if it did not exist."""
-    try:
-        return rankings_for_user(user).get(pk=pk)
-    except SystemRanking.DoesNotExist:
-        raise Http404("No such ranking.") from None
+    return visible_or_404(rankings_for_user(user), pk, "No such ranking.")
 
 
 # --- what can be ranked ----------------------------------------------------------------------
@@ -71,7 +64,7 @@ def datasets_for_ranking(user) -> QuerySet[DifficultyDataset]:
 
 def campaigns_for_ranking(user) -> QuerySet[Campaign]:
     """Campaigns of scored protocols (ESA, MQM): choice and questionnaires rank nothing."""
-    if not _is_staff(user):
+    if not is_active_staff(user):
         return Campaign.objects.none()
     return campaigns_visible_to(user).filter(protocol__in=protocols.scored()).order_by("name")
 

@@ -98,8 +98,10 @@ TESTS = ("wilcoxon", "ranksum", "permutation", "bootstrap")
 PAIRS = ("all", "adjacent")
 BOOTSTRAP_VARIANTS = ("centred", "koehn")
 
+# The array types of ranking's pure modules (stats, discrimination, allocation, replay).
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
+BoolArray = NDArray[np.bool_]
 
 # Scores beyond this magnitude are refused: sums over many segments must stay finite and exact
 # enough to compare resampled statistics with the observed one.
@@ -369,17 +371,21 @@ def _block_sizes(n_resamples: int, n_pairs: int, n_segments: int, cells: int) ->
     return per_block, per_chunk
 
 
+def _block_lengths(n_resamples: int, per_block: int) -> Iterator[int]:
+    """The number of resamples in each block when ``n_resamples`` are drawn ``per_block`` at a
+    time (the last block holds the rest)."""
+    for start in range(0, n_resamples, per_block):
+        yield min(per_block, n_resamples - start)
+
+
 def _flip_blocks(
     n_segments: int, n_resamples: int, per_block: int, rng: np.random.Generator
 ) -> Iterator[FloatArray]:
     """Random splits: 1.0 where a segment's two scores are swapped."""
-    done = 0
-    while done < n_resamples:
-        size = min(per_block, n_resamples - done)
+    for size in _block_lengths(n_resamples, per_block):
         flips = rng.random((size, n_segments))
         flips *= 2.0
         yield np.floor(flips, out=flips)  # 0 or 1 with probability 1/2, in place
-        done += size
 
 
 def _all_splits(n_segments: int) -> FloatArray:
@@ -435,15 +441,12 @@ def _count_blocks(
     n_segments: int, n_resamples: int, per_block: int, rng: np.random.Generator
 ) -> Iterator[FloatArray]:
     """Bootstrap resamples as counts: how often each segment was drawn, one row per resample."""
-    done = 0
-    while done < n_resamples:
-        size = min(per_block, n_resamples - done)
+    for size in _block_lengths(n_resamples, per_block):
         drawn = rng.integers(0, n_segments, size=(size, n_segments))
         drawn += (np.arange(size) * n_segments)[:, None]  # one bincount for the whole block
         counts = np.bincount(drawn.ravel(), minlength=size * n_segments)
         del drawn
         yield counts.reshape(size, n_segments).astype(np.float64)
-        done += size
 
 
 def bootstrap_pvalues(

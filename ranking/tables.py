@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from formats.spreadsheet import csv_lines
@@ -90,6 +90,16 @@ def _caption(result: dict[str, Any]) -> str:
     )
 
 
+def _ruled(rows: Sequence[RankedRow], lines: Iterable[str], rule: str) -> list[str]:
+    """The rows' lines (one each) with ``rule`` after the last row of each cluster."""
+    out = []
+    for row, line in zip(rows, lines, strict=True):
+        out.append(line)
+        if row.ends_cluster:
+            out.append(rule)
+    return out
+
+
 def as_csv(result: dict[str, Any]) -> Iterator[str]:
     """One row per system, rank order; cells guarded against spreadsheet formulas."""
     header = [
@@ -120,20 +130,22 @@ def as_latex(result: dict[str, Any]) -> str:
         "Rank & System & Mean & $n$ \\\\",
         "\\midrule",
     ]
-    for row in rows:
-        rank = row.rank_range.replace("–", "--")
-        mean = _number(row.mean, decimals).replace("-", "$-$", 1)  # a minus, not a hyphen
-        lines.append(f"{rank} & {latex_escape(row.system)} & {mean} & {row.n} \\\\")
-        if row.ends_cluster:
-            lines.append("\\midrule")
+    lines += _ruled(rows, (_latex_row(row, decimals) for row in rows), "\\midrule")
     lines += ["\\bottomrule", "\\end{tabular}", ""]
     return "\n".join(lines)
+
+
+def _latex_row(row: RankedRow, decimals: int) -> str:
+    rank = row.rank_range.replace("–", "--")
+    mean = _number(row.mean, decimals).replace("-", "$-$", 1)  # a minus, not a hyphen
+    return f"{rank} & {latex_escape(row.system)} & {mean} & {row.n} \\\\"
 
 
 def as_typst(result: dict[str, Any]) -> str:
     """A Typst ``table`` with a horizontal line between clusters."""
     rows = ranked_rows(result)
     decimals = _decimals(rows)
+    rule = "  table.hline(stroke: 0.5pt),"
     lines = [
         f"// {_printable(_caption(result))}",
         "#table(",
@@ -142,17 +154,18 @@ def as_typst(result: dict[str, Any]) -> str:
         "  stroke: none,",
         "  table.hline(),",
         "  table.header([*Rank*], [*System*], [*Mean*], [*$n$*]),",
-        "  table.hline(stroke: 0.5pt),",
+        rule,
     ]
-    for row in rows:
-        mean = _number(row.mean, decimals).replace("-", "\u2212", 1)  # a minus, not a hyphen
-        cells = [typst_string(row.rank_range), typst_string(row.system), typst_string(mean),
-                 typst_string(str(row.n))]  # fmt: skip
-        lines.append("  " + ", ".join(f"[#{cell}]" for cell in cells) + ",")
-        if row.ends_cluster:
-            lines.append("  table.hline(stroke: 0.5pt),")
+    lines += _ruled(rows, (_typst_row(row, decimals) for row in rows), rule)
     lines += ["  table.hline(),", ")", ""]
     return "\n".join(lines)
+
+
+def _typst_row(row: RankedRow, decimals: int) -> str:
+    mean = _number(row.mean, decimals).replace("-", "\u2212", 1)  # a minus, not a hyphen
+    cells = [typst_string(row.rank_range), typst_string(row.system), typst_string(mean),
+             typst_string(str(row.n))]  # fmt: skip
+    return "  " + ", ".join(f"[#{cell}]" for cell in cells) + ","
 
 
 def as_text(result: dict[str, Any]) -> str:
@@ -176,10 +189,7 @@ def as_text(result: dict[str, Any]) -> str:
 
     rule = "-" * (sum(widths) + 2 * (len(widths) - 1))
     out = [_printable(_caption(result)), "", line(header), rule]
-    for row, cells in zip(rows, body, strict=True):
-        out.append(line(cells))
-        if row.ends_cluster:
-            out.append(rule)
+    out += _ruled(rows, (line(cells) for cells in body), rule)
     out += [f"note: {_printable(note)}" for note in result["input"].get("notes", [])]
     return "\n".join(out) + "\n"
 

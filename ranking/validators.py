@@ -1,8 +1,9 @@
 """Checks of the ranking jobs' values, shared by every ranking model and service.
 
-A module of their own (no models): ``ranking.models``, ``ranking.subsets.models`` and
-``ranking.replays.models`` all name the JSON-field validators, the migrations reach them without
-loading a model, and the services that start a job check its settings with ``is_integer_in``.
+A module of their own (no models): ``ranking.subsets.models`` names ``validate_fractions``, the
+migrations reach it without loading a model, and the services that start a job check its
+settings with ``is_integer_in``. The JSON-object and string-list checks are every app's
+(``core.validators``); the migrations name them by this module, so it keeps those names.
 """
 
 from __future__ import annotations
@@ -11,15 +12,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from core.validators import validate_json_object, validate_string_list
 
-def validate_json_object(value: Any) -> None:
-    if not isinstance(value, dict):
-        raise ValidationError("must be a JSON object")
-
-
-def validate_string_list(value: Any) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationError("must be a list of strings")
+__all__ = ["is_integer_in", "validate_fractions", "validate_json_object", "validate_string_list"]
 
 
 def validate_fractions(value: Any) -> None:

@@ -1,8 +1,9 @@
 """Pages of the ranking app, under ``/ranking/``: the list, the new-ranking form and a ranking's
 page with its table, charts and downloads. Thin: parse, call one service or selector, render.
 
-The discrimination analyses' pages (``ranking/subsets/views.py``) share the helpers here: a
-job started from its form, and a result read only once the job is done.
+The discrimination analyses' and replay runs' pages (``ranking/subsets/views.py``,
+``ranking/replays/views.py``) share the helpers here: a job started from its form, and a result
+(its page, charts and downloads) read only once the job is done.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_page, job_version
+from core.job_pages import cancel_view, job_page, job_version
 from ranking import charts, downloads, selectors
 from ranking.forms import RankingForm
 from ranking.models import RankingJob
@@ -61,6 +62,13 @@ def not_done_page(job: RankingJob | ReplayRun) -> HttpResponse | None:
         return None
     return HttpResponse(f"{reason.capitalize()}.", status=409,
                         content_type="text/plain; charset=utf-8")  # fmt: skip
+
+
+def result_chart(
+    job: RankingJob | ReplayRun, draw: Callable[[dict[str, Any]], bytes]
+) -> HttpResponse:
+    """The chart ``draw`` makes of the job's result, as SVG; the 409 while it is not done."""
+    return not_done_page(job) or HttpResponse(draw(job.result), content_type="image/svg+xml")
 
 
 @staff_member_required
@@ -109,17 +117,10 @@ def ranking_download(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
 @require_GET
 def ranking_chart(request: HttpRequest, pk: int, chart: str) -> HttpResponse:
     ranking = selectors.ranking_for_user(request.user, pk)
-    if refusal := not_done_page(ranking):
-        return refusal
-    draw = charts.heatmap_svg if chart == "heatmap" else charts.means_svg
-    return HttpResponse(draw(ranking.result), content_type="image/svg+xml")
+    return result_chart(ranking, charts.heatmap_svg if chart == "heatmap" else charts.means_svg)
 
 
-@staff_member_required
-@require_POST
-def ranking_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    ranking = selectors.ranking_for_user(request.user, pk)
-    return control_from_page(
-        request, ranking, cancel_ranking, RankingStateError,
-        done="Ranking cancelled.", page="ranking:ranking_detail",
-    )  # fmt: skip
+ranking_cancel = cancel_view(
+    selectors.ranking_for_user, cancel_ranking, RankingStateError,
+    done="Ranking cancelled.", page="ranking:ranking_detail",
+)  # fmt: skip

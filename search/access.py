@@ -4,6 +4,6 @@ existence does not leak. One place, so pages, API and exports agree."""
 
 from __future__ import annotations
 
+from core.access import is_active_staff
 
-def may_use_search(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+may_use_search = is_active_staff

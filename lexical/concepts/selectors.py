@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch, Q, QuerySet
-from django.http import Http404
 
+from core.access import visible_or_404
 from lexical.access import may_use_lexical
 from lexical.models import Concept, ConceptExample, ExampleSelection, SelectedExample, Variation
 
@@ -36,10 +36,8 @@ def concepts_for_user(user) -> QuerySet[Concept]:
 
 def concept_for_user(user, pk: int) -> Concept:
     """The one permission-checked accessor for concepts (pages, API, edits): 404 otherwise."""
-    try:
-        return concepts_for_user(user).select_related("mining_job__corpus").get(pk=pk)
-    except Concept.DoesNotExist:
-        raise Http404("No such concept.") from None
+    rows = concepts_for_user(user).select_related("mining_job__corpus")
+    return visible_or_404(rows, pk, "No such concept.")
 
 
 def selections_for_user(user) -> QuerySet[ExampleSelection]:
@@ -53,10 +51,7 @@ def selections_for_user(user) -> QuerySet[ExampleSelection]:
 
 def selection_for_user(user, pk: int) -> ExampleSelection:
     """The one permission-checked accessor for example selections."""
-    try:
-        return selections_for_user(user).get(pk=pk)
-    except ExampleSelection.DoesNotExist:
-        raise Http404("No such selection.") from None
+    return visible_or_404(selections_for_user(user), pk, "No such selection.")
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from core.uploads import validate_upload_size
+from core.uploads import UploadField
 from lexical.corpora.services import CorpusImportError, CorpusSource, check_corpus_options
 
 FORMAT_CHOICES = [
@@ -19,21 +19,17 @@ class CorpusImportForm(forms.Form):
     src_lang = forms.CharField(max_length=16, initial="en", label="Source language")
     tgt_lang = forms.CharField(max_length=16, label="Target language", help_text="e.g. es, af, ja")
     format = forms.ChoiceField(choices=FORMAT_CHOICES, initial="moses")
-    src_file = forms.FileField(
+    src_file = UploadField(
         required=False,
-        validators=[validate_upload_size],
         label="Source file (moses)",
         help_text="One sentence per line, e.g. OPUS's corpus.en-es.en.",
     )
-    tgt_file = forms.FileField(
+    tgt_file = UploadField(
         required=False,
-        validators=[validate_upload_size],
         label="Target file (moses)",
         help_text="Line i translates line i of the source file.",
     )
-    file = forms.FileField(
-        required=False, validators=[validate_upload_size], label="File (tsv or jsonl)"
-    )
+    file = UploadField(required=False, label="File (tsv or jsonl)")
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
 
     def clean(self):

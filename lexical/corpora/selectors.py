@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404
 
+from core.access import visible_or_404
 from lexical.access import may_use_lexical
 from lexical.models import ParallelCorpus, SentencePair
 
@@ -21,10 +21,7 @@ def corpora_for_user(user) -> QuerySet[ParallelCorpus]:
 def corpus_for_user(user, pk: int) -> ParallelCorpus:
     """The one permission-checked accessor for corpora (pages, API and exports): a 404 for
     anyone who may not see it, so existence does not leak."""
-    try:
-        return corpora_for_user(user).get(pk=pk)
-    except ParallelCorpus.DoesNotExist:
-        raise Http404("No such corpus.") from None
+    return visible_or_404(corpora_for_user(user), pk, "No such corpus.")
 
 
 def corpus_pairs(corpus: ParallelCorpus) -> QuerySet[SentencePair]:

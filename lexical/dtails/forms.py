@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from core.uploads import validate_upload_size
+from core.uploads import UploadField
 
 
 class DtailsImportForm(forms.Form):
@@ -13,14 +13,12 @@ class DtailsImportForm(forms.Form):
     )
     src_lang = forms.CharField(max_length=16, initial="en", label="Source language")
     tgt_lang = forms.CharField(max_length=16, label="Target language", help_text="e.g. gl, af, ja")
-    csv_file = forms.FileField(
-        validators=[validate_upload_size],
+    csv_file = UploadField(
         label="DTAiLS CSV",
         help_text="expert_dataset.csv or train_dataset.csv",
     )
-    words_file = forms.FileField(
+    words_file = UploadField(
         required=False,
-        validators=[validate_upload_size],
         label="Words file (optional)",
         help_text="xx.words: POS tags and every variation of each concept",
     )

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 
 from annotation.models import Campaign
+from core.access import visible_or_404
 from core.http import download
 from lexical.access import may_use_lexical
 from lexical.dtails import exports
@@ -25,10 +26,7 @@ def studies_for_user(user) -> QuerySet[Campaign]:
 
 
 def study_for_user(user, pk: int) -> Campaign:
-    campaign = studies_for_user(user).filter(pk=pk).first()
-    if campaign is None:
-        raise Http404("No such lexical-selection study.")
-    return campaign
+    return visible_or_404(studies_for_user(user), pk, "No such lexical-selection study.")
 
 
 def study_csv_response(campaign: Campaign, *, extended: bool) -> HttpResponse:

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 
+from core.access import visible_or_404
 from core.http import download, streamed_download
 from formats.spreadsheet import csv_lines, csv_text
 from lexical.access import may_use_lexical
@@ -41,10 +42,8 @@ def evaluations_for_user(user) -> QuerySet[LexicalEvaluation]:
 
 def evaluation_for_user(user, pk: int) -> LexicalEvaluation:
     """The one permission-checked accessor for evaluations (pages, API and exports)."""
-    try:
-        return evaluations_for_user(user).select_related("created_by").get(pk=pk)
-    except LexicalEvaluation.DoesNotExist:
-        raise Http404("No such evaluation.") from None
+    rows = evaluations_for_user(user).select_related("created_by")
+    return visible_or_404(rows, pk, "No such evaluation.")
 
 
 def entries(evaluation: LexicalEvaluation) -> list[Entry]:

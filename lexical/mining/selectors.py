@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404
 
+from core.access import visible_or_404
 from lexical.access import may_use_lexical
 from lexical.models import Concept, MiningJob, ParallelCorpus
 
@@ -23,10 +23,8 @@ def mining_jobs_for_user(user) -> QuerySet[MiningJob]:
 
 def mining_job_for_user(user, pk: int) -> MiningJob:
     """The one accessor for a mining job; a 404 for everyone who may not see it."""
-    try:
-        return mining_jobs_for_user(user).select_related("created_by").get(pk=pk)
-    except MiningJob.DoesNotExist:
-        raise Http404("No such mining job.") from None
+    rows = mining_jobs_for_user(user).select_related("created_by")
+    return visible_or_404(rows, pk, "No such mining job.")
 
 
 def corpora_for_user(user) -> QuerySet[ParallelCorpus]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.db.models import QuerySet
 from django.http import Http404
 
+from core.access import visible_or_404
 from engines.models import Engine
 from lexical.models import Concept, ConceptExample, Rule, RuleJob, RuleJobConcept, Variation
 from lexical.rules.prompts import RulePrompt, VariationSentences
@@ -40,19 +41,13 @@ def jobs_for_user(user) -> QuerySet[RuleJob]:
 
 def job_for_user(user, pk: int) -> RuleJob:
     """The job, or a 404 whether it is missing or not the user's to see."""
-    job = jobs_for_user(user).filter(pk=pk).first()
-    if job is None:
-        raise Http404("no such rule job")
-    return job
+    return visible_or_404(jobs_for_user(user), pk, "no such rule job")
 
 
 def concept_for_user(user, pk: int) -> Concept:
     if not (user.is_authenticated and user.is_staff):
         raise Http404("no such concept")
-    concept = Concept.objects.filter(pk=pk).first()
-    if concept is None:
-        raise Http404("no such concept")
-    return concept
+    return visible_or_404(Concept.objects.all(), pk, "no such concept")
 
 
 def rules_for_user(user) -> QuerySet[Rule]:

@@ -5,22 +5,18 @@ user see."""
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404
 
+from core.access import is_active_staff, visible_or_404
 from ranking.replays.models import ReplayRun
 from ranking.selectors import datasets_for_ranking
 
 __all__ = ["datasets_for_replay", "replay_for_user", "replays_for_user"]
 
 
-def _is_staff(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
-
-
 def replays_for_user(user) -> QuerySet[ReplayRun]:
     """Every replay a staff member may see, newest first (the snapshot left out: the list
     needs none of it)."""
-    if not _is_staff(user):
+    if not is_active_staff(user):
         return ReplayRun.objects.none()
     visible = datasets_for_ranking(user)
     return ReplayRun.objects.filter(dataset__in=visible).select_related("dataset", "created_by")
@@ -28,10 +24,7 @@ def replays_for_user(user) -> QuerySet[ReplayRun]:
 
 def replay_for_user(user, pk) -> ReplayRun:
     """The replay ``pk`` if ``user`` may see it; otherwise 404, as if it did not exist."""
-    run = replays_for_user(user).filter(pk=pk).first()
-    if run is None:
-        raise Http404("No such replay.")
-    return run
+    return visible_or_404(replays_for_user(user), pk, "No such replay.")
 
 
 datasets_for_replay = datasets_for_ranking

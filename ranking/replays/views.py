@@ -8,15 +8,15 @@ from typing import Any
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page, job_page, job_version
+from core.job_pages import cancel_view, job_page, job_version
 from ranking.replays import charts, selectors
 from ranking.replays.forms import ReplayForm
 from ranking.replays.models import ReplayRun
 from ranking.replays.services import ReplayStateError, cancel_replay, start_replay
-from ranking.views import not_done_page, start_from_form
+from ranking.views import result_chart, start_from_form
 
 NEW = "ranking/replay_new.html"
 DETAIL = "ranking/replay_detail.html"
@@ -54,16 +54,10 @@ def replay_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def replay_chart(request: HttpRequest, pk: int) -> HttpResponse:
     run = selectors.replay_for_user(request.user, pk)
-    if refusal := not_done_page(run):
-        return refusal
-    return HttpResponse(charts.curves_svg(run.result), content_type="image/svg+xml")
+    return result_chart(run, charts.curves_svg)
 
 
-@staff_member_required
-@require_POST
-def replay_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    run = selectors.replay_for_user(request.user, pk)
-    return control_from_page(
-        request, run, cancel_replay, ReplayStateError,
-        done="Replay cancelled.", page="ranking:replay_detail",
-    )  # fmt: skip
+replay_cancel = cancel_view(
+    selectors.replay_for_user, cancel_replay, ReplayStateError,
+    done="Replay cancelled.", page="ranking:replay_detail",
+)  # fmt: skip

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from django.db import models
 
+from core.validators import validate_json_object, validate_string_list
 from ranking.models import RankingJob, Test, optional_input
-from ranking.validators import validate_fractions, validate_json_object, validate_string_list
+from ranking.validators import validate_fractions
 
 
 class SubjectKind(models.TextChoices):

@@ -12,10 +12,10 @@ import itertools
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import Http404
 
 from challenge_sets.access import may_curate
 from challenge_sets.models import FrozenVersion
+from core.access import is_active_staff, visible_or_404
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
 from difficulty.selectors import datasets_for_user, evaluations_for_user
 from ranking import selectors as ranking_selectors
@@ -40,8 +40,7 @@ __all__ = [
 Kind = DiscriminationAnalysis.SubjectKind
 
 
-def may_measure(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+may_measure = is_active_staff
 
 
 def analyses_for_user(user) -> QuerySet[DiscriminationAnalysis]:
@@ -57,10 +56,7 @@ def analyses_for_user(user) -> QuerySet[DiscriminationAnalysis]:
 
 def analysis_for_user(user, pk: int) -> DiscriminationAnalysis:
     """The analysis ``pk`` if ``user`` may see it; otherwise 404, as if it did not exist."""
-    try:
-        return analyses_for_user(user).get(pk=pk)
-    except DiscriminationAnalysis.DoesNotExist:
-        raise Http404("No such discrimination analysis.") from None
+    return visible_or_404(analyses_for_user(user), pk, "No such discrimination analysis.")
 
 
 # --- what can be measured ------------------------------------------------------------------

@@ -10,18 +10,19 @@ from typing import Any
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from challenge_sets.access import may_curate
+from core.access import visible_or_404
 from core.http import HtmxHttpRequest
-from core.job_pages import control_from_page
+from core.job_pages import cancel_view
 from ranking import downloads
 from ranking.services import RankingStateError
 from ranking.subsets import charts, selectors
 from ranking.subsets.forms import AnalysisForm
 from ranking.subsets.models import DiscriminationAnalysis
 from ranking.subsets.services import cancel_analysis, start_analysis
-from ranking.views import not_done_page, result_page, start_from_form
+from ranking.views import not_done_page, result_chart, result_page, start_from_form
 
 Kind = DiscriminationAnalysis.SubjectKind
 DETAIL = "ranking/discrimination_detail.html"
@@ -71,9 +72,7 @@ def analysis_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def analysis_chart(request: HttpRequest, pk: int) -> HttpResponse:
     analysis = selectors.analysis_for_user(request.user, pk)
-    if refusal := not_done_page(analysis):
-        return refusal
-    return HttpResponse(charts.curves_svg(analysis.result), content_type="image/svg+xml")
+    return result_chart(analysis, charts.curves_svg)
 
 
 @staff_member_required
@@ -83,14 +82,10 @@ def analysis_download(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     return not_done_page(analysis) or downloads.result_file(analysis, fmt)
 
 
-@staff_member_required
-@require_POST
-def analysis_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    analysis = selectors.analysis_for_user(request.user, pk)
-    return control_from_page(
-        request, analysis, cancel_analysis, RankingStateError,
-        done="Analysis cancelled.", page="ranking:discrimination_detail",
-    )  # fmt: skip
+analysis_cancel = cancel_view(
+    selectors.analysis_for_user, cancel_analysis, RankingStateError,
+    done="Analysis cancelled.", page="ranking:discrimination_detail",
+)  # fmt: skip
 
 
 # --- the version section a challenge set's page loads (ranking/subsets/sections.py) ----------
@@ -101,8 +96,6 @@ def analysis_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 def version_section(request: HttpRequest, pk: int) -> HttpResponse:
     if not may_curate(request.user):
         raise Http404("No such version.")
-    version = selectors.versions_for(request.user).filter(pk=pk).first()
-    if version is None:
-        raise Http404("No such version.")
+    version = visible_or_404(selectors.versions_for(request.user), pk, "No such version.")
     context = selectors.version_summary(request.user, version)
     return render(request, "ranking/discrimination_section_version.html", context)

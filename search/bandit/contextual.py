@@ -8,7 +8,8 @@ those neighbours' means, so a topic among easy neighbours need not be pulled at 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, TypeGuard, Unpack
 
@@ -17,17 +18,38 @@ import numpy as np
 from search.bandit.base import IndexPolicy, PolicyOptions
 from search.bandit.codec import decode_array, encode_array
 
-__all__ = ["Contextual", "Neighbours", "jaccard"]
+__all__ = ["Contextual", "Neighbours", "jaccard", "shared_keywords"]
 
 NeighbourLists = Sequence[Sequence[tuple[int, float]]]
 # (indptr, indices, similarities), the CSR triple of ``search.topics.trees.neighbour_lists``.
 NeighbourCsr = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def jaccard(a: set[str], b: set[str]) -> float:
+def jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     """|a ∩ b| / |a ∪ b| (0 for two empty sets)."""
     union = len(a | b)
     return len(a & b) / union if union else 0.0
+
+
+def shared_keywords(keywords: Sequence[AbstractSet[str]], limit: int) -> Iterator[Counter[int]]:
+    """For each keyword set in turn, the other sets it shares keywords with and how many.
+
+    An inverted index from keyword to sets keeps this near-linear for real trees; a keyword of
+    more than ``limit`` sets says little about similarity and would make the count quadratic,
+    so it is skipped.
+    """
+    postings: dict[str, list[int]] = {}
+    for index, words in enumerate(keywords):
+        for word in words:
+            postings.setdefault(word, []).append(index)
+    for index, words in enumerate(keywords):
+        shared: Counter[int] = Counter()
+        for word in words:
+            posting = postings[word]
+            if len(posting) <= limit:
+                shared.update(posting)
+        shared.pop(index, None)
+        yield shared
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,20 +117,11 @@ class Neighbours:
         little about similarity and would make the all-pairs count quadratic.
         """
         sets = [frozenset(k) for k in keywords]
-        postings: dict[str, list[int]] = {}
-        for t, kws in enumerate(sets):
-            for kw in kws:
-                postings.setdefault(kw, []).append(t)
         rows: list[int] = []
         cols: list[int] = []
         sims: list[float] = []
-        for t, kws in enumerate(sets):
-            shared: Counter[int] = Counter()
-            for kw in kws:
-                posting = postings[kw]
-                if len(posting) <= max_topics_per_keyword:
-                    shared.update(posting)
-            shared.pop(t, None)
+        for t, shared in enumerate(shared_keywords(sets, max_topics_per_keyword)):
+            kws = sets[t]
             scored = [(c / (len(kws) + len(sets[o]) - c), o) for o, c in shared.items()]
             scored.sort(key=lambda item: (-item[0], item[1]))
             for sim, o in scored[:max_neighbours]:

@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from django import forms
 
-from core.uploads import validate_upload_size
+from core.uploads import UploadField
 from difficulty.models import DifficultyDataset
 from engines.models import Engine
 from search.breaker.methods import METHODS
@@ -57,9 +57,8 @@ class BreakerForm(forms.Form):
     search_run = forms.ChoiceField(required=False, label="Search run")
     top_k = forms.IntegerField(min_value=1, initial=10, required=False, label="Top-k topics")
     dataset = forms.ChoiceField(required=False, label="Difficulty dataset")
-    jsonl = forms.FileField(
+    jsonl = UploadField(
         required=False,
-        validators=[validate_upload_size],
         label="JSONL file",
         help_text='One {"text", "source_url"?, "doc_id"?} a line.',
     )

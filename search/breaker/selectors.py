@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Avg, Count, Q, QuerySet
 from django.http import Http404
 
+from core.access import visible_or_404
 from engines.selectors import cost_by_scope
 from search.access import may_use_search
 from search.breaker.diff import Token, word_diff
@@ -49,10 +50,8 @@ def runs_for_user(user) -> QuerySet[BreakerRun]:
 
 def run_for_user(user, pk: int) -> BreakerRun:
     """The one permission-checked accessor for breaker runs (pages, API and exports)."""
-    try:
-        return runs_for_user(user).select_related("llm_engine", "created_by").get(pk=pk)
-    except BreakerRun.DoesNotExist:
-        raise Http404("No such breaker run.") from None
+    rows = runs_for_user(user).select_related("llm_engine", "created_by")
+    return visible_or_404(rows, pk, "No such breaker run.")
 
 
 def run_rows(user) -> QuerySet[BreakerRun]:

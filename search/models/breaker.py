@@ -12,9 +12,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from core.validators import validate_json_object, validate_string_list
 from rounds.models import RoundJob
 from search.models.budget import BudgetedJob
-from search.models.topics import _validate_json_object, _validate_string_list
 
 
 class BreakerRun(BudgetedJob):
@@ -47,8 +47,8 @@ class BreakerRun(BudgetedJob):
         "engines.Engine", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     # Engine names: several targets make the run "Multi" (seed 001 §3.3).
-    targets = models.JSONField(default=list, validators=[_validate_string_list])
-    qe_engines = models.JSONField(default=list, validators=[_validate_string_list])
+    targets = models.JSONField(default=list, validators=[validate_string_list])
+    qe_engines = models.JSONField(default=list, validators=[validate_string_list])
     src_lang = models.CharField(max_length=16, default="en")
     tgt_lang = models.CharField(max_length=16)
     n_steps = models.PositiveIntegerField(default=10)
@@ -61,7 +61,7 @@ class BreakerRun(BudgetedJob):
     history_batch = models.PositiveIntegerField(default=5)
     seed = models.BigIntegerField(default=0)
     # Where the seeds came from and how they were sampled ({"from", ..., "n", "sample_seed"}).
-    seeds_from = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    seeds_from = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     steps_done = models.PositiveIntegerField(default=0)
     steps_total = models.PositiveIntegerField(default=0)
@@ -91,7 +91,7 @@ class BreakerChain(models.Model):
     index = models.PositiveIntegerField()
     seed_text = models.TextField(blank=True)
     # {"origin": "search_run"|"topic_tree"|"dataset"|"jsonl", "ref", "source_url", "doc_id"}.
-    seed_ref = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    seed_ref = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
     target_words = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     error = models.TextField(blank=True)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.db import models
 
+from core.validators import validate_json_object
 from search.bandit import default_choice
 from search.models.budget import BudgetedJob
-from search.models.topics import TextSample, Topic, TopicTree, _validate_json_object
+from search.models.topics import TextSample, Topic, TopicTree
 
 
 class SearchRun(BudgetedJob):
@@ -49,7 +50,7 @@ class SearchRun(BudgetedJob):
     src_lang = models.CharField(max_length=16, default="en")
     tgt_lang = models.CharField(max_length=16, blank=True)
     algorithm = models.CharField(max_length=32, default="default")
-    params = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    params = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
     # The concrete method the run was created with, {"policy": name, "params": {...}}: what
     # "default" resolved to at the time, so a later change of the default (docs/adr/0002,
     # 0028) never changes the method an existing run reports or repeats.
@@ -60,7 +61,7 @@ class SearchRun(BudgetedJob):
     batch_size = models.PositiveIntegerField(default=10)
     human_mode = models.CharField(max_length=16, choices=HumanMode.choices, default=HumanMode.OFF)
     # {"rule": "top_k"|"fraction", "fraction", "max_items", "overlap", "timeout_hours"}.
-    human_settings = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    human_settings = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
     campaign = models.ForeignKey(
         "annotation.Campaign", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

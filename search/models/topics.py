@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.core.exceptions import ValidationError
 from django.db import models
 
+from core.validators import validate_json_object, validate_string_list
 from rounds.models import LeasedJob
 
-
-def _validate_string_list(value: Any) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationError("must be a list of strings")
-
-
-def _validate_json_object(value: Any) -> None:
-    if not isinstance(value, dict):
-        raise ValidationError("must be a JSON object")
+# The migrations name the validators by these older paths.
+_validate_string_list = validate_string_list
+_validate_json_object = validate_json_object
 
 
 class TopicTree(LeasedJob):
@@ -47,7 +39,7 @@ class TopicTree(LeasedJob):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.READY)
     source_file_name = models.CharField(max_length=255, blank=True)
     # For generated trees: {"engine", "roots", "depth", "branching", "prompt_version"}.
-    generation = models.JSONField(default=dict, blank=True, validators=[_validate_json_object])
+    generation = models.JSONField(default=dict, blank=True, validators=[validate_json_object])
     n_topics = models.PositiveIntegerField(default=0)
     n_leaves = models.PositiveIntegerField(default=0)
 
@@ -68,7 +60,7 @@ class Topic(models.Model):
     # Root-to-node names joined with " > ": what the sampling prompt and the pages show.
     path = models.TextField()
     depth = models.PositiveSmallIntegerField(default=0)
-    keywords = models.JSONField(default=list, blank=True, validators=[_validate_string_list])
+    keywords = models.JSONField(default=list, blank=True, validators=[validate_string_list])
 
     class Meta:
         ordering = ["tree", "position"]

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from django.db import models
 
+from core.validators import validate_string_list
 from rounds.models import CountedJob
 from search.models.breaker import BreakerChain, BreakerRun
 from search.models.budget import BudgetedJob
-from search.models.topics import _validate_string_list
 
 
 class BreakerTransfer(BudgetedJob, CountedJob):
@@ -23,9 +23,9 @@ class BreakerTransfer(BudgetedJob, CountedJob):
     name = models.CharField(max_length=200)
     runs = models.ManyToManyField(BreakerRun, related_name="transfers")
     # Engine names and language codes, in the order the matrix shows them.
-    translators = models.JSONField(default=list, validators=[_validate_string_list])
-    languages = models.JSONField(default=list, validators=[_validate_string_list])
-    qe_engines = models.JSONField(default=list, validators=[_validate_string_list])
+    translators = models.JSONField(default=list, validators=[validate_string_list])
+    languages = models.JSONField(default=list, validators=[validate_string_list])
+    qe_engines = models.JSONField(default=list, validators=[validate_string_list])
 
     def __str__(self) -> str:
         return f"{self.name} (transfer #{self.pk})"

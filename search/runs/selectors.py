@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 from django.db.models import Count, QuerySet
-from django.http import Http404
 
+from core.access import visible_or_404
 from engines.registry import resolve
 from engines.selectors import cost_by_scope
 from search.access import may_use_search
@@ -138,15 +138,10 @@ def run_for_user(user, pk: int, *, without: tuple[str, ...] = ()) -> SearchRun:
 
     ``without`` names fields the caller does not need (loaded on access if it does after all).
     """
-    try:
-        return (
-            runs_for_user(user)
-            .select_related("tree", "difficulty_engine", "sampler_engine", "campaign")
-            .defer(*without)
-            .get(pk=pk)
-        )
-    except SearchRun.DoesNotExist:
-        raise Http404("No such search run.") from None
+    rows = runs_for_user(user).select_related(
+        "tree", "difficulty_engine", "sampler_engine", "campaign"
+    )
+    return visible_or_404(rows.defer(*without), pk, "No such search run.")
 
 
 def run_rows(user) -> QuerySet[SearchRun]:

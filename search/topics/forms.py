@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from core.uploads import validate_upload_size
+from core.uploads import UploadField
 from engines.models import Engine
 from search.topics.generation import BRANCHING_RANGE, DEPTH_RANGE
 
@@ -20,8 +20,7 @@ def chat_engines():
 
 class TreeImportForm(forms.Form):
     name = forms.CharField(max_length=200)
-    file = forms.FileField(
-        validators=[validate_upload_size],
+    file = UploadField(
         help_text='Nested JSON {"Root": {"Child": {}}} or a JSON list of topic names.',
     )
     language = forms.CharField(max_length=16, initial="en")
@@ -62,7 +61,6 @@ class TreeGenerateForm(forms.Form):
 
 
 class CorpusUploadForm(forms.Form):
-    file = forms.FileField(
-        validators=[validate_upload_size],
+    file = UploadField(
         help_text='JSONL: {"topic", "text", "source_url"} per line.',
     )

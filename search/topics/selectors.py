@@ -28,6 +28,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
+from core.access import visible_or_404
 from search.access import may_use_search
 from search.models import Pull, SearchRun, TextSample, Topic, TopicTree
 
@@ -60,19 +61,14 @@ def trees_for_user(user) -> QuerySet[TopicTree]:
 
 def tree_for_user(user, pk: int) -> TopicTree:
     """The one permission-checked accessor for topic trees (views and API)."""
-    try:
-        return trees_for_user(user).get(pk=pk)
-    except TopicTree.DoesNotExist:
-        raise Http404("No such topic tree.") from None
+    return visible_or_404(trees_for_user(user), pk, "No such topic tree.")
 
 
 def topic_for_user(user, pk: int) -> Topic:
     if not may_use_search(user):
         raise Http404("No such topic.")
-    try:
-        return _with_node_facts(Topic.objects.select_related("tree")).get(pk=pk)
-    except Topic.DoesNotExist:
-        raise Http404("No such topic.") from None
+    rows = _with_node_facts(Topic.objects.select_related("tree"))
+    return visible_or_404(rows, pk, "No such topic.")
 
 
 def tree_rows(user) -> QuerySet[TopicTree]:

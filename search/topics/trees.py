@@ -19,6 +19,7 @@ import regex
 # wordfreq is imported where names are tokenized: loaded with the module, it costs every process
 # that loads the search app a seventh of a second at start-up.
 from formats import strict_json
+from search.bandit.contextual import jaccard, shared_keywords
 
 MAX_DEPTH = 12
 MAX_NAME_LENGTH = 300
@@ -73,12 +74,6 @@ def _segment(text: str, lang: str) -> list[str]:
         # odd tag must not refuse the tree, and wordfreq's language-neutral rules still give
         # usable keywords.
         return tokenize(text, "und")
-
-
-def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a and not b:
-        return 0.0
-    return len(a & b) / len(a | b)
 
 
 def parse_tree(data: object, lang: str = "en") -> list[TopicSpec]:
@@ -173,24 +168,16 @@ def neighbour_lists(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Neighbours by keyword Jaccard similarity, as CSR arrays (indptr, indices, similarities).
 
-    An inverted index from keyword to topics keeps this near-linear for real trees; a keyword
-    shared by very many topics adds little information and is skipped to bound the cost.
+    Candidates are the topics that share a keyword with a topic
+    (:func:`search.bandit.contextual.shared_keywords`); a keyword shared by very many topics adds
+    little information and is skipped to bound the cost.
     """
-    postings: dict[str, list[int]] = {}
-    for index, words in enumerate(keywords):
-        for word in words:
-            postings.setdefault(word, []).append(index)
     limit = max(50, int(len(keywords) ** 0.5) * 4)
     indptr = [0]
     indices: list[int] = []
     sims: list[float] = []
-    for index, words in enumerate(keywords):
-        candidates: set[int] = set()
-        for word in words:
-            posting = postings[word]
-            if len(posting) <= limit:
-                candidates.update(posting)
-        candidates.discard(index)
+    for index, candidates in enumerate(shared_keywords(keywords, limit)):
+        words = keywords[index]
         scored = sorted(
             ((jaccard(words, keywords[other]), other) for other in candidates),
             reverse=True,

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import Http404
 
 from annotation import selectors as annotation_selectors
 from annotation.agreement import NONE_OF_THESE, FamilyAgreement
+from core.access import visible_or_404
 from lexical.access import may_use_lexical
 from lexical.models import RuleValidationStudy
 from lexical.studies.rule_validation import results
@@ -28,10 +28,7 @@ def studies_for_user(user) -> QuerySet[RuleValidationStudy]:
 
 def study_for_user(user, pk: int) -> RuleValidationStudy:
     """The study, or a 404 whether it is missing or not the user's to see."""
-    study = studies_for_user(user).filter(pk=pk).first()
-    if study is None:
-        raise Http404("no such rule-validation study")
-    return study
+    return visible_or_404(studies_for_user(user), pk, "no such rule-validation study")
 
 
 def _wrong(value: Any) -> frozenset[int]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
-from django.http import Http404
 
 from annotation import selectors as annotation_selectors
 from annotation.models import Campaign
@@ -20,6 +19,7 @@ from annotation.protocols.choice import (
     valid_highlight,
 )
 from annotation.selectors import ItemResult
+from core.access import visible_or_404
 from lexical.access import may_use_lexical
 from lexical.models import ConceptExample, ExampleSelection, SelectionStudy
 from lexical.studies.selection_study import results
@@ -50,10 +50,7 @@ def studies_for_user(user) -> QuerySet[SelectionStudy]:
 
 def study_for_user(user, pk: int) -> SelectionStudy:
     """The one permission-checked accessor for studies (pages and API): 404 otherwise."""
-    try:
-        return studies_for_user(user).get(pk=pk)
-    except SelectionStudy.DoesNotExist:
-        raise Http404("No such selection study.") from None
+    return visible_or_404(studies_for_user(user), pk, "No such selection study.")
 
 
 def _int_or_none(value: object) -> int | None:

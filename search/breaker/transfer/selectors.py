@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Avg, Count, Q, QuerySet
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 
+from core.access import visible_or_404
 from core.http import download
 from formats.spreadsheet import csv_text
 from search.access import may_use_search
@@ -45,10 +46,8 @@ def transfers_for_user(user) -> QuerySet[BreakerTransfer]:
 
 def transfer_for_user(user, pk: int) -> BreakerTransfer:
     """The one permission-checked accessor for transfers (pages, API and exports)."""
-    try:
-        return transfers_for_user(user).select_related("created_by").get(pk=pk)
-    except BreakerTransfer.DoesNotExist:
-        raise Http404("No such transfer.") from None
+    rows = transfers_for_user(user).select_related("created_by")
+    return visible_or_404(rows, pk, "No such transfer.")
 
 
 @dataclass(frozen=True)
