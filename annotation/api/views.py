@@ -17,7 +17,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
@@ -42,6 +41,7 @@ from annotation.api.serializers import (
 from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Campaign
 from annotation.services import campaigns, claims, submissions
+from core.api_negotiation import FileNegotiation
 from imports import ImportRefused
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
@@ -58,13 +58,6 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     description="Any unique string per submission (≤ 64 chars); a retry with the same key "
     "returns the same annotation and changes nothing.",
 )
-
-
-class ExportNegotiation(DefaultContentNegotiation):
-    """``?format=`` names the export file format here, not a DRF renderer: errors stay JSON."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
 
 
 def _is_staff(request: Request) -> bool:
@@ -142,7 +135,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
             (200, "text/tab-separated-values"): OpenApiTypes.BINARY,
         },
     )
-    @action(detail=True, methods=["get"], content_negotiation_class=ExportNegotiation)
+    @action(detail=True, methods=["get"], content_negotiation_class=FileNegotiation)
     def export(self, request: Request, pk=None):
         """Stream an export (staff only): ``?format=jsonl|csv|mqm-tsv&aggregate=true``."""
         campaign = self._campaign_for_admin(pk)

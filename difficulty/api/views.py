@@ -15,12 +15,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_jobs import JobViewSet
+from core.api_negotiation import FileNegotiation
 from core.api_parsers import StrictJSONParser
 from difficulty import selectors
 from difficulty.api.serializers import (
@@ -54,13 +54,6 @@ from imports import ImportRefused
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
 from imports.api.views import accepted
-
-
-class JsonlNegotiation(DefaultContentNegotiation):
-    """The download is JSONL whatever the client accepts; errors stay JSON."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
 
 
 def _refused(exc: Exception) -> Response:
@@ -182,7 +175,7 @@ class DifficultyDatasetViewSet(
         return self.get_paginated_response(DifficultySegmentSerializer(page, many=True).data)
 
     @extend_schema(responses={(200, "application/jsonl"): OpenApiTypes.BINARY})
-    @action(detail=True, methods=["get"], content_negotiation_class=JsonlNegotiation)
+    @action(detail=True, methods=["get"], content_negotiation_class=FileNegotiation)
     def export(self, request: Request, pk=None) -> StreamingHttpResponse:
         """The dataset as the JSONL ``import`` reads, one segment per line (streamed)."""
         dataset = self.get_object()

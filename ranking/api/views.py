@@ -22,11 +22,11 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, status
 from rest_framework.decorators import action
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_jobs import JobConfigErrorSerializer, JobControlErrorSerializer, JobViewSet
+from core.api_negotiation import FileNegotiation
 from core.api_parsers import StrictJSONParser
 from ranking import downloads, selectors
 from ranking.api.serializers import (
@@ -42,13 +42,6 @@ from ranking.services import RankingStateError, cancel_ranking, start_ranking
 from ranking.subsets import selectors as analysis_selectors
 from ranking.subsets.models import DiscriminationAnalysis
 from ranking.subsets.services import cancel_analysis, start_analysis
-
-
-class FileNegotiation(DefaultContentNegotiation):
-    """The export is the file asked for whatever the client accepts; errors stay JSON."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
 
 
 class RankingJobViewSet(JobViewSet):
