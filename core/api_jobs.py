@@ -25,6 +25,7 @@ from core.api_parsers import StrictJSONParser
 from rounds import JobConfigError
 
 __all__ = [
+    "CheckedJobViewSet",
     "JobConfigErrorSerializer",
     "JobControlErrorSerializer",
     "JobReadViewSet",
@@ -160,6 +161,33 @@ class JobViewSet(JobReadViewSet):
     def cancel(self, request: Request, pk: Any = None) -> Response:
         """End the job for good; the round in flight still records what it paid for."""
         return self.control(self.cancel_job)
+
+
+class CheckedJobViewSet(JobViewSet):
+    """A kind whose body is checked by a serializer before its job starts: a subclass sets
+    ``create_serializer`` (its refusals are DRF's 400 keyed by field; its context has the
+    request, for the rows the user may pick) and ``start_job`` as a static method, called as
+    ``start_job(**checked, created_by=user)``. ``create``'s schema follows from them."""
+
+    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
+    parser_classes = [StrictJSONParser]
+    create_serializer: ClassVar[type[serializers.Serializer]]
+    start_job: Callable[..., Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "create_serializer" in cls.__dict__:
+            schema = start_schema(cls.create_serializer, cls.detail_serializer)
+            extend_schema_view(create=schema)(cls)
+
+    def create(self, request: Request) -> Response:
+        """Start one: the settings (and the source) are checked, then its first round queued."""
+        body = self.create_serializer(data=request.data, context={"request": request})
+        body.is_valid(raise_exception=True)
+        # started() hands over the raw body; the checked one is what starts the job.
+        return self.started(
+            lambda _raw, created_by: self.start_job(**body.validated_data, created_by=created_by)
+        )
 
 
 class RoundJobViewSet(JobViewSet):
