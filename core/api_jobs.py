@@ -43,7 +43,8 @@ __all__ = [
 # detail serializers).
 class JobSerializer(serializers.ModelSerializer):
     status = serializers.CharField(read_only=True)
-    progress = serializers.FloatField(read_only=True)
+    # A kind may show its progress otherwise (a DEC evaluation's done/total/percent).
+    progress: serializers.Field = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_jobs import CheckedJobViewSet
+from core.api_jobs import CheckedJobViewSet, JobSerializer
 from core.api_links import LinksField
 from difficulty.api.serializers import optional_text
 from difficulty.models import DifficultyDataset
@@ -57,11 +57,7 @@ class ReplayCreateSerializer(JobCreateSerializer):
     name = optional_text(max_length=200)
 
 
-class ReplayListSerializer(serializers.ModelSerializer):
-    status = serializers.CharField(
-        read_only=True, help_text=f"One of: {', '.join(ReplayRun.Status.values)}."
-    )
-    progress = serializers.FloatField(read_only=True)
+class ReplayListSerializer(JobSerializer):
     links = LinksField(page="ranking:replay_detail", curves="ranking:replay_chart")
 
     class Meta:
