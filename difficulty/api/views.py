@@ -13,7 +13,7 @@ from django.db.models import Count
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import status
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from core.api_jobs import JobViewSet
 from core.api_negotiation import FileNegotiation
 from core.api_parsers import StrictJSONParser
+from core.api_viewsets import ScopedReadViewSet
 from difficulty import selectors
 from difficulty.api.serializers import (
     DatasetFromCampaignSerializer,
@@ -63,35 +64,30 @@ def _refused(exc: Exception) -> Response:
     return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
 
 
-class DifficultyDatasetViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class DifficultyDatasetViewSet(ScopedReadViewSet):
     """Difficulty datasets (staff only): list, retrieve with language pairs and systems, import
     a WMT-style JSONL file or a Google MQM TSV, build one from an ESA or MQM campaign, browse
     segments."""
 
     permission_classes = [IsAdminUser]
-    queryset = DifficultyDataset.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = DifficultyDatasetSerializer
+    detail_serializer = DifficultyDatasetDetailSerializer
+    objects_for_user = staticmethod(selectors.datasets_for_user)
+    object_for_user = staticmethod(selectors.dataset_for_user)
 
     def get_queryset(self):
         return (
-            selectors.datasets_for_user(self.request.user)
+            super()
+            .get_queryset()
             .select_related("created_by")
             .annotate(n_evaluations=Count("evaluations"))
             .order_by("-created_at", "-id")  # Meta.ordering does not survive the GROUP BY
         )
 
     def get_object(self) -> DifficultyDataset:
-        dataset = selectors.dataset_for_user(self.request.user, self.kwargs["pk"])
-        dataset.n_evaluations = dataset.evaluations.count()  # type: ignore[attr-defined]
+        dataset = super().get_object()
+        dataset.n_evaluations = dataset.evaluations.count()
         return dataset
-
-    def get_serializer_class(self):
-        return (
-            DifficultyDatasetSerializer
-            if self.action == "list"
-            else DifficultyDatasetDetailSerializer
-        )
 
     def _created(self, dataset: DifficultyDataset) -> Response:
         dataset = self.get_queryset().get(pk=dataset.pk)
@@ -200,15 +196,15 @@ class DifficultyEvaluationViewSet(JobViewSet):
     read its results once ``status`` is ``done``."""
 
     parser_classes = [StrictJSONParser]
-    queryset = DifficultyEvaluation.objects.none()  # for the schema; requests use get_queryset
     list_serializer = detail_serializer = DifficultyEvaluationSerializer
-    job_for_user = staticmethod(selectors.evaluation_for_user)
+    objects_for_user = staticmethod(selectors.evaluations_for_user)
+    object_for_user = staticmethod(selectors.evaluation_for_user)
     # Its cancel answers a 409 with the status it found (EvaluationStateError), written below.
     controls = ()
     reread_detail = True
 
     def get_queryset(self):
-        evaluations = selectors.evaluations_for_user(self.request.user).select_related("created_by")
+        evaluations = super().get_queryset().select_related("created_by")
         dataset = self.request.query_params.get("dataset", "")
         if dataset.isdigit():
             evaluations = evaluations.filter(dataset_id=int(dataset))

@@ -15,9 +15,8 @@ class ImportJobViewSet(JobReadViewSet):
     ``errors``). Each user sees their own jobs; staff see all."""
 
     list_serializer = detail_serializer = ImportJobSerializer
-    queryset = ImportJob.objects.none()  # for the schema; requests use get_queryset
-    jobs_for_user = staticmethod(selectors.jobs_for_user)
-    job_for_user = staticmethod(selectors.job_for_user)
+    objects_for_user = staticmethod(selectors.jobs_for_user)
+    object_for_user = staticmethod(selectors.job_for_user)
 
 
 def accepted(job: ImportJob, request: Request) -> Response:

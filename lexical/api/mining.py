@@ -77,11 +77,10 @@ class MiningJobViewSet(JobViewSet):
 
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
-    queryset = MiningJob.objects.none()  # for the schema; requests use get_queryset
     list_serializer = MiningJobSerializer
     detail_serializer = MiningJobDetailSerializer
-    jobs_for_user = staticmethod(mining_jobs_for_user)
-    job_for_user = staticmethod(mining_job_for_user)
+    objects_for_user = staticmethod(mining_jobs_for_user)
+    object_for_user = staticmethod(mining_job_for_user)
     cancel_job = staticmethod(cancel_mining)
     state_error = MiningStateError
 

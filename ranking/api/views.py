@@ -100,13 +100,12 @@ class RankingViewSet(RankingJobViewSet):
     """Rankings of MT systems (staff only): start one, follow it, read its result, export its
     table as CSV, LaTeX, Typst or JSON, cancel it."""
 
-    queryset = SystemRanking.objects.none()  # for the schema; requests use get_queryset
     model = SystemRanking
     list_serializer = RankingListSerializer
     detail_serializer = RankingSerializer
     create_serializer = RankingCreateSerializer
-    jobs_for_user = staticmethod(selectors.rankings_for_user)
-    job_for_user = staticmethod(selectors.ranking_for_user)
+    objects_for_user = staticmethod(selectors.rankings_for_user)
+    object_for_user = staticmethod(selectors.ranking_for_user)
     start_job = staticmethod(start_ranking)
     cancel_job = staticmethod(cancel_ranking)
 
@@ -116,13 +115,12 @@ class DiscriminationAnalysisViewSet(RankingJobViewSet):
     version, a dataset's hardest segments or an MT-breaker comparison, follow it, read its
     result, export it as CSV or JSON, cancel it."""
 
-    queryset = DiscriminationAnalysis.objects.none()  # for the schema; requests use get_queryset
     model = DiscriminationAnalysis
     heavy = ("scores", "state", "result")
     list_serializer = AnalysisListSerializer
     detail_serializer = AnalysisSerializer
     create_serializer = AnalysisCreateSerializer
-    jobs_for_user = staticmethod(analysis_selectors.analyses_for_user)
-    job_for_user = staticmethod(analysis_selectors.analysis_for_user)
+    objects_for_user = staticmethod(analysis_selectors.analyses_for_user)
+    object_for_user = staticmethod(analysis_selectors.analysis_for_user)
     start_job = staticmethod(start_analysis)
     cancel_job = staticmethod(cancel_analysis)

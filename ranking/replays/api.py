@@ -84,12 +84,11 @@ class ReplaySerializer(ReplayListSerializer):
 class ReplayRunViewSet(CheckedJobViewSet):
     """Allocation replays (staff only)."""
 
-    queryset = ReplayRun.objects.none()  # for the schema; requests use get_queryset
     list_serializer = ReplayListSerializer
     detail_serializer = ReplaySerializer
     create_serializer = ReplayCreateSerializer
-    jobs_for_user = staticmethod(selectors.replays_for_user)
-    job_for_user = staticmethod(selectors.replay_for_user)
+    objects_for_user = staticmethod(selectors.replays_for_user)
+    object_for_user = staticmethod(selectors.replay_for_user)
     start_job = staticmethod(start_replay)
     cancel_job = staticmethod(cancel_replay)
     state_error = ReplayStateError
