@@ -42,10 +42,9 @@ from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Campaign
 from annotation.services import campaigns, claims, submissions
 from core.api_negotiation import FileNegotiation
-from imports import ImportRefused
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
-from imports.api.views import accepted
+from imports.api.views import import_in_background
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -204,13 +203,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
             settings=data.get("settings") or {}, offset_unit=data["offset_unit"],
             file_name=data["file"].name,
         )  # fmt: skip
-        try:
-            job = import_services.start_import(
-                CAMPAIGN_KIND, data["file"], options, created_by=request.user
-            )
-        except ImportRefused as exc:
-            return Response({"detail": exc.errors[0], "errors": exc.errors}, status=400)
-        return accepted(job, request)
+        return import_in_background(request, CAMPAIGN_KIND, data["file"], options)
 
 
 class ItemViewSet(viewsets.ReadOnlyModelViewSet):

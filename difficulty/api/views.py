@@ -51,10 +51,9 @@ from difficulty.services import (
     import_difficulty_file,
     start_difficulty_evaluation,
 )
-from imports import ImportRefused
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
-from imports.api.views import accepted
+from imports.api.views import import_in_background
 
 
 def _refused(exc: Exception) -> Response:
@@ -118,23 +117,12 @@ class DifficultyDatasetViewSet(ScopedReadViewSet):
         upload = body.validated_data["file"]
         options = upload_options(body.validated_data, body.reference_rule(), body.release_choices())
         if import_services.runs_in_background(upload):
-            return self._import_in_background(request, upload, options)
+            return import_in_background(request, DATASET_KIND, upload, dataset_options(**options))
         try:
             dataset = import_difficulty_file(upload, **options, created_by=request.user)
         except (DatasetFormatError, DifficultyDatasetError) as exc:
             return _refused(exc)
         return self._created(dataset)
-
-    def _import_in_background(self, request: Request, upload: Any, options: dict) -> Response:
-        try:
-            job = import_services.start_import(
-                DATASET_KIND, upload, dataset_options(**options), created_by=request.user
-            )
-        except ImportRefused as exc:
-            return Response(
-                {"detail": exc.errors[0], "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
-            )
-        return accepted(job, request)
 
     @extend_schema(
         request=DatasetFromCampaignSerializer,
