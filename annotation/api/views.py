@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -61,6 +62,16 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 
 def _is_staff(request: Request) -> bool:
     return bool(request.user and request.user.is_staff)
+
+
+def _of_campaign(request: Request, queryset: QuerySet) -> QuerySet:
+    """``queryset`` narrowed to ``?campaign=<id>`` when the query names one."""
+    campaign = request.query_params.get("campaign")
+    if campaign:
+        if not campaign.isdigit():
+            raise ValidationError({"campaign": "must be a campaign id"})
+        queryset = queryset.filter(campaign_id=int(campaign))
+    return queryset
 
 
 def _refused(refusal: refusals.NotAllowed | refusals.AnswerInvalid) -> Response:
@@ -231,12 +242,7 @@ class ItemViewSet(viewsets.ReadOnlyModelViewSet):
         queryset = access.items_visible_to(self.request.user).order_by(
             "campaign_id", "position", "id"
         )
-        campaign = self.request.query_params.get("campaign")
-        if campaign:
-            if not campaign.isdigit():
-                raise ValidationError({"campaign": "must be a campaign id"})
-            queryset = queryset.filter(campaign_id=int(campaign))
-        return queryset.distinct()
+        return _of_campaign(self.request, queryset).distinct()
 
 
 class AnnotatorViewSet(viewsets.ReadOnlyModelViewSet):
@@ -261,12 +267,7 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         queryset = access.annotations_visible_to(self.request.user).select_related("annotator")
-        campaign = self.request.query_params.get("campaign")
-        if campaign:
-            if not campaign.isdigit():
-                raise ValidationError({"campaign": "must be a campaign id"})
-            queryset = queryset.filter(campaign_id=int(campaign))
-        return queryset.order_by("id")
+        return _of_campaign(self.request, queryset).order_by("id")
 
     @extend_schema(
         parameters=[IDEMPOTENCY_HEADER],
