@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, cast
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -43,6 +43,7 @@ from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Campaign
 from annotation.services import campaigns, claims, submissions
 from core.api_negotiation import FileNegotiation
+from core.http import streamed_download
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
 from imports.api.views import import_in_background
@@ -157,9 +158,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         except exports.ExportError as exc:
             raise ValidationError({"format": str(exc)}) from exc
         spec = exports.ExportRequest(campaign, fmt, aggregate)
-        response = StreamingHttpResponse(chunks, content_type=spec.content_type)
-        response["Content-Disposition"] = f'attachment; filename="{spec.filename}"'
-        return response
+        return streamed_download(chunks, spec.filename, spec.content_type)
 
     @extend_schema(
         request=ImportCampaignSerializer,

@@ -23,6 +23,7 @@ from core.api_jobs import JobViewSet
 from core.api_negotiation import FileNegotiation
 from core.api_parsers import StrictJSONParser
 from core.api_viewsets import ScopedReadViewSet
+from core.http import streamed_download
 from difficulty import selectors
 from difficulty.api.serializers import (
     DatasetFromCampaignSerializer,
@@ -163,12 +164,11 @@ class DifficultyDatasetViewSet(ScopedReadViewSet):
     def export(self, request: Request, pk=None) -> StreamingHttpResponse:
         """The dataset as the JSONL ``import`` reads, one segment per line (streamed)."""
         dataset = self.get_object()
-        response = StreamingHttpResponse(
-            selectors.dataset_jsonl(dataset), content_type="application/jsonl; charset=utf-8"
+        return streamed_download(
+            selectors.dataset_jsonl(dataset),
+            selectors.dataset_file_name(dataset),
+            "application/jsonl; charset=utf-8",
         )
-        filename = selectors.dataset_file_name(dataset)
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
 
 
 RESULTS_RESPONSES = {
