@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
@@ -22,9 +22,11 @@ from rest_framework.response import Response
 
 from core.api_errors import field_errors
 from core.api_parsers import StrictJSONParser
+from core.api_viewsets import ScopedReadViewSet
 from rounds import JobConfigError
 
 __all__ = [
+    "CheckedJobViewSet",
     "JobConfigErrorSerializer",
     "JobControlErrorSerializer",
     "JobReadViewSet",
@@ -42,7 +44,8 @@ __all__ = [
 # detail serializers).
 class JobSerializer(serializers.ModelSerializer):
     status = serializers.CharField(read_only=True)
-    progress = serializers.FloatField(read_only=True)
+    # A kind may show its progress otherwise (a DEC evaluation's done/total/percent).
+    progress: serializers.Field = serializers.FloatField(read_only=True)
     cost = serializers.FloatField(read_only=True)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -77,34 +80,19 @@ class JobConfigErrorSerializer(serializers.Serializer):
     )
 
 
-class JobReadViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """List and retrieve one kind of job through its permission-checked accessors.
-
-    A subclass sets ``list_serializer`` and ``detail_serializer``, and, as static methods,
-    ``jobs_for_user(user)`` (the queryset it lists) and ``job_for_user(user, pk)`` (one job,
-    or Http404). With ``reread_detail``, the detail is read again through ``job_for_user``
-    before it answers, for a kind whose rows carry (annotate) what the detail shows.
+class JobReadViewSet(ScopedReadViewSet):
+    """List and retrieve one kind of job through its permission-checked accessors
+    (``objects_for_user``, ``object_for_user``: see :class:`ScopedReadViewSet`). With
+    ``reread_detail``, the detail is read again through ``object_for_user`` before it answers,
+    for a kind whose rows carry (annotate) what the detail shows.
     """
 
-    list_serializer: ClassVar[type[serializers.BaseSerializer]]
-    detail_serializer: ClassVar[type[serializers.BaseSerializer]]
-    jobs_for_user: Callable[[Any], Any]
-    job_for_user: Callable[[Any, Any], Any]
     reread_detail: ClassVar[bool] = False
-
-    def get_queryset(self) -> Any:
-        return self.jobs_for_user(self.request.user)
-
-    def get_object(self) -> Any:
-        return self.job_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_serializer_class(self) -> type[serializers.BaseSerializer]:
-        return self.list_serializer if self.action == "list" else self.detail_serializer
 
     def detail_data(self, job: Any) -> Any:
         """The job's detail as the API answers it (read afresh with ``reread_detail``)."""
         if self.reread_detail:
-            job = self.job_for_user(self.request.user, job.pk)
+            job = self.object_for_user(self.request.user, job.pk)
         return self.detail_serializer(job, context=self.get_serializer_context()).data
 
 
@@ -160,6 +148,33 @@ class JobViewSet(JobReadViewSet):
     def cancel(self, request: Request, pk: Any = None) -> Response:
         """End the job for good; the round in flight still records what it paid for."""
         return self.control(self.cancel_job)
+
+
+class CheckedJobViewSet(JobViewSet):
+    """A kind whose body is checked by a serializer before its job starts: a subclass sets
+    ``create_serializer`` (its refusals are DRF's 400 keyed by field; its context has the
+    request, for the rows the user may pick) and ``start_job`` as a static method, called as
+    ``start_job(**checked, created_by=user)``. ``create``'s schema follows from them."""
+
+    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
+    parser_classes = [StrictJSONParser]
+    create_serializer: ClassVar[type[serializers.Serializer]]
+    start_job: Callable[..., Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "create_serializer" in cls.__dict__:
+            schema = start_schema(cls.create_serializer, cls.detail_serializer)
+            extend_schema_view(create=schema)(cls)
+
+    def create(self, request: Request) -> Response:
+        """Start one: the settings (and the source) are checked, then its first round queued."""
+        body = self.create_serializer(data=request.data, context={"request": request})
+        body.is_valid(raise_exception=True)
+        # started() hands over the raw body; the checked one is what starts the job.
+        return self.started(
+            lambda _raw, created_by: self.start_job(**body.validated_data, created_by=created_by)
+        )
 
 
 class RoundJobViewSet(JobViewSet):

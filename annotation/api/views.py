@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404, StreamingHttpResponse
+from django.db.models import QuerySet
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import as_serializer_error
@@ -42,10 +42,11 @@ from annotation.api.serializers import (
 from annotation.import_kinds import CAMPAIGN_KIND, campaign_options
 from annotation.models import Campaign
 from annotation.services import campaigns, claims, submissions
-from imports import ImportRefused
+from core.api_negotiation import FileNegotiation
+from core.http import streamed_download
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
-from imports.api.views import accepted
+from imports.api.views import import_in_background
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -60,15 +61,18 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 )
 
 
-class ExportNegotiation(DefaultContentNegotiation):
-    """``?format=`` names the export file format here, not a DRF renderer: errors stay JSON."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
-
-
 def _is_staff(request: Request) -> bool:
     return bool(request.user and request.user.is_staff)
+
+
+def _of_campaign(request: Request, queryset: QuerySet) -> QuerySet:
+    """``queryset`` narrowed to ``?campaign=<id>`` when the query names one."""
+    campaign = request.query_params.get("campaign")
+    if campaign:
+        if not campaign.isdigit():
+            raise ValidationError({"campaign": "must be a campaign id"})
+        queryset = queryset.filter(campaign_id=int(campaign))
+    return queryset
 
 
 def _refused(refusal: refusals.NotAllowed | refusals.AnswerInvalid) -> Response:
@@ -142,7 +146,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
             (200, "text/tab-separated-values"): OpenApiTypes.BINARY,
         },
     )
-    @action(detail=True, methods=["get"], content_negotiation_class=ExportNegotiation)
+    @action(detail=True, methods=["get"], content_negotiation_class=FileNegotiation)
     def export(self, request: Request, pk=None):
         """Stream an export (staff only): ``?format=jsonl|csv|mqm-tsv&aggregate=true``."""
         campaign = self._campaign_for_admin(pk)
@@ -154,9 +158,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         except exports.ExportError as exc:
             raise ValidationError({"format": str(exc)}) from exc
         spec = exports.ExportRequest(campaign, fmt, aggregate)
-        response = StreamingHttpResponse(chunks, content_type=spec.content_type)
-        response["Content-Disposition"] = f'attachment; filename="{spec.filename}"'
-        return response
+        return streamed_download(chunks, spec.filename, spec.content_type)
 
     @extend_schema(
         request=ImportCampaignSerializer,
@@ -211,13 +213,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
             settings=data.get("settings") or {}, offset_unit=data["offset_unit"],
             file_name=data["file"].name,
         )  # fmt: skip
-        try:
-            job = import_services.start_import(
-                CAMPAIGN_KIND, data["file"], options, created_by=request.user
-            )
-        except ImportRefused as exc:
-            return Response({"detail": exc.errors[0], "errors": exc.errors}, status=400)
-        return accepted(job, request)
+        return import_in_background(request, CAMPAIGN_KIND, data["file"], options)
 
 
 class ItemViewSet(viewsets.ReadOnlyModelViewSet):
@@ -245,12 +241,7 @@ class ItemViewSet(viewsets.ReadOnlyModelViewSet):
         queryset = access.items_visible_to(self.request.user).order_by(
             "campaign_id", "position", "id"
         )
-        campaign = self.request.query_params.get("campaign")
-        if campaign:
-            if not campaign.isdigit():
-                raise ValidationError({"campaign": "must be a campaign id"})
-            queryset = queryset.filter(campaign_id=int(campaign))
-        return queryset.distinct()
+        return _of_campaign(self.request, queryset).distinct()
 
 
 class AnnotatorViewSet(viewsets.ReadOnlyModelViewSet):
@@ -275,12 +266,7 @@ class AnnotationViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         queryset = access.annotations_visible_to(self.request.user).select_related("annotator")
-        campaign = self.request.query_params.get("campaign")
-        if campaign:
-            if not campaign.isdigit():
-                raise ValidationError({"campaign": "must be a campaign id"})
-            queryset = queryset.filter(campaign_id=int(campaign))
-        return queryset.order_by("id")
+        return _of_campaign(self.request, queryset).order_by("id")
 
     @extend_schema(
         parameters=[IDEMPOTENCY_HEADER],

@@ -32,10 +32,8 @@ from challenge_sets.models import ChallengeSet
 from challenge_sets.services import ChallengeSetError
 from challenge_sets.sources import SourceError
 from challenge_sets.versions import freeze_version
-from imports import ImportRefused
-from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
-from imports.api.views import accepted
+from imports.api.views import import_in_background
 
 
 class MayCurate(BasePermission):
@@ -112,11 +110,7 @@ class ChallengeSetViewSet(
     def _in_background(self, request: Request, challenge_set, upload) -> Response:
         """A JSONL file above ``IMPORT_INLINE_MAX_MB``: 202 with the import job."""
         options = jsonl_options(challenge_set, upload.name)
-        try:
-            job = import_services.start_import(JSONL_KIND, upload, options, created_by=request.user)
-        except ImportRefused as exc:
-            return Response({"detail": exc.errors[0], "errors": exc.errors}, status=400)
-        return accepted(job, request)
+        return import_in_background(request, JSONL_KIND, upload, options)
 
     @extend_schema(request=None, responses={200: dict})
     @action(detail=True, methods=["post"])

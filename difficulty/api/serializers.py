@@ -12,6 +12,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api_jobs import JobSerializer
 from core.api_links import LinksField
 from core.uploads import validate_upload_size
 from difficulty import selectors
@@ -258,12 +259,9 @@ class EvaluationSettingsSerializer(serializers.Serializer):
     include_references = serializers.BooleanField()
 
 
-class DifficultyEvaluationSerializer(serializers.ModelSerializer):
+class DifficultyEvaluationSerializer(JobSerializer):
     """An evaluation's estimators, settings, status and progress (no results: see results/)."""
 
-    status = serializers.CharField(
-        read_only=True, help_text=f"One of: {', '.join(DifficultyEvaluation.Status.values)}."
-    )
     dataset_name = serializers.CharField(source="dataset.name", read_only=True)
     estimators = serializers.ListField(child=serializers.CharField(), read_only=True)
     settings = EvaluationSettingsSerializer(source="*", read_only=True)

@@ -13,15 +13,17 @@ from django.db.models import Count
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import status
 from rest_framework.decorators import action
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_jobs import JobViewSet
+from core.api_negotiation import FileNegotiation
 from core.api_parsers import StrictJSONParser
+from core.api_viewsets import ScopedReadViewSet
+from core.http import streamed_download
 from difficulty import selectors
 from difficulty.api.serializers import (
     DatasetFromCampaignSerializer,
@@ -50,17 +52,9 @@ from difficulty.services import (
     import_difficulty_file,
     start_difficulty_evaluation,
 )
-from imports import ImportRefused
 from imports import services as import_services
 from imports.api.serializers import ImportJobSerializer
-from imports.api.views import accepted
-
-
-class JsonlNegotiation(DefaultContentNegotiation):
-    """The download is JSONL whatever the client accepts; errors stay JSON."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
+from imports.api.views import import_in_background
 
 
 def _refused(exc: Exception) -> Response:
@@ -70,35 +64,30 @@ def _refused(exc: Exception) -> Response:
     return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
 
 
-class DifficultyDatasetViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class DifficultyDatasetViewSet(ScopedReadViewSet):
     """Difficulty datasets (staff only): list, retrieve with language pairs and systems, import
     a WMT-style JSONL file or a Google MQM TSV, build one from an ESA or MQM campaign, browse
     segments."""
 
     permission_classes = [IsAdminUser]
-    queryset = DifficultyDataset.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = DifficultyDatasetSerializer
+    detail_serializer = DifficultyDatasetDetailSerializer
+    objects_for_user = staticmethod(selectors.datasets_for_user)
+    object_for_user = staticmethod(selectors.dataset_for_user)
 
     def get_queryset(self):
         return (
-            selectors.datasets_for_user(self.request.user)
+            super()
+            .get_queryset()
             .select_related("created_by")
             .annotate(n_evaluations=Count("evaluations"))
             .order_by("-created_at", "-id")  # Meta.ordering does not survive the GROUP BY
         )
 
     def get_object(self) -> DifficultyDataset:
-        dataset = selectors.dataset_for_user(self.request.user, self.kwargs["pk"])
-        dataset.n_evaluations = dataset.evaluations.count()  # type: ignore[attr-defined]
+        dataset = super().get_object()
+        dataset.n_evaluations = dataset.evaluations.count()
         return dataset
-
-    def get_serializer_class(self):
-        return (
-            DifficultyDatasetSerializer
-            if self.action == "list"
-            else DifficultyDatasetDetailSerializer
-        )
 
     def _created(self, dataset: DifficultyDataset) -> Response:
         dataset = self.get_queryset().get(pk=dataset.pk)
@@ -129,23 +118,12 @@ class DifficultyDatasetViewSet(
         upload = body.validated_data["file"]
         options = upload_options(body.validated_data, body.reference_rule(), body.release_choices())
         if import_services.runs_in_background(upload):
-            return self._import_in_background(request, upload, options)
+            return import_in_background(request, DATASET_KIND, upload, dataset_options(**options))
         try:
             dataset = import_difficulty_file(upload, **options, created_by=request.user)
         except (DatasetFormatError, DifficultyDatasetError) as exc:
             return _refused(exc)
         return self._created(dataset)
-
-    def _import_in_background(self, request: Request, upload: Any, options: dict) -> Response:
-        try:
-            job = import_services.start_import(
-                DATASET_KIND, upload, dataset_options(**options), created_by=request.user
-            )
-        except ImportRefused as exc:
-            return Response(
-                {"detail": exc.errors[0], "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
-            )
-        return accepted(job, request)
 
     @extend_schema(
         request=DatasetFromCampaignSerializer,
@@ -182,16 +160,15 @@ class DifficultyDatasetViewSet(
         return self.get_paginated_response(DifficultySegmentSerializer(page, many=True).data)
 
     @extend_schema(responses={(200, "application/jsonl"): OpenApiTypes.BINARY})
-    @action(detail=True, methods=["get"], content_negotiation_class=JsonlNegotiation)
+    @action(detail=True, methods=["get"], content_negotiation_class=FileNegotiation)
     def export(self, request: Request, pk=None) -> StreamingHttpResponse:
         """The dataset as the JSONL ``import`` reads, one segment per line (streamed)."""
         dataset = self.get_object()
-        response = StreamingHttpResponse(
-            selectors.dataset_jsonl(dataset), content_type="application/jsonl; charset=utf-8"
+        return streamed_download(
+            selectors.dataset_jsonl(dataset),
+            selectors.dataset_file_name(dataset),
+            "application/jsonl; charset=utf-8",
         )
-        filename = selectors.dataset_file_name(dataset)
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
 
 
 RESULTS_RESPONSES = {
@@ -207,15 +184,15 @@ class DifficultyEvaluationViewSet(JobViewSet):
     read its results once ``status`` is ``done``."""
 
     parser_classes = [StrictJSONParser]
-    queryset = DifficultyEvaluation.objects.none()  # for the schema; requests use get_queryset
     list_serializer = detail_serializer = DifficultyEvaluationSerializer
-    job_for_user = staticmethod(selectors.evaluation_for_user)
+    objects_for_user = staticmethod(selectors.evaluations_for_user)
+    object_for_user = staticmethod(selectors.evaluation_for_user)
     # Its cancel answers a 409 with the status it found (EvaluationStateError), written below.
     controls = ()
     reread_detail = True
 
     def get_queryset(self):
-        evaluations = selectors.evaluations_for_user(self.request.user).select_related("created_by")
+        evaluations = super().get_queryset().select_related("created_by")
         dataset = self.request.query_params.get("dataset", "")
         if dataset.isdigit():
             evaluations = evaluations.filter(dataset_id=int(dataset))

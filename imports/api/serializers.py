@@ -3,16 +3,14 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
+from core.api_jobs import JobSerializer
 from imports import selectors
 from imports.models import ImportJob
 
 
-class ImportJobSerializer(serializers.ModelSerializer):
+class ImportJobSerializer(JobSerializer):
     """A background import: its status, progress, refusals and result."""
 
-    status = serializers.CharField(
-        read_only=True, help_text=f"One of: {', '.join(ImportJob.Status.values)}."
-    )
     url = serializers.SerializerMethodField(help_text="This job in the API.")
     page = serializers.SerializerMethodField(help_text="This job's page (progress, result).")
     result_url = serializers.SerializerMethodField(help_text="The imported object's page.")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAdminUser
@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from core.api_errors import field_errors
 from core.api_links import PageField
 from core.api_parsers import StrictJSONParser
+from core.api_viewsets import ScopedReadViewSet
 from lexical.concepts import services
 from lexical.concepts.forms import ConceptFilterForm
 from lexical.concepts.selection import SelectionParams
@@ -121,24 +122,21 @@ _FILTERS = [
 ]
 
 
-class ConceptViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class ConceptViewSet(ScopedReadViewSet):
     """Concepts with their variations (staff only); admin edits as actions."""
 
     permission_classes = [IsAdminUser]
-    queryset = Concept.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = ConceptSerializer
+    detail_serializer = ConceptDetailSerializer
+    objects_for_user = staticmethod(concepts_for_user)
+    object_for_user = staticmethod(concept_for_user)
 
     def get_queryset(self):
         form = ConceptFilterForm(self.request.query_params)
         if self.request.query_params and not form.is_valid():
             raise ValidationError(form.errors.get_json_data())
-        concepts = filter_concepts(concepts_for_user(self.request.user), form.filters())
+        concepts = filter_concepts(super().get_queryset(), form.filters())
         return concepts.prefetch_related("variations")
-
-    def get_object(self) -> Concept:
-        return concept_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_serializer_class(self):
-        return ConceptSerializer if self.action == "list" else ConceptDetailSerializer
 
     @extend_schema(parameters=_FILTERS)
     def list(self, request: Request, *args, **kwargs) -> Response:
@@ -265,27 +263,18 @@ class SelectionRequestSerializer(serializers.Serializer):
     tolerance = serializers.FloatField(min_value=0, max_value=1, default=0.20)
 
 
-class ExampleSelectionViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class ExampleSelectionViewSet(ScopedReadViewSet):
     """Example selections for lexical-selection studies (seed 004 App. A.2), staff only."""
 
     permission_classes = [IsAdminUser]
     parser_classes = [StrictJSONParser]
-    queryset = ExampleSelection.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = ExampleSelectionSerializer
+    detail_serializer = ExampleSelectionDetailSerializer
+    object_for_user = staticmethod(selection_for_user)
 
-    def get_queryset(self):
-        return selections_for_user(self.request.user).prefetch_related("concepts")
-
-    def get_object(self) -> ExampleSelection:
-        return selection_for_user(self.request.user, self.kwargs["pk"])
-
-    def get_serializer_class(self):
-        return (
-            ExampleSelectionSerializer
-            if self.action == "list"
-            else ExampleSelectionDetailSerializer
-        )
+    @staticmethod
+    def objects_for_user(user):
+        return selections_for_user(user).prefetch_related("concepts")
 
     @extend_schema(
         request=SelectionRequestSerializer, responses={201: ExampleSelectionDetailSerializer}

@@ -7,7 +7,7 @@ with ``line`` (1-based) when a line is at fault."""
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
@@ -15,6 +15,7 @@ from rest_framework.response import Response
 
 from core.api_errors import field_errors
 from core.api_links import LinksField
+from core.api_viewsets import ScopedReadViewSet
 from core.uploads import validate_upload_size
 from lexical.corpora import reading
 from lexical.corpora.selectors import corpora_for_user, corpus_for_user, corpus_pairs
@@ -74,20 +75,13 @@ class CorpusImportSerializer(serializers.Serializer):
         return CorpusSource.from_upload(self.validated_data)
 
 
-class ParallelCorpusViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class ParallelCorpusViewSet(ScopedReadViewSet):
     """Parallel corpora (staff only)."""
 
     permission_classes = [IsAdminUser]
-    serializer_class = ParallelCorpusSerializer
-    queryset = ParallelCorpus.objects.none()  # for the schema; requests use get_queryset
-
-    def get_queryset(self):
-        return corpora_for_user(self.request.user)
-
-    def get_object(self) -> ParallelCorpus:
-        return corpus_for_user(self.request.user, self.kwargs["pk"])
+    list_serializer = detail_serializer = ParallelCorpusSerializer
+    objects_for_user = staticmethod(corpora_for_user)
+    object_for_user = staticmethod(corpus_for_user)
 
     @extend_schema(
         request={"multipart/form-data": CorpusImportSerializer},

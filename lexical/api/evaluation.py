@@ -104,10 +104,9 @@ class LexicalEvaluationViewSet(JobViewSet):
 
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
-    queryset = LexicalEvaluation.objects.none()  # for the schema; requests use get_queryset
     list_serializer = detail_serializer = LexicalEvaluationSerializer
-    jobs_for_user = staticmethod(selectors.evaluations_for_user)
-    job_for_user = staticmethod(selectors.evaluation_for_user)
+    objects_for_user = staticmethod(selectors.evaluations_for_user)
+    object_for_user = staticmethod(selectors.evaluation_for_user)
     cancel_job = staticmethod(cancel_evaluation)
     state_error = EvaluationStateError
 

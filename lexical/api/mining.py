@@ -4,13 +4,13 @@ nothing is written."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
-from core.api_jobs import JobConfigErrorSerializer, JobSerializer, JobViewSet
+from core.api_jobs import JobSerializer, JobViewSet, start_schema
 from core.api_links import LinksField
 from core.api_parsers import StrictJSONParser
 from lexical.mining.params import MiningParamsError
@@ -77,18 +77,14 @@ class MiningJobViewSet(JobViewSet):
 
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
-    queryset = MiningJob.objects.none()  # for the schema; requests use get_queryset
     list_serializer = MiningJobSerializer
     detail_serializer = MiningJobDetailSerializer
-    jobs_for_user = staticmethod(mining_jobs_for_user)
-    job_for_user = staticmethod(mining_job_for_user)
+    objects_for_user = staticmethod(mining_jobs_for_user)
+    object_for_user = staticmethod(mining_job_for_user)
     cancel_job = staticmethod(cancel_mining)
     state_error = MiningStateError
 
-    @extend_schema(
-        request=MiningStartSerializer,
-        responses={201: MiningJobDetailSerializer, 400: JobConfigErrorSerializer},
-    )
+    @start_schema(MiningStartSerializer, MiningJobDetailSerializer)
     def create(self, request: Request) -> Response:
         """Start mining a corpus; ``params`` default to the paper's thresholds."""
         body = request.data

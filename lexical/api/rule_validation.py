@@ -6,7 +6,7 @@ only; a refused study is a 400 with ``errors`` keyed by field, and nothing is wr
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import serializers, status
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from annotation.api.serializers import FamilyAgreementSerializer
 from core.api_errors import field_errors
 from core.api_links import PageField
+from core.api_viewsets import ScopedReadViewSet
 from lexical.models import RuleValidationStudy
 from lexical.studies.rule_validation.selectors import (
     studies_for_user,
@@ -101,26 +102,19 @@ class RuleValidationConfigSerializer(serializers.Serializer):
     )
 
 
-class RuleValidationStudyViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class RuleValidationStudyViewSet(ScopedReadViewSet):
     """Rule-validation studies (staff only); a study's detail carries its results."""
 
     permission_classes = [IsAdminUser]
-    queryset = RuleValidationStudy.objects.none()  # for the schema; requests use get_queryset
-
-    def get_queryset(self):
-        return studies_for_user(self.request.user)
+    list_serializer = RuleValidationStudySerializer
+    detail_serializer = RuleValidationStudyDetailSerializer
+    objects_for_user = staticmethod(studies_for_user)
+    object_for_user = staticmethod(study_for_user)
 
     def get_object(self) -> RuleValidationStudy:
-        study = study_for_user(self.request.user, self.kwargs["pk"])
+        study = super().get_object()
         apply_rule_verdicts(study)
         return study
-
-    def get_serializer_class(self):
-        if self.action == "list":
-            return RuleValidationStudySerializer
-        return RuleValidationStudyDetailSerializer
 
     @extend_schema(
         request=RuleValidationConfigSerializer,

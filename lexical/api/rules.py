@@ -81,11 +81,10 @@ class RuleSerializer(serializers.ModelSerializer):
 class RuleJobViewSet(JobViewSet):
     """Rule generation jobs, one per generator engine (staff only)."""
 
-    queryset = RuleJob.objects.none()  # for the schema; requests use get_queryset
     list_serializer = RuleJobSerializer
     detail_serializer = RuleJobDetailSerializer
-    jobs_for_user = staticmethod(jobs_for_user)
-    job_for_user = staticmethod(job_for_user)
+    objects_for_user = staticmethod(jobs_for_user)
+    object_for_user = staticmethod(job_for_user)
     cancel_job = staticmethod(cancel_job)
     state_error = JobStateError
 

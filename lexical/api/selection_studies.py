@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import serializers, status
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from annotation.models import Campaign
 from core.api_errors import field_errors
 from core.api_parsers import StrictJSONParser
+from core.api_viewsets import ScopedReadViewSet
 from lexical.concepts.selectors import selections_for_user
 from lexical.models import SelectionStudy
 from lexical.studies.selection_study import selectors
@@ -194,28 +195,21 @@ class SelectionStudyErrorSerializer(serializers.Serializer):
     errors = serializers.DictField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
 
 
-class SelectionStudyViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class SelectionStudyViewSet(ScopedReadViewSet):
     """Lexical-selection studies with seed 004 Table 2 (staff only)."""
 
     permission_classes = [IsAdminUser]
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
-    queryset = SelectionStudy.objects.none()  # for the schema; requests use get_queryset
+    list_serializer = SelectionStudySerializer
+    detail_serializer = SelectionStudyDetailSerializer
+    objects_for_user = staticmethod(selectors.studies_for_user)
+    object_for_user = staticmethod(selectors.study_for_user)
 
     def get_serializer_class(self):
-        return (
-            SelectionStudyDetailSerializer
-            if self.action == "retrieve"
-            else SelectionStudySerializer
-        )
-
-    def get_queryset(self):
-        return selectors.studies_for_user(self.request.user)
-
-    def get_object(self) -> SelectionStudy:
-        return selectors.study_for_user(self.request.user, self.kwargs["pk"])
+        # Only one study's detail carries the results; other actions (create, OPTIONS) describe
+        # the list's fields.
+        return self.detail_serializer if self.action == "retrieve" else self.list_serializer
 
     @extend_schema(
         request=SelectionStudyCreateSerializer,

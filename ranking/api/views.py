@@ -1,6 +1,7 @@
 """REST API for rankings and discrimination analyses (staff only, like the pages).
 
-Both are ranking jobs on the kernel's :class:`core.api_jobs.JobViewSet` (list, detail, cancel):
+Both are ranking jobs on the kernel's :class:`core.api_jobs.CheckedJobViewSet` (list, detail,
+cancel, a start from a checked body):
 every job is looked up through its selectors (a 404 for what the user may not see); a new one
 goes through its start service, whose refusal is a 400 whose ``errors`` name each field (and
 say why a subject cannot be measured), with nothing written; its result is exported as a file
@@ -9,7 +10,6 @@ once it is done.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from django.http import HttpResponse
@@ -20,14 +20,13 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.decorators import action
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_jobs import JobConfigErrorSerializer, JobControlErrorSerializer, JobViewSet
-from core.api_parsers import StrictJSONParser
+from core.api_jobs import CheckedJobViewSet, JobConfigErrorSerializer, JobControlErrorSerializer
+from core.api_negotiation import FileNegotiation
 from ranking import downloads, selectors
 from ranking.api.serializers import (
     AnalysisCreateSerializer,
@@ -44,14 +43,7 @@ from ranking.subsets.models import DiscriminationAnalysis
 from ranking.subsets.services import cancel_analysis, start_analysis
 
 
-class FileNegotiation(DefaultContentNegotiation):
-    """The export is the file asked for whatever the client accepts; errors stay JSON."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
-
-
-class RankingJobViewSet(JobViewSet):
+class RankingJobViewSet(CheckedJobViewSet):
     """A kind of ranking job's API: the kernel's list, detail and cancel, a start from a
     checked body (``create_serializer``, then ``start_job``), and ``export`` of the result.
 
@@ -59,11 +51,10 @@ class RankingJobViewSet(JobViewSet):
     the schema of ``create`` and ``export`` follows from them.
     """
 
-    parser_classes = [StrictJSONParser]
     state_error = RankingStateError
+    # Read afresh: the page's joins (created_by, the source) as the detail shows them.
+    reread_detail = True
     model: ClassVar[type[RankingJob]]
-    create_serializer: ClassVar[type[serializers.Serializer]]
-    start_job: Callable[..., Any]
     heavy: ClassVar[tuple[str, ...]] = ("scores", "result")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -75,10 +66,6 @@ class RankingJobViewSet(JobViewSet):
             "as", OpenApiTypes.STR, enum=formats, description=f"One of {', '.join(formats)}."
         )
         extend_schema_view(
-            create=extend_schema(
-                request=cls.create_serializer,
-                responses={201: cls.detail_serializer, 400: JobConfigErrorSerializer},
-            ),
             export=extend_schema(
                 parameters=[as_parameter],
                 responses={
@@ -92,19 +79,6 @@ class RankingJobViewSet(JobViewSet):
     def get_queryset(self) -> Any:
         jobs = super().get_queryset()
         return jobs.defer(*self.heavy) if self.action == "list" else jobs
-
-    def detail_data(self, job: Any) -> Any:
-        # Read afresh: the page's joins (created_by, the source) as the detail shows them.
-        return super().detail_data(self.job_for_user(self.request.user, job.pk))
-
-    def create(self, request: Request) -> Response:
-        """Start one: the settings (and the source) are checked, then its first round queued."""
-        body = self.create_serializer(data=request.data, context={"request": request})
-        body.is_valid(raise_exception=True)
-        # started() hands over the raw body; the checked one is what starts the job.
-        return self.started(
-            lambda _raw, created_by: self.start_job(**body.validated_data, created_by=created_by)
-        )
 
     @action(detail=True, methods=["get"], content_negotiation_class=FileNegotiation)
     def export(self, request: Request, pk: Any = None) -> HttpResponse | Response:
@@ -126,13 +100,12 @@ class RankingViewSet(RankingJobViewSet):
     """Rankings of MT systems (staff only): start one, follow it, read its result, export its
     table as CSV, LaTeX, Typst or JSON, cancel it."""
 
-    queryset = SystemRanking.objects.none()  # for the schema; requests use get_queryset
     model = SystemRanking
     list_serializer = RankingListSerializer
     detail_serializer = RankingSerializer
     create_serializer = RankingCreateSerializer
-    jobs_for_user = staticmethod(selectors.rankings_for_user)
-    job_for_user = staticmethod(selectors.ranking_for_user)
+    objects_for_user = staticmethod(selectors.rankings_for_user)
+    object_for_user = staticmethod(selectors.ranking_for_user)
     start_job = staticmethod(start_ranking)
     cancel_job = staticmethod(cancel_ranking)
 
@@ -142,13 +115,12 @@ class DiscriminationAnalysisViewSet(RankingJobViewSet):
     version, a dataset's hardest segments or an MT-breaker comparison, follow it, read its
     result, export it as CSV or JSON, cancel it."""
 
-    queryset = DiscriminationAnalysis.objects.none()  # for the schema; requests use get_queryset
     model = DiscriminationAnalysis
     heavy = ("scores", "state", "result")
     list_serializer = AnalysisListSerializer
     detail_serializer = AnalysisSerializer
     create_serializer = AnalysisCreateSerializer
-    jobs_for_user = staticmethod(analysis_selectors.analyses_for_user)
-    job_for_user = staticmethod(analysis_selectors.analysis_for_user)
+    objects_for_user = staticmethod(analysis_selectors.analyses_for_user)
+    object_for_user = staticmethod(analysis_selectors.analysis_for_user)
     start_job = staticmethod(start_analysis)
     cancel_job = staticmethod(cancel_analysis)

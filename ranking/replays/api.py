@@ -4,14 +4,12 @@ a 400 whose ``errors`` name each field (an unknown policy or dataset too), with 
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api_jobs import JobConfigErrorSerializer, JobViewSet
+from core.api_jobs import CheckedJobViewSet, JobSerializer
 from core.api_links import LinksField
-from core.api_parsers import StrictJSONParser
 from difficulty.api.serializers import optional_text
 from difficulty.models import DifficultyDataset
 from ranking import allocation
@@ -59,11 +57,7 @@ class ReplayCreateSerializer(JobCreateSerializer):
     name = optional_text(max_length=200)
 
 
-class ReplayListSerializer(serializers.ModelSerializer):
-    status = serializers.CharField(
-        read_only=True, help_text=f"One of: {', '.join(ReplayRun.Status.values)}."
-    )
-    progress = serializers.FloatField(read_only=True)
+class ReplayListSerializer(JobSerializer):
     links = LinksField(page="ranking:replay_detail", curves="ranking:replay_chart")
 
     class Meta:
@@ -87,27 +81,18 @@ class ReplaySerializer(ReplayListSerializer):
         read_only_fields = fields
 
 
-class ReplayRunViewSet(JobViewSet):
+class ReplayRunViewSet(CheckedJobViewSet):
     """Allocation replays (staff only)."""
 
-    parser_classes = [StrictJSONParser]
-    queryset = ReplayRun.objects.none()  # for the schema; requests use get_queryset
     list_serializer = ReplayListSerializer
     detail_serializer = ReplaySerializer
-    jobs_for_user = staticmethod(selectors.replays_for_user)
-    job_for_user = staticmethod(selectors.replay_for_user)
+    create_serializer = ReplayCreateSerializer
+    objects_for_user = staticmethod(selectors.replays_for_user)
+    object_for_user = staticmethod(selectors.replay_for_user)
+    start_job = staticmethod(start_replay)
     cancel_job = staticmethod(cancel_replay)
     state_error = ReplayStateError
 
-    @extend_schema(
-        request=ReplayCreateSerializer,
-        responses={201: ReplaySerializer, 400: JobConfigErrorSerializer},
-    )
     def create(self, request: Request) -> Response:
         """Start a replay of policies × seeds on a difficulty dataset's human scores."""
-        config = ReplayCreateSerializer(data=request.data, context={"request": request})
-        config.is_valid(raise_exception=True)
-        # started() hands over the raw body; the checked one is what starts the run.
-        return self.started(
-            lambda _raw, created_by: start_replay(**config.validated_data, created_by=created_by)
-        )
+        return super().create(request)

@@ -186,11 +186,10 @@ def _start_runs(config: Any, created_by: Any) -> list[BreakerRun]:
 class BreakerRunViewSet(RoundJobViewSet):
     """MT-breaker runs (staff only). Controls act at the end of the round in flight."""
 
-    queryset = BreakerRun.objects.none()  # for the schema; requests use get_queryset
     list_serializer = BreakerRunSerializer
     detail_serializer = BreakerRunDetailSerializer
-    jobs_for_user = staticmethod(run_rows)
-    job_for_user = staticmethod(run_for_user)
+    objects_for_user = staticmethod(run_rows)
+    object_for_user = staticmethod(run_for_user)
     cancel_job = staticmethod(cancel_run)
     pause_job = staticmethod(pause_run)
     resume_job = staticmethod(resume_run)

@@ -94,15 +94,14 @@ class BreakerTransferViewSet(JobViewSet):
 
     # JSON only: a configuration is a nested object, which a form encoding cannot carry.
     parser_classes = [StrictJSONParser]
-    queryset = BreakerTransfer.objects.none()  # for the schema; requests use get_queryset
     list_serializer = BreakerTransferSerializer
     detail_serializer = BreakerTransferDetailSerializer
-    job_for_user = staticmethod(transfer_for_user)
+    object_for_user = staticmethod(transfer_for_user)
     cancel_job = staticmethod(cancel_transfer)
     state_error = RunStateError
 
     @staticmethod
-    def jobs_for_user(user):
+    def objects_for_user(user):
         return transfers_for_user(user).prefetch_related("runs")
 
     @start_schema(TransferConfigSerializer, BreakerTransferDetailSerializer)

@@ -144,10 +144,9 @@ class SearchRunViewSet(RoundJobViewSet):
     """Search runs (staff only). Pause, resume and cancel take effect at the end of the round
     in flight; the response shows the run as it is when the request returns."""
 
-    queryset = SearchRun.objects.none()  # for the schema; requests use get_queryset
     list_serializer = SearchRunSerializer
     detail_serializer = SearchRunDetailSerializer
-    job_for_user = staticmethod(run_for_user)
+    object_for_user = staticmethod(run_for_user)
     cancel_job = staticmethod(cancel_run)
     pause_job = staticmethod(pause_run)
     resume_job = staticmethod(resume_run)
@@ -155,7 +154,7 @@ class SearchRunViewSet(RoundJobViewSet):
     reread_detail = True
 
     @staticmethod
-    def jobs_for_user(user):
+    def objects_for_user(user):
         return run_rows(user).select_related("sampler_engine")
 
     @start_schema(RunConfigSerializer, SearchRunDetailSerializer)
