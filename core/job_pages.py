@@ -36,6 +36,7 @@ __all__ = [
     "control_paths",
     "job_list",
     "job_page",
+    "job_paths",
     "job_version",
     "polled_status",
     "started",
@@ -174,6 +175,27 @@ def control_from_page(
     else:
         messages.success(request, done)
     return redirect(page, pk=job.pk)
+
+
+def job_paths(
+    prefix: str,
+    name: str,
+    *,
+    jobs: Callable[..., HttpResponse],
+    new: Callable[..., HttpResponse],
+    detail: Callable[..., HttpResponse],
+    cancel: Callable[..., HttpResponse],
+) -> list[URLPattern]:
+    """The standard URLs of a kind of job: the list of ``jobs`` at ``{prefix}`` (named
+    ``{name}_list``), the ``new`` job's form at ``{prefix}new/`` (``{name}_new``), a job's page
+    ``{prefix}<int:pk>/`` (``{name}_detail``) and its Cancel button ``{prefix}<int:pk>/cancel/``
+    (``{name}_cancel``)."""
+    return [
+        path(prefix, jobs, name=f"{name}_list"),
+        path(f"{prefix}new/", new, name=f"{name}_new"),
+        path(f"{prefix}<int:pk>/", detail, name=f"{name}_detail"),
+        path(f"{prefix}<int:pk>/cancel/", cancel, name=f"{name}_cancel"),
+    ]
 
 
 def control_paths(prefix: str, view: Callable[..., HttpResponse], name: str) -> list[URLPattern]:

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from core.job_pages import job_paths
 from ranking import views
 from ranking.replays.urls import urlpatterns as replay_urls
 from ranking.subsets.urls import urlpatterns as discrimination_urls
@@ -9,10 +10,14 @@ from ranking.subsets.urls import urlpatterns as discrimination_urls
 app_name = "ranking"
 
 urlpatterns: list = [
-    path("", views.ranking_list, name="ranking_list"),
-    path("new/", views.ranking_new, name="ranking_new"),
-    path("<int:pk>/", views.ranking_detail, name="ranking_detail"),
-    path("<int:pk>/cancel/", views.ranking_cancel, name="ranking_cancel"),
+    *job_paths(
+        "",
+        "ranking",
+        jobs=views.ranking_list,
+        new=views.ranking_new,
+        detail=views.ranking_detail,
+        cancel=views.ranking_cancel,
+    ),
     path("<int:pk>/heatmap.svg", views.ranking_chart, {"chart": "heatmap"}, name="heatmap"),
     path("<int:pk>/means.svg", views.ranking_chart, {"chart": "means"}, name="means"),
     path("<int:pk>/ranking.csv", views.ranking_download, {"fmt": "csv"}, name="download_csv"),

@@ -3,12 +3,17 @@
 
 from django.urls import path
 
+from core.job_pages import job_paths
 from ranking.replays import views
 
 urlpatterns: list = [
-    path("replays/", views.replay_list, name="replay_list"),
-    path("replays/new/", views.replay_new, name="replay_new"),
-    path("replays/<int:pk>/", views.replay_detail, name="replay_detail"),
-    path("replays/<int:pk>/cancel/", views.replay_cancel, name="replay_cancel"),
+    *job_paths(
+        "replays/",
+        "replay",
+        jobs=views.replay_list,
+        new=views.replay_new,
+        detail=views.replay_detail,
+        cancel=views.replay_cancel,
+    ),
     path("replays/<int:pk>/curves.svg", views.replay_chart, name="replay_chart"),
 ]

@@ -3,13 +3,18 @@ namespace: ``ranking/urls.py`` adds these)."""
 
 from django.urls import path
 
+from core.job_pages import job_paths
 from ranking.subsets import views
 
 urlpatterns: list = [
-    path("discrimination/", views.analysis_list, name="discrimination_list"),
-    path("discrimination/new/", views.analysis_new, name="discrimination_new"),
-    path("discrimination/<int:pk>/", views.analysis_detail, name="discrimination_detail"),
-    path("discrimination/<int:pk>/cancel/", views.analysis_cancel, name="discrimination_cancel"),
+    *job_paths(
+        "discrimination/",
+        "discrimination",
+        jobs=views.analysis_list,
+        new=views.analysis_new,
+        detail=views.analysis_detail,
+        cancel=views.analysis_cancel,
+    ),
     path("discrimination/<int:pk>/curves.svg", views.analysis_chart, name="discrimination_chart"),
     path("discrimination/<int:pk>/discrimination.csv", views.analysis_download, {"fmt": "csv"},
          name="discrimination_csv"),
