@@ -22,12 +22,36 @@ from rounds import JobConfigError
 Job = TypeVar("Job")
 
 
+def _cannot(action: str, path: str | Path, exc: OSError) -> CommandError:
+    return CommandError(f"cannot {action} {path}: {exc.strerror or exc}")
+
+
+@contextmanager
+def reading(path: str | Path) -> Iterator[None]:
+    """An ``OSError`` in the block (a missing or unreadable ``path``) is one line:
+    ``cannot read {path}: reason``."""
+    try:
+        yield
+    except OSError as exc:
+        raise _cannot("read", path, exc) from None
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The bytes of the file at ``path``."""
+    with reading(path):
+        return Path(path).read_bytes()
+
+
+def open_bytes(path: str | Path) -> IO[bytes]:
+    """The file at ``path``, open for reading bytes (the caller closes it)."""
+    with reading(path):
+        return Path(path).open("rb")
+
+
 def read_json_file(path: str | Path) -> Any:
     """The JSON document in ``path`` (``-``: standard input), read as formats.jsonl reads."""
-    try:
+    with reading(path):
         data = sys.stdin.buffer.read() if str(path) == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
         return read_json_document(data)
     except JsonDocumentError as exc:
@@ -43,14 +67,14 @@ def output_file(path: str | Path) -> Iterator[IO[str]]:
     try:
         handle = partial.open("w", encoding="utf-8", newline="")
     except OSError as exc:
-        raise CommandError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise _cannot("write", target, exc) from None
     try:
         with handle:
             yield handle
         partial.replace(target)
     except OSError as exc:
         partial.unlink(missing_ok=True)
-        raise CommandError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise _cannot("write", target, exc) from None
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
