@@ -11,13 +11,16 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from django.core.management import CommandError
 from django.core.management.base import CommandParser
 
 from formats.jsonl import JsonDocumentError, read_json_document
 from rounds import JobConfigError
+
+if TYPE_CHECKING:
+    from rounds.models import CountedJob
 
 Job = TypeVar("Job")
 
@@ -134,6 +137,14 @@ def start_job(start: Callable[..., Job], config: Any, *, foreground: bool, what:
 def queued_note(job: str, page: str) -> str:
     """The line a command prints for ``job`` (e.g. "transfer 3") left to the workers."""
     return f"{job} queued for the workers; follow it at {page}"
+
+
+def outcome_line(job: CountedJob, name: str, counted: str, *details: str) -> str:
+    """The line a command prints for a counted job it ran to the end, named ``name`` (e.g.
+    "transfer 3"): ``{name} {status}: {done}/{total} {counted}, {details, }cost 0.1234``, then
+    its error in brackets if it has one."""
+    counts = [f"{job.items_done}/{job.items_total} {counted}", *details, f"cost {job.cost:.4f}"]
+    return f"{name} {job.status}: {', '.join(counts)}" + (f" ({job.error})" if job.error else "")
 
 
 def run_to_end(
