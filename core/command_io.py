@@ -155,3 +155,10 @@ def run_to_end(
         return run_in_foreground(job.pk)
     except state_error as exc:
         raise CommandError(str(exc)) from None
+
+
+def check_succeeded(job: Any, name: str) -> None:
+    """A job run here that did not succeed is one line: ``{name} {status}: {error}`` (``name``,
+    e.g. "mining job 3")."""
+    if job.status not in job.SUCCEEDED:
+        raise CommandError(f"{name} {job.status}: {job.error}")

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from challenge_sets.models import FrozenVersion
-from core.command_io import output_file, problems_error
+from core.command_io import check_succeeded, output_file, problems_error
 from difficulty.models import DifficultyDataset
 from ranking import downloads, stats
 from ranking.models import RankingJob
@@ -86,8 +86,7 @@ class RankingJobCommand(BaseCommand):
             raise problems_error(self.refused, problems) from None
         except RankingStateError as exc:
             raise CommandError(str(exc)) from None
-        if job.status != job.Status.DONE:
-            raise CommandError(f"{job.untitled.lower()} {job.pk} {job.status}: {job.error}")
+        check_succeeded(job, f"{job.untitled.lower()} {job.pk}")
         return job
 
     def write_result(self, job: RankingJob, options: dict[str, Any]) -> None:

@@ -2,7 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from difficulty.models import DifficultyDataset, DifficultyEvaluation
+from core.command_io import check_succeeded
+from difficulty.models import DifficultyDataset
 from difficulty.services import (
     DifficultyDatasetError,
     run_difficulty_evaluation,
@@ -166,10 +167,7 @@ class Command(BaseCommand):
             evaluation = run_difficulty_evaluation(evaluation.pk)
         except DifficultyDatasetError as exc:
             raise CommandError(str(exc)) from exc
-        if evaluation.status != DifficultyEvaluation.Status.DONE:
-            raise CommandError(
-                f"evaluation {evaluation.pk} {evaluation.status}: {evaluation.error}"
-            )
+        check_succeeded(evaluation, f"evaluation {evaluation.pk}")
         if options["json"]:
             self.stdout.write(json.dumps(evaluation.results, indent=2, ensure_ascii=False))
         else:

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from core.command_io import queued_note, read_json_file, run_to_end
+from core.command_io import check_succeeded, queued_note, read_json_file, run_to_end
 from lexical.mining.params import MiningParams, MiningParamsError
 from lexical.mining.selectors import corpus_by_reference
 from lexical.mining.services import MiningStateError, run_in_foreground, start_mining
@@ -78,8 +78,7 @@ class Command(BaseCommand):
             summary = {"job": job.pk, "status": job.status, "error": job.error}
             self.stdout.write(json.dumps({**summary, "stats": job.stats, "concepts": concepts}))
             return
-        if job.status != job.Status.FINISHED:
-            raise CommandError(f"mining job {job.pk} {job.status}: {job.error}")
+        check_succeeded(job, f"mining job {job.pk}")
         self.stdout.write(f"mining job {job.pk} finished: {len(concepts)} concepts")
         for c in concepts:
             pos = f" ({c['pos']})" if c["pos"] else ""
