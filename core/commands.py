@@ -1,14 +1,27 @@
-"""Base management commands for the shapes several commands share (STYLE.md 13)."""
+"""What several management commands share beyond files (core.command_io): the lookup of a row
+by the name the user typed, and base commands for the shapes several commands have
+(STYLE.md 13)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Model
 
 from rounds import LeasedJobKind
 
-__all__ = ["RunQueuedJobCommand"]
+__all__ = ["RunQueuedJobCommand", "named"]
+
+Row = TypeVar("Row", bound=Model)
+
+
+def named(model: type[Row], name: str, what: str) -> Row:
+    """The ``model`` row named ``name``; none is one line: ``there is no {what} named 'name'``."""
+    found = model._default_manager.filter(name=name).first()
+    if found is None:
+        raise CommandError(f"there is no {what} named {name!r}")
+    return found
 
 
 class RunQueuedJobCommand(BaseCommand):

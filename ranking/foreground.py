@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from challenge_sets.models import FrozenVersion
 from core.command_io import check_succeeded, output_file, problems_error
+from core.commands import named
 from difficulty.models import DifficultyDataset
 from ranking import downloads, stats
 from ranking.models import RankingJob
@@ -69,10 +70,7 @@ class RankingJobCommand(BaseCommand):
         return version
 
     def dataset_named(self, name: str) -> DifficultyDataset:
-        dataset = DifficultyDataset.objects.filter(name=name).first()
-        if dataset is None:
-            raise CommandError(f"there is no difficulty dataset named {name!r}")
-        return dataset
+        return named(DifficultyDataset, name, "difficulty dataset")
 
     def run_job(
         self, start: Callable[..., RankingJob], run: Callable[[int], RankingJob], **arguments: Any

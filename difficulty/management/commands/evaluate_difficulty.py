@@ -3,6 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from core.command_io import check_succeeded
+from core.commands import named
 from difficulty.models import DifficultyDataset
 from difficulty.services import (
     DifficultyDatasetError,
@@ -148,12 +149,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print the results as JSON.")
 
     def handle(self, *args, **options):
-        try:
-            dataset = DifficultyDataset.objects.get(name=options["dataset"])
-        except DifficultyDataset.DoesNotExist:
-            raise CommandError(
-                f"there is no difficulty dataset named {options['dataset']!r}"
-            ) from None
+        dataset = named(DifficultyDataset, options["dataset"], "difficulty dataset")
         try:
             evaluation = start_difficulty_evaluation(
                 dataset,
