@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from django.core.management import CommandError
-from django.core.management.base import CommandParser
+from django.core.management.base import CommandParser, OutputWrapper
 
 from formats.jsonl import JsonDocumentError, read_json_document
 from rounds import JobConfigError
@@ -81,6 +81,17 @@ def output_file(path: str | Path) -> Iterator[IO[str]]:
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
+
+
+def write_out(stdout: OutputWrapper, content: str, path: str | Path | None) -> bool:
+    """``content`` into the file at ``path`` (through :func:`output_file`), or onto ``stdout``
+    as it is when no path is given; True when it went into a file."""
+    if not path:
+        stdout.write(content, ending="")
+        return False
+    with output_file(path) as handle:
+        handle.write(content)
+    return True
 
 
 def problems_error(summary: str, problems: Sequence[str]) -> CommandError:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from challenge_sets.models import FrozenVersion
-from core.command_io import check_succeeded, output_file, problems_error
+from core.command_io import check_succeeded, problems_error, write_out
 from core.commands import named
 from difficulty.models import DifficultyDataset
 from ranking import downloads, stats
@@ -88,10 +88,5 @@ class RankingJobCommand(BaseCommand):
         return job
 
     def write_result(self, job: RankingJob, options: dict[str, Any]) -> None:
-        content = downloads.render(job, options["format"])
-        if options["output"]:
-            with output_file(options["output"]) as handle:
-                handle.write(content)
+        if write_out(self.stdout, downloads.render(job, options["format"]), options["output"]):
             self.stdout.write(f"wrote {options['output']} ({job.untitled.lower()} {job.pk})")
-        else:
-            self.stdout.write(content, ending="")
