@@ -11,23 +11,50 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from django.core.management import CommandError
-from django.core.management.base import CommandParser
+from django.core.management.base import CommandParser, OutputWrapper
 
 from formats.jsonl import JsonDocumentError, read_json_document
 from rounds import JobConfigError
 
+if TYPE_CHECKING:
+    from rounds.models import CountedJob
+
 Job = TypeVar("Job")
+
+
+def _cannot(action: str, path: str | Path, exc: OSError) -> CommandError:
+    return CommandError(f"cannot {action} {path}: {exc.strerror or exc}")
+
+
+@contextmanager
+def reading(path: str | Path) -> Iterator[None]:
+    """An ``OSError`` in the block (a missing or unreadable ``path``) is one line:
+    ``cannot read {path}: reason``."""
+    try:
+        yield
+    except OSError as exc:
+        raise _cannot("read", path, exc) from None
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The bytes of the file at ``path``."""
+    with reading(path):
+        return Path(path).read_bytes()
+
+
+def open_bytes(path: str | Path) -> IO[bytes]:
+    """The file at ``path``, open for reading bytes (the caller closes it)."""
+    with reading(path):
+        return Path(path).open("rb")
 
 
 def read_json_file(path: str | Path) -> Any:
     """The JSON document in ``path`` (``-``: standard input), read as formats.jsonl reads."""
-    try:
+    with reading(path):
         data = sys.stdin.buffer.read() if str(path) == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
         return read_json_document(data)
     except JsonDocumentError as exc:
@@ -43,17 +70,28 @@ def output_file(path: str | Path) -> Iterator[IO[str]]:
     try:
         handle = partial.open("w", encoding="utf-8", newline="")
     except OSError as exc:
-        raise CommandError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise _cannot("write", target, exc) from None
     try:
         with handle:
             yield handle
         partial.replace(target)
     except OSError as exc:
         partial.unlink(missing_ok=True)
-        raise CommandError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise _cannot("write", target, exc) from None
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
+
+
+def write_out(stdout: OutputWrapper, content: str, path: str | Path | None) -> bool:
+    """``content`` into the file at ``path`` (through :func:`output_file`), or onto ``stdout``
+    as it is when no path is given; True when it went into a file."""
+    if not path:
+        stdout.write(content, ending="")
+        return False
+    with output_file(path) as handle:
+        handle.write(content)
+    return True
 
 
 def problems_error(summary: str, problems: Sequence[str]) -> CommandError:
@@ -112,6 +150,14 @@ def queued_note(job: str, page: str) -> str:
     return f"{job} queued for the workers; follow it at {page}"
 
 
+def outcome_line(job: CountedJob, name: str, counted: str, *details: str) -> str:
+    """The line a command prints for a counted job it ran to the end, named ``name`` (e.g.
+    "transfer 3"): ``{name} {status}: {done}/{total} {counted}, {details, }cost 0.1234``, then
+    its error in brackets if it has one."""
+    counts = [f"{job.items_done}/{job.items_total} {counted}", *details, f"cost {job.cost:.4f}"]
+    return f"{name} {job.status}: {', '.join(counts)}" + (f" ({job.error})" if job.error else "")
+
+
 def run_to_end(
     run_in_foreground: Callable[[int], Job], job: Any, state_error: type[Exception]
 ) -> Job:
@@ -120,3 +166,10 @@ def run_to_end(
         return run_in_foreground(job.pk)
     except state_error as exc:
         raise CommandError(str(exc)) from None
+
+
+def check_succeeded(job: Any, name: str) -> None:
+    """A job run here that did not succeed is one line: ``{name} {status}: {error}`` (``name``,
+    e.g. "mining job 3")."""
+    if job.status not in job.SUCCEEDED:
+        raise CommandError(f"{name} {job.status}: {job.error}")

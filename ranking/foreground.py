@@ -10,7 +10,8 @@ from typing import Any, ClassVar
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from challenge_sets.models import FrozenVersion
-from core.command_io import output_file, problems_error
+from core.command_io import check_succeeded, problems_error, write_out
+from core.commands import named
 from difficulty.models import DifficultyDataset
 from ranking import downloads, stats
 from ranking.models import RankingJob
@@ -69,10 +70,7 @@ class RankingJobCommand(BaseCommand):
         return version
 
     def dataset_named(self, name: str) -> DifficultyDataset:
-        dataset = DifficultyDataset.objects.filter(name=name).first()
-        if dataset is None:
-            raise CommandError(f"there is no difficulty dataset named {name!r}")
-        return dataset
+        return named(DifficultyDataset, name, "difficulty dataset")
 
     def run_job(
         self, start: Callable[..., RankingJob], run: Callable[[int], RankingJob], **arguments: Any
@@ -86,15 +84,9 @@ class RankingJobCommand(BaseCommand):
             raise problems_error(self.refused, problems) from None
         except RankingStateError as exc:
             raise CommandError(str(exc)) from None
-        if job.status != job.Status.DONE:
-            raise CommandError(f"{job.untitled.lower()} {job.pk} {job.status}: {job.error}")
+        check_succeeded(job, f"{job.untitled.lower()} {job.pk}")
         return job
 
     def write_result(self, job: RankingJob, options: dict[str, Any]) -> None:
-        content = downloads.render(job, options["format"])
-        if options["output"]:
-            with output_file(options["output"]) as handle:
-                handle.write(content)
+        if write_out(self.stdout, downloads.render(job, options["format"]), options["output"]):
             self.stdout.write(f"wrote {options['output']} ({job.untitled.lower()} {job.pk})")
-        else:
-            self.stdout.write(content, ending="")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
@@ -323,6 +324,27 @@ def test_command_errors(small):
         call_command("evaluate_difficulty", "--dataset=nope", "--estimator=length")
     with pytest.raises(CommandError, match="unknown estimator"):
         call_command("evaluate_difficulty", "--dataset=small", "--estimator=bogus")
+
+
+def test_the_foreground_command_runs_a_queued_evaluation_and_refuses_a_failed_one(small):
+    queued = services.start_difficulty_evaluation(small, ["length"], enqueue=False)
+    out = io.StringIO()
+
+    call_command("run_difficulty_evaluation", str(queued.pk), stdout=out)
+
+    queued.refresh_from_db()
+    assert queued.status == DifficultyEvaluation.Status.DONE
+    assert out.getvalue() == f"Evaluation {queued.pk} is done.\n"
+    with pytest.raises(CommandError) as missing:
+        call_command("run_difficulty_evaluation", str(queued.pk + 1))
+    assert str(missing.value) == f"there is no difficulty evaluation {queued.pk + 1}"
+    bad = services.start_difficulty_evaluation(small, ["metric:note"], enqueue=False)
+    with pytest.raises(CommandError) as failed:
+        call_command("run_difficulty_evaluation", str(bad.pk))
+    assert str(failed.value) == (
+        f"evaluation {bad.pk} is failed: metric:note: line 1 has 'text' in 'note'; a number is "
+        "needed"
+    )
 
 
 def test_a_non_numeric_metric_value_fails_the_evaluation_with_its_line(small):

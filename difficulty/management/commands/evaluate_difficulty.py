@@ -2,7 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from difficulty.models import DifficultyDataset, DifficultyEvaluation
+from core.command_io import check_succeeded
+from core.commands import named
+from difficulty.models import DifficultyDataset
 from difficulty.services import (
     DifficultyDatasetError,
     run_difficulty_evaluation,
@@ -147,12 +149,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print the results as JSON.")
 
     def handle(self, *args, **options):
-        try:
-            dataset = DifficultyDataset.objects.get(name=options["dataset"])
-        except DifficultyDataset.DoesNotExist:
-            raise CommandError(
-                f"there is no difficulty dataset named {options['dataset']!r}"
-            ) from None
+        dataset = named(DifficultyDataset, options["dataset"], "difficulty dataset")
         try:
             evaluation = start_difficulty_evaluation(
                 dataset,
@@ -166,10 +163,7 @@ class Command(BaseCommand):
             evaluation = run_difficulty_evaluation(evaluation.pk)
         except DifficultyDatasetError as exc:
             raise CommandError(str(exc)) from exc
-        if evaluation.status != DifficultyEvaluation.Status.DONE:
-            raise CommandError(
-                f"evaluation {evaluation.pk} {evaluation.status}: {evaluation.error}"
-            )
+        check_succeeded(evaluation, f"evaluation {evaluation.pk}")
         if options["json"]:
             self.stdout.write(json.dumps(evaluation.results, indent=2, ensure_ascii=False))
         else:

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.formats import google_mqm
-from core.command_io import problems_error
+from core.command_io import problems_error, reading
 from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,
@@ -107,18 +107,19 @@ class Command(BaseCommand):
             prefixes=comma_list(options["reference_prefixes"]),
         )
         try:
-            dataset = import_difficulty_path(
-                file,
-                name=options["name"],
-                file_format=options["file_format"],
-                language_pair=options["langs"],
-                human_score=options["human_score"],
-                test_set=options["test_set"],
-                score_kind=options["score_kind"],
-                description=options["description"],
-                reference_rule=rule,
-                perfect_score=options["perfect_score"],
-            )
+            with reading(file):
+                dataset = import_difficulty_path(
+                    file,
+                    name=options["name"],
+                    file_format=options["file_format"],
+                    language_pair=options["langs"],
+                    human_score=options["human_score"],
+                    test_set=options["test_set"],
+                    score_kind=options["score_kind"],
+                    description=options["description"],
+                    reference_rule=rule,
+                    perfect_score=options["perfect_score"],
+                )
         except DatasetFormatError as exc:
             more = " (more not shown)" if exc.truncated else ""
             raise problems_error(
@@ -126,8 +127,6 @@ class Command(BaseCommand):
             ) from None
         except DifficultyDatasetError as exc:
             raise CommandError(f"{file} was not imported: {exc}") from exc
-        except OSError as exc:
-            raise CommandError(f"cannot read {file}: {exc.strerror or exc}") from None
         self._describe(dataset)
 
     def _describe(self, dataset) -> None:

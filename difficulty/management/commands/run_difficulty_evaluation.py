@@ -1,27 +1,22 @@
-from django.core.management.base import BaseCommand, CommandError
-
+from core.commands import RunQueuedJobCommand
 from difficulty.models import DifficultyEvaluation
-from difficulty.services import DifficultyDatasetError, run_difficulty_evaluation
+from difficulty.services import DEC_EVALUATIONS, run_difficulty_evaluation
 
 
-class Command(BaseCommand):
+class Command(RunQueuedJobCommand):
     help = (
         "Run a queued or interrupted difficulty evaluation to the end in the foreground "
         "(the twin of the search.advance_difficulty_evaluation Celery task)."
     )
+    jobs = DEC_EVALUATIONS
+    id_argument = "evaluation_id"
+    missing = "difficulty evaluation"
 
-    def add_arguments(self, parser):
-        parser.add_argument("evaluation_id", type=int)
+    def run(self, pk: int) -> DifficultyEvaluation:
+        return run_difficulty_evaluation(pk)  # a round runs every unit left (no time budget)
 
-    def handle(self, *args, evaluation_id: int, **options):
-        if not DifficultyEvaluation.objects.filter(pk=evaluation_id).exists():
-            raise CommandError(f"there is no difficulty evaluation {evaluation_id}")
-        try:
-            evaluation = run_difficulty_evaluation(evaluation_id)
-        except DifficultyDatasetError as exc:
-            raise CommandError(str(exc)) from exc
-        if evaluation.status != DifficultyEvaluation.Status.DONE:
-            raise CommandError(
-                f"evaluation {evaluation_id} is {evaluation.status}: {evaluation.error}"
-            )
-        self.stdout.write(self.style.SUCCESS(f"Evaluation {evaluation_id} is done."))
+    def failed(self, job: DifficultyEvaluation) -> str:
+        return f"evaluation {job.pk} is {job.status}: {job.error}"
+
+    def done(self, job: DifficultyEvaluation) -> str:
+        return f"Evaluation {job.pk} is done."

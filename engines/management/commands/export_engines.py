@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from core.command_io import output_file
+from core.command_io import write_out
 from engines.services import export_engines
 
 
@@ -14,9 +14,5 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         text = json.dumps(export_engines(), indent=2, ensure_ascii=False) + "\n"
-        if options["output"]:
-            with output_file(options["output"]) as handle:
-                handle.write(text)
+        if write_out(self.stdout, text, options["output"]):
             self.stdout.write(self.style.SUCCESS(f"wrote {options['output']}"))
-        else:
-            self.stdout.write(text, ending="")

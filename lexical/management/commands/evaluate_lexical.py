@@ -6,7 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from core.command_io import add_job_options, queued_note, run_to_end, start_job
+from core.command_io import add_job_options, outcome_line, queued_note, run_to_end, start_job
 from lexical.evaluation import selectors
 from lexical.evaluation.services import (
     EvaluationStateError,
@@ -63,11 +63,8 @@ class Command(BaseCommand):
             }
             self.stdout.write(json.dumps(payload))
             return
-        self.stdout.write(
-            f"evaluation {evaluation.pk} {evaluation.status}: {evaluation.items_done}/"
-            f"{evaluation.items_total} answers, seed {evaluation.seed}, cost {evaluation.cost:.4f}"
-            + (f" ({evaluation.error})" if evaluation.error else "")
-        )
+        seed = f"seed {evaluation.seed}"
+        self.stdout.write(outcome_line(evaluation, f"evaluation {evaluation.pk}", "answers", seed))
         self.stdout.write("entry | language | micro mean ± sd | macro mean ± sd")
         for line in lines:
             row = line.row

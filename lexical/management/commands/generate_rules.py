@@ -8,7 +8,7 @@ import argparse
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from core.command_io import queued_note, run_to_end
+from core.command_io import outcome_line, queued_note, run_to_end
 from lexical.rules.selectors import job_concepts
 from lexical.rules.services import (
     JobStateError,
@@ -82,10 +82,8 @@ class Command(BaseCommand):
                 self.stdout.write(queued_note(f"rule job {job.pk} ({job.engine})", page))
                 continue
             job = run_to_end(run_in_foreground, job, JobStateError)
-            self.stdout.write(
-                f"rule job {job.pk} ({job.engine}) {job.status}: {job.items_done}/"
-                f"{job.items_total} concepts, {job.concepts_failed} failed, cost {job.cost:.4f}"
-                + (f" ({job.error})" if job.error else "")
-            )
+            name = f"rule job {job.pk} ({job.engine})"
+            failed = f"{job.concepts_failed} failed"
+            self.stdout.write(outcome_line(job, name, "concepts", failed))
             for outcome in job_concepts(job).filter(status="failed"):
                 self.stdout.write(f"  {outcome.concept}: {outcome.error}")

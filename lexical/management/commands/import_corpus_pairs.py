@@ -2,14 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.command_io import open_bytes
 from lexical.corpora.services import CorpusImportError, CorpusSource, import_corpus_pairs
-
-
-def _open(path: Path):
-    try:
-        return path.open("rb")
-    except OSError as exc:
-        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 class Command(BaseCommand):
@@ -34,7 +28,7 @@ class Command(BaseCommand):
         given = [key for key in ("src", "tgt", "tsv", "jsonl") if options[key] is not None]
         if sorted(given) == ["src", "tgt"]:
             src, tgt = options["src"], options["tgt"]
-            streams = [_open(src), _open(tgt)]
+            streams = [open_bytes(src), open_bytes(tgt)]
             source = CorpusSource(
                 format="moses", src=streams[0], tgt=streams[1], src_name=src.name,
                 tgt_name=tgt.name,
@@ -42,7 +36,7 @@ class Command(BaseCommand):
             return source, streams
         if given in (["tsv"], ["jsonl"]):
             path = options[given[0]]
-            stream = _open(path)
+            stream = open_bytes(path)
             return CorpusSource(format=given[0], file=stream, file_name=path.name), [stream]
         raise CommandError("give --src FILE --tgt FILE, or --tsv FILE, or --jsonl FILE")
 

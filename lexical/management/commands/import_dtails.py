@@ -2,15 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.command_io import read_bytes
 from lexical.dtails.selectors import import_report
 from lexical.dtails.services import ImportRefused, import_dtails
-
-
-def _read(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise CommandError(f"cannot read {path}: {exc.strerror}") from None
 
 
 class Command(BaseCommand):
@@ -36,13 +30,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        words = _read(options["words"]) if options["words"] else None
+        words = read_bytes(options["words"]) if options["words"] else None
         try:
             selection = import_dtails(
                 options["name"],
                 options["src_lang"],
                 options["tgt_lang"],
-                _read(options["csv"]),
+                read_bytes(options["csv"]),
                 words,
                 filename=Path(options["csv"]).name,
                 keep_duplicates=options["keep_duplicates"],

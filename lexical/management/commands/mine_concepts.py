@@ -8,7 +8,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from core.command_io import queued_note, read_json_file, run_to_end
+from core.command_io import (
+    add_job_options,
+    check_succeeded,
+    queued_note,
+    read_json_file,
+    run_to_end,
+)
 from lexical.mining.params import MiningParams, MiningParamsError
 from lexical.mining.selectors import corpus_by_reference
 from lexical.mining.services import MiningStateError, run_in_foreground, start_mining
@@ -43,8 +49,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--params", help="A JSON object of parameters (a file, or - for stdin)."
         )
-        parser.add_argument("--foreground", action="store_true", help="Run it here, to the end.")
-        parser.add_argument("--json", action="store_true", help="Print the result as JSON.")
+        add_job_options(parser, printed="the result")
 
     def handle(self, *args, **options) -> None:
         corpus = corpus_by_reference(options["corpus"])
@@ -78,8 +83,7 @@ class Command(BaseCommand):
             summary = {"job": job.pk, "status": job.status, "error": job.error}
             self.stdout.write(json.dumps({**summary, "stats": job.stats, "concepts": concepts}))
             return
-        if job.status != job.Status.FINISHED:
-            raise CommandError(f"mining job {job.pk} {job.status}: {job.error}")
+        check_succeeded(job, f"mining job {job.pk}")
         self.stdout.write(f"mining job {job.pk} finished: {len(concepts)} concepts")
         for c in concepts:
             pos = f" ({c['pos']})" if c["pos"] else ""

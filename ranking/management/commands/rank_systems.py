@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandParser
 
 from annotation.models import Campaign
+from core.commands import named
 from ranking.foreground import RankingJobCommand
 from ranking.models import SystemRanking
 from ranking.services import run_in_foreground, start_ranking
@@ -48,9 +49,7 @@ class Command(RankingJobCommand):
             return {"input_kind": InputKind.DATASET,
                     "dataset": self.dataset_named(options["dataset"])}  # fmt: skip
         if options["campaign"] is not None:
-            campaign = Campaign.objects.filter(name=options["campaign"]).first()
-            if campaign is None:
-                raise CommandError(f"there is no campaign named {options['campaign']!r}")
+            campaign = named(Campaign, options["campaign"], "campaign")
             return {"input_kind": InputKind.CAMPAIGN, "campaign": campaign}
         kind = InputKind.VERSION_QE if options["qe"] else InputKind.VERSION
         return {"input_kind": kind, "version": self.frozen_version(options)}

@@ -6,6 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.commands import named
 from difficulty.models import DifficultyDataset
 from ranking import allocation
 from ranking.inputs import InputError, dataset_judgments
@@ -42,9 +43,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=("text", "json"), default="text")
 
     def handle(self, *args, **options) -> None:
-        dataset = DifficultyDataset.objects.filter(name=options["dataset"]).first()
-        if dataset is None:
-            raise CommandError(f"there is no difficulty dataset named {options['dataset']!r}")
+        dataset = named(DifficultyDataset, options["dataset"], "difficulty dataset")
         if not 1 <= options["seeds"] <= MAX_SEEDS:
             raise CommandError(f"--seeds must be between 1 and {MAX_SEEDS}")
         if not 0 < options["alpha"] < 1 or not 1 <= options["checkpoints"] <= 1000:

@@ -6,6 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.command_io import check_succeeded
 from search.breaker.data_quality import (
     StatisticsConfigError,
     start_statistics,
@@ -56,8 +57,7 @@ class Command(BaseCommand):
                    "chrf_signature": stats.chrf_signature, "cost": float(stats.cost)}  # fmt: skip
             self.stdout.write(json.dumps(out, sort_keys=True))
             return
-        if stats.status != "done":
-            raise CommandError(f"statistics {stats.status}: {stats.error}")
+        check_succeeded(stats, "statistics")
         v = stats.values
         self.stdout.write(
             f"run {run.pk}: {v['texts']} texts, diversity embd {v['diversity_embd']:.3f}, "

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.commands import named
 from search.models import TopicTree
 from search.topics.services import CorpusImportError, import_corpus
 
@@ -20,9 +21,7 @@ class Command(BaseCommand):
     def handle(self, *args, file: Path, tree: str, **options):
         if not file.is_file():
             raise CommandError(f"{file} is not a file")
-        found = TopicTree.objects.filter(name=tree).first()
-        if found is None:
-            raise CommandError(f"there is no topic tree named {tree!r}")
+        found = named(TopicTree, tree, "topic tree")
         if found.status != TopicTree.Status.READY:
             raise CommandError(f"topic tree {tree!r} is {found.status}: it has no topics yet")
         try:

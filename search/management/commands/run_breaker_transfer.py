@@ -7,7 +7,14 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from core.command_io import add_job_options, queued_note, read_json_object, run_to_end, start_job
+from core.command_io import (
+    add_job_options,
+    outcome_line,
+    queued_note,
+    read_json_object,
+    run_to_end,
+    start_job,
+)
 from search.breaker.services import RunStateError
 from search.breaker.transfer.selectors import matrix
 from search.breaker.transfer.services import run_in_foreground, start_transfer
@@ -47,11 +54,7 @@ class Command(BaseCommand):
             summary = {"transfer": transfer.pk, "status": transfer.status}
             self.stdout.write(json.dumps({**summary, "cost": float(transfer.cost), "matrix": rows}))
             return
-        self.stdout.write(
-            f"transfer {transfer.pk} {transfer.status}: {transfer.items_done}/"
-            f"{transfer.items_total} translations, cost {transfer.cost:.4f}"
-            + (f" ({transfer.error})" if transfer.error else "")
-        )
+        self.stdout.write(outcome_line(transfer, f"transfer {transfer.pk}", "translations"))
         self.stdout.write("mean quality (lower = harder; * lowest in its column):")
         header = ["run"] + [f"{t} {lang}" for t, lang in table.columns]
         self.stdout.write(" | ".join(header))
