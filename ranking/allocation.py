@@ -669,21 +669,29 @@ class StoppingRule:
     1. The permutation test (``ranking.stats.permutation_pvalues``, ``n_resamples``) over the
        judged cells' means, all pairs; WMT clusters (``ranking.stats.wmt_clusters``) at alpha.
     2. ``top``: there is a cluster boundary, and no pair inside the top cluster could still be
-       separated by the segments left (the point projection ``z sqrt(N/n)`` of
-       :class:`PairStatistics` stays below ``z_alpha``); the signature is the top cluster.
-       ``adjacent``: every pair of neighbours in the mean order is significant or out of reach
-       the same way; the signature is the order and which neighbours are significant.
-       ``full``: the same over every pair whose means differ by at least ``tolerance``.
+       separated by the judgments left; the signature is the top cluster. ``adjacent``: every
+       pair of neighbours in the mean order is significant or out of reach the same way; the
+       signature is the order and which neighbours are significant. ``full``: the same over
+       every pair whose means differ by at least ``tolerance``.
     3. Settled when the last ``patience`` checks were settled with the same signature.
 
-    Two guards against a decision the full data would not repeat: ``margin`` asks the pairs the
-    decision rests on (the top cluster against the rest; the needed pairs declared significant)
-    for a paired ``z`` of at least ``z_alpha + margin`` too, so a boundary only just under alpha
-    at this budget does not end the campaign (replayed on WMT23 en-de SxS MQM, 10 seeds, a
-    margin of 0.5 made ``settle``'s stops right 8 times of 8 instead of 6 of 10, and on WMT24
-    en-cs, whose boundary is marginal, kept it from stopping wrongly at all: bench/README.md);
-    ``optimism`` is how many standard deviations of the segments left a pair declared out of
-    reach must stay below ``z_alpha`` by (:meth:`PairStatistics.projected_z`; it did not help).
+    *Out of reach* is the test ``SettlePolicy``'s goal ``top`` leaves a pair alone by: its
+    predictive probability of ending separated (:meth:`PairStatistics.separation_probability`,
+    the information still to come counted in judgments, so a cell judged by one of its three
+    raters counts for a third) is at most ``1 - certainty``. A pair with few judgments cannot
+    pass it whatever its current ``z``: with most of its information still to come that
+    probability stays near ``Phi(z)``, about one half for a near-tie. (The earlier test, the
+    point projection ``z sqrt(N/n)`` in segments, declared unjudged near-ties at the top out of
+    reach early: on WMT24 en-cs, where ``settle`` leaves them alone, it stopped once in 10
+    seeds at 1,114 judgments on a top cluster the full data does not confirm; bench/README.md,
+    "Third slice".)
+
+    The other guard against a decision the full data would not repeat: ``margin`` asks the
+    pairs the decision rests on (the top cluster against the rest; the needed pairs declared
+    significant) for a paired ``z`` of at least ``z_alpha + margin`` too, so a boundary only
+    just under alpha at this budget does not end the campaign (replayed on WMT23 en-de SxS MQM,
+    10 seeds, a margin of 0.5 made ``settle``'s stops right 8 times of 8 instead of 6 of 10, and
+    on WMT24 en-cs, whose boundary is marginal, kept it from stopping wrongly at all).
     """
 
     goal: str = "top"
@@ -692,7 +700,7 @@ class StoppingRule:
     patience: int = 3
     n_resamples: int = 200
     margin: float = 0.5
-    optimism: float = 0.0
+    certainty: float = 0.95  # out of reach: at most 1 - certainty likely to end separated
     history: list[tuple[Any, ...]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -700,6 +708,8 @@ class StoppingRule:
             raise ValueError(f"goal must be one of {', '.join(GOALS)}")
         if self.patience < 1:
             raise ValueError("patience must be at least 1")
+        if not 0.5 < self.certainty < 1:
+            raise ValueError("certainty must be between 0.5 and 1")
 
     def check(self, state: AllocationState, rng: np.random.Generator) -> GoalCheck:
         means = state.cell_means()
@@ -715,7 +725,7 @@ class StoppingRule:
         with np.errstate(invalid="ignore"):
             significant = above & np.isfinite(p) & (p < self.alpha)
         clear = significant & (pairs.z() >= z_alpha + self.margin) if self.margin else significant
-        out_of_reach = pairs.projected_z(self.optimism) < z_alpha
+        out_of_reach = pairs.separation_probability(z_alpha) <= 1.0 - self.certainty
         decided = clear | out_of_reach
         if self.goal == "top":
             top = clusters == 1
