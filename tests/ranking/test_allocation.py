@@ -154,6 +154,28 @@ def test_the_stopping_rule_fires_on_a_clear_winner_after_patience_checks():
     assert al.StoppingRule(goal="top").check(tied, rng()).settled is False
 
 
+def test_a_near_tie_with_too_few_judgments_is_not_out_of_reach():
+    # Two systems far above a third, judged against it on many segments but against each other
+    # on three: their z is small there, so the point projection in segments (z sqrt(N/n)) put
+    # the pair out of reach and the top cluster settled; most of its judgments are still to
+    # come, so it is not out of reach until they are in.
+    n = 80
+    generator = rng(3)
+    base = generator.normal(60, 10, n)
+    scores = np.vstack([base.copy(), base.copy(), base - 30 + generator.normal(0, 3, n)])
+    scores[1, 37:40] = scores[0, 37:40] - np.array([1.0, -1.0, 0.5])
+    mask = np.ones((3, n), bool)
+    mask[0, 40:] = False  # system 0 judged on segments 0-39, system 1 on 37-79: three common
+    mask[1, :37] = False
+    stats = al.pair_statistics(judged(scores, mask))
+    assert stats.n[0, 1] == 3 and stats.projected_z(0.0)[0, 1] < 1.645  # "out of reach" before
+    assert 0.05 < stats.separation_probability(1.645)[0, 1] < 0.95
+    assert al.StoppingRule(goal="top").check(judged(scores, mask), rng()).settled is False
+    complete = np.ones((3, n), bool)  # with every judgment in, the tie is out of reach
+    check = al.StoppingRule(goal="top").check(judged(scores, complete), rng())
+    assert check.settled and check.signature == (0, 1)
+
+
 def test_a_replay_is_deterministic_under_its_seed():
     generator = rng(7)
     base = generator.normal(60, 10, 30)
