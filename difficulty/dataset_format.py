@@ -63,6 +63,11 @@ class DatasetFormatError(ValueError):
         super().__init__("; ".join(errors) + more)
 
 
+def comma_list(value: str) -> tuple[str, ...]:
+    """``"a, b,,c "`` -> ``("a", "b", "c")``: the non-empty, stripped parts."""
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
 @dataclass(frozen=True)
 class ReferenceRule:
     """Which systems are human reference translators, left out of evaluation by default.
@@ -77,6 +82,11 @@ class ReferenceRule:
     def is_reference(self, system: str) -> bool:
         lowered = system.lower()
         return system in self.names or any(lowered.startswith(p.lower()) for p in self.prefixes)
+
+    @classmethod
+    def from_text(cls, names: str, prefixes: str) -> ReferenceRule:
+        """The rule as a page, the API or a command takes it: two comma-separated lists."""
+        return cls(names=comma_list(names), prefixes=comma_list(prefixes))
 
     def as_dict(self) -> dict[str, list[str]]:
         return {"names": list(self.names), "prefixes": list(self.prefixes)}

@@ -13,6 +13,7 @@ from difficulty.dataset_format import (
     DEFAULT_REFERENCE_NAMES,
     DEFAULT_REFERENCE_PREFIXES,
     ReferenceRule,
+    comma_list,
     split_language_pair,
 )
 from difficulty.selectors import EstimatorOption
@@ -20,10 +21,6 @@ from difficulty.services import DA_SCORE_KINDS, DATASET_FORMATS
 
 if TYPE_CHECKING:
     from annotation.models import Campaign
-
-
-def _comma_list(value: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
 def validate_language_pair(value: str) -> None:
@@ -47,10 +44,8 @@ class _ReferenceFields(forms.Form):
     )
 
     def reference_rule(self) -> ReferenceRule:
-        return ReferenceRule(
-            names=_comma_list(self.cleaned_data["reference_systems"]),
-            prefixes=_comma_list(self.cleaned_data["reference_prefixes"]),
-        )
+        data = self.cleaned_data
+        return ReferenceRule.from_text(data["reference_systems"], data["reference_prefixes"])
 
 
 class DatasetUploadForm(_ReferenceFields):
@@ -178,7 +173,7 @@ class EvaluateForm(forms.Form):
     def clean(self):
         cleaned = super().clean()
         names = list(cleaned.get("estimators") or [])
-        names += [n for n in _comma_list(cleaned.get("other_estimators", "")) if n not in names]
+        names += [n for n in comma_list(cleaned.get("other_estimators", "")) if n not in names]
         if not names:
             raise forms.ValidationError("Choose at least one estimator.")
         cleaned["estimator_names"] = names

@@ -146,10 +146,6 @@ class DifficultySegmentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-def _comma_list(value: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in value.split(",") if part.strip())
-
-
 class _ReferenceFields(serializers.Serializer):
     """Which systems are human references, as the pages' forms take it: comma-separated."""
 
@@ -164,10 +160,7 @@ class _ReferenceFields(serializers.Serializer):
 
     def reference_rule(self) -> ReferenceRule:
         data = self.validated_data
-        return ReferenceRule(
-            names=_comma_list(data["reference_systems"]),
-            prefixes=_comma_list(data["reference_prefixes"]),
-        )
+        return ReferenceRule.from_text(data["reference_systems"], data["reference_prefixes"])
 
 
 class DatasetImportSerializer(_ReferenceFields):

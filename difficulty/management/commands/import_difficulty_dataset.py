@@ -18,10 +18,6 @@ from difficulty.services import (
 )
 
 
-def comma_list(value: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in value.split(",") if part.strip())
-
-
 class Command(BaseCommand):
     help = (
         "Import a difficulty dataset from a file, a folder or an archive (.tar.gz, .tgz, .zip) "
@@ -102,10 +98,7 @@ class Command(BaseCommand):
             raise CommandError(
                 "a google-mqm file names no languages, nor does its file name: give --langs en-de"
             )
-        rule = ReferenceRule(
-            names=comma_list(options["reference_systems"]),
-            prefixes=comma_list(options["reference_prefixes"]),
-        )
+        rule = ReferenceRule.from_text(options["reference_systems"], options["reference_prefixes"])
         try:
             with reading(file):
                 dataset = import_difficulty_path(

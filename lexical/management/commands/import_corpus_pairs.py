@@ -1,3 +1,4 @@
+from contextlib import ExitStack
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -24,37 +25,35 @@ class Command(BaseCommand):
         parser.add_argument("--jsonl", type=Path)
         parser.add_argument("--description", default="")
 
-    def _source(self, options) -> tuple[CorpusSource, list]:
+    def _source(self, options, files: ExitStack) -> CorpusSource:
+        """The files named by the options, opened on ``files`` (closed together, even when the
+        second of two fails to open)."""
         given = [key for key in ("src", "tgt", "tsv", "jsonl") if options[key] is not None]
         if sorted(given) == ["src", "tgt"]:
             src, tgt = options["src"], options["tgt"]
-            streams = [open_bytes(src), open_bytes(tgt)]
-            source = CorpusSource(
-                format="moses", src=streams[0], tgt=streams[1], src_name=src.name,
-                tgt_name=tgt.name,
+            return CorpusSource(
+                format="moses", src=files.enter_context(open_bytes(src)),
+                tgt=files.enter_context(open_bytes(tgt)), src_name=src.name, tgt_name=tgt.name,
             )  # fmt: skip
-            return source, streams
         if given in (["tsv"], ["jsonl"]):
             path = options[given[0]]
-            stream = open_bytes(path)
-            return CorpusSource(format=given[0], file=stream, file_name=path.name), [stream]
+            stream = files.enter_context(open_bytes(path))
+            return CorpusSource(format=given[0], file=stream, file_name=path.name)
         raise CommandError("give --src FILE --tgt FILE, or --tsv FILE, or --jsonl FILE")
 
     def handle(self, *args, name: str, **options):
-        source, streams = self._source(options)
-        try:
-            corpus = import_corpus_pairs(
-                source,
-                name=name,
-                src_lang=options["src_lang"],
-                tgt_lang=options["tgt_lang"],
-                description=options["description"],
-            )
-        except CorpusImportError as exc:
-            raise CommandError(f"nothing was written: {exc}") from None
-        finally:
-            for stream in streams:
-                stream.close()
+        with ExitStack() as files:
+            source = self._source(options, files)
+            try:
+                corpus = import_corpus_pairs(
+                    source,
+                    name=name,
+                    src_lang=options["src_lang"],
+                    tgt_lang=options["tgt_lang"],
+                    description=options["description"],
+                )
+            except CorpusImportError as exc:
+                raise CommandError(f"nothing was written: {exc}") from None
         self.stdout.write(
             self.style.SUCCESS(
                 f"Imported {corpus.name!r} (id {corpus.pk}): {corpus.size} sentence pairs, "
