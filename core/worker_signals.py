@@ -34,6 +34,20 @@ def _beat_forever(hostname: str, queues: str) -> None:
 
 
 @worker_ready.connect
+def recover_after_restart(sender=None, **kwargs) -> None:
+    """A worker starting under a node name owns nothing yet: claims that carry the name were
+    its dead predecessor's, so their rounds are queued again at once (not after the lease).
+
+    Connected before :func:`start_heartbeat` (receivers run in that order), so a worker's first
+    heartbeat, which the health page and the tests read as "ready", comes after this sweep."""
+    hostname = getattr(sender, "hostname", "") or ""
+    try:
+        rounds.sweep(dead_worker_prefix=f"{hostname}:" if hostname else None)
+    except Exception:  # recovery must never stop a worker from starting; the sweep retries
+        logger.exception("job recovery at worker start failed")
+
+
+@worker_ready.connect
 def start_heartbeat(sender=None, **kwargs) -> None:
     hostname = getattr(sender, "hostname", "") or "worker"
     queues = ",".join(sorted(q.name for q in (sender.app.amqp.queues.consume_from or {}).values()))
@@ -46,14 +60,3 @@ def start_heartbeat(sender=None, **kwargs) -> None:
 @worker_shutdown.connect
 def stop_heartbeat(**kwargs) -> None:
     _stop.set()
-
-
-@worker_ready.connect
-def recover_after_restart(sender=None, **kwargs) -> None:
-    """A worker starting under a node name owns nothing yet: claims that carry the name were
-    its dead predecessor's, so their rounds are queued again at once (not after the lease)."""
-    hostname = getattr(sender, "hostname", "") or ""
-    try:
-        rounds.sweep(dead_worker_prefix=f"{hostname}:" if hostname else None)
-    except Exception:  # recovery must never stop a worker from starting; the sweep retries
-        logger.exception("job recovery at worker start failed")
