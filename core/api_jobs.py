@@ -106,6 +106,8 @@ class JobViewSet(JobReadViewSet):
     """
 
     permission_classes = [IsAdminUser]
+    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
+    parser_classes = [StrictJSONParser]
     state_error: ClassVar[type[Exception]]
     cancel_job: Callable[[Any], Any]
     # The actions answered by :meth:`control`, documented with the detail and the 409.
@@ -156,8 +158,6 @@ class CheckedJobViewSet(JobViewSet):
     request, for the rows the user may pick) and ``start_job`` as a static method, called as
     ``start_job(**checked, created_by=user)``. ``create``'s schema follows from them."""
 
-    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
-    parser_classes = [StrictJSONParser]
     create_serializer: ClassVar[type[serializers.Serializer]]
     start_job: Callable[..., Any]
 
@@ -182,8 +182,6 @@ class RoundJobViewSet(JobViewSet):
     in flight): a subclass sets ``pause_job(job)`` and ``resume_job(job)`` as static methods,
     raising ``state_error`` like ``cancel_job``."""
 
-    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
-    parser_classes = [StrictJSONParser]
     controls = ("pause", "resume", "cancel")
     pause_job: Callable[[Any], Any]
     resume_job: Callable[[Any], Any]

@@ -21,7 +21,6 @@ from rest_framework.response import Response
 
 from core.api_jobs import JobViewSet
 from core.api_negotiation import FileNegotiation
-from core.api_parsers import StrictJSONParser
 from core.api_viewsets import ScopedReadViewSet
 from core.http import streamed_download
 from difficulty import selectors
@@ -183,7 +182,6 @@ class DifficultyEvaluationViewSet(JobViewSet):
     """DEC evaluations (staff only): start one on a dataset, follow its progress, cancel it,
     read its results once ``status`` is ``done``."""
 
-    parser_classes = [StrictJSONParser]
     list_serializer = detail_serializer = DifficultyEvaluationSerializer
     objects_for_user = staticmethod(selectors.evaluations_for_user)
     object_for_user = staticmethod(selectors.evaluation_for_user)

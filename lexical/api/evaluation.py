@@ -14,7 +14,6 @@ from rest_framework.response import Response
 
 from core.api_jobs import JobSerializer, JobViewSet, start_schema
 from core.api_links import LinksField
-from core.api_parsers import StrictJSONParser
 from lexical.evaluation import selectors
 from lexical.evaluation.services import (
     EvaluationStateError,
@@ -102,8 +101,6 @@ def _human_record(evaluation: LexicalEvaluation) -> dict | None:
 class LexicalEvaluationViewSet(JobViewSet):
     """Model evaluations on lexical selection (staff only)."""
 
-    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
-    parser_classes = [StrictJSONParser]
     list_serializer = detail_serializer = LexicalEvaluationSerializer
     objects_for_user = staticmethod(selectors.evaluations_for_user)
     object_for_user = staticmethod(selectors.evaluation_for_user)

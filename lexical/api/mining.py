@@ -12,7 +12,6 @@ from rest_framework.response import Response
 from core.api_errors import field_errors
 from core.api_jobs import JobSerializer, JobViewSet, start_schema
 from core.api_links import LinksField
-from core.api_parsers import StrictJSONParser
 from lexical.mining.params import MiningParamsError
 from lexical.mining.selectors import (
     concepts_of,
@@ -75,8 +74,6 @@ class MiningStartSerializer(serializers.Serializer):
 class MiningJobViewSet(JobViewSet):
     """Jobs that mine a parallel corpus for concepts with variations (staff only)."""
 
-    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
-    parser_classes = [StrictJSONParser]
     list_serializer = MiningJobSerializer
     detail_serializer = MiningJobDetailSerializer
     objects_for_user = staticmethod(mining_jobs_for_user)

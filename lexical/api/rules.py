@@ -10,6 +10,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from core.api_jobs import JobSerializer, JobViewSet
 from core.api_links import PageField
@@ -81,6 +82,9 @@ class RuleSerializer(serializers.ModelSerializer):
 class RuleJobViewSet(JobViewSet):
     """Rule generation jobs, one per generator engine (staff only)."""
 
+    # The one job kind whose create also takes form bodies (the API's default parsers), as it
+    # always has; the other kinds are JSON only (JobViewSet).
+    parser_classes = list(APIView.parser_classes)
     list_serializer = RuleJobSerializer
     detail_serializer = RuleJobDetailSerializer
     objects_for_user = staticmethod(jobs_for_user)

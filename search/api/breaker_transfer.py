@@ -14,7 +14,6 @@ from rest_framework.response import Response
 
 from core.api_jobs import JobSerializer, JobViewSet, start_schema
 from core.api_links import LinksField
-from core.api_parsers import StrictJSONParser
 from search.breaker.services import RunStateError
 from search.breaker.transfer.selectors import (
     csv_response,
@@ -92,8 +91,6 @@ class TransferConfigSerializer(serializers.Serializer):
 class BreakerTransferViewSet(JobViewSet):
     """Transfers of MT-breaker texts to other translators and languages (staff only)."""
 
-    # JSON only: a configuration is a nested object, which a form encoding cannot carry.
-    parser_classes = [StrictJSONParser]
     list_serializer = BreakerTransferSerializer
     detail_serializer = BreakerTransferDetailSerializer
     object_for_user = staticmethod(transfer_for_user)
