@@ -4,6 +4,8 @@ Datasets (read directly from ``$HARDSET_SHARED_DATA`` or ``../shared/data``; not
 
 * ``wmt24-en-cs``: WMT24 ESA en-cs (``wmt24_esa_en-cs.jsonl``), 15 MT systems (``refA`` left out)
   × 297 paragraphs; a cell reveals one of its recorded annotations (``annotations``);
+* ``wmt24-en-cs-cells``: the same with one score a cell (``scores``), as the platform imports
+  the file and ``manage.py replay_allocation`` replays it;
 * ``wmt22-zh-en-mqm``: the mt-metrics-eval sample's ``human-scores/zh-en.mqm.seg.score``
   (−MQM, higher is better), the 14 systems that MQM scored (references left out) × the
   segments every one of them has a score on;
@@ -59,9 +61,16 @@ POLICIES = [
 ]
 
 
-def load_wmt24(path: Path) -> rp.ReplayData:
+def load_wmt24(path: Path, *, per_rater: bool = True) -> rp.ReplayData:
+    """One recorded annotation a judgment; with ``per_rater=False`` the cell's ``scores`` value
+    (the mean of its annotations), as ``import_difficulty_dataset`` stores it and ``manage.py
+    replay_allocation`` replays it: 14 of en-cs's 4,455 cells have two or three annotations."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     systems = sorted({s for r in rows for s in r["scores"]} - {"refA"})
+    if not per_rater:
+        cells = [[np.nan if r["scores"].get(s) is None else r["scores"][s] for r in rows]
+                 for s in systems]  # fmt: skip
+        return rp.ReplayData(np.array(cells, dtype=np.float64), systems)
     raters = max(len(a) for r in rows for a in r["annotations"].values())
     cube = np.full((len(systems), len(rows), raters), np.nan)
     for g, row in enumerate(rows):
@@ -123,6 +132,7 @@ def synthetic(n_systems: int = 15, n_segments: int = 600, seed: int = 42) -> rp.
 LOADERS = {
     "synthetic-15x600": synthetic,
     "wmt24-en-cs": lambda: load_wmt24(DATA / "wmt24_esa_en-cs.jsonl"),
+    "wmt24-en-cs-cells": lambda: load_wmt24(DATA / "wmt24_esa_en-cs.jsonl", per_rater=False),
     "wmt22-zh-en-mqm": lambda: load_mtme(DATA / "ranking" / "wmt22-mtme-zhen"),
     "wmt23-en-de-sxs": lambda: load_sxs(
         DATA / "ranking" / "google-mqm-sxs-2023"

@@ -176,6 +176,22 @@ def test_a_near_tie_with_too_few_judgments_is_not_out_of_reach():
     assert check.settled and check.signature == (0, 1)
 
 
+def test_an_early_gap_must_cross_the_sequential_boundary():
+    # System 0 over system 1 by z ~ 3.4 on a quarter of the segments: past alpha and past the
+    # margin, but a campaign that looks after every batch sees such runs by chance; the
+    # O'Brien-Fleming boundary asks z_{alpha/2} sqrt(4) = 3.92 here, 1.96 with all data in.
+    generator = rng(11)
+    base = generator.normal(60, 10, 80)
+    scores = np.vstack([base + 5 + generator.normal(0, 6, 80), base])
+    quarter = np.zeros((2, 80), bool)
+    quarter[:, :20] = True
+    early = judged(scores, quarter)
+    assert 2.145 < al.pair_statistics(early).z()[0, 1] < 3.92
+    assert al.StoppingRule(goal="top", sequential=False).check(early, rng()).settled
+    assert not al.StoppingRule(goal="top").check(early, rng()).settled
+    assert al.StoppingRule(goal="top").check(judged(scores, np.ones((2, 80), bool)), rng()).settled
+
+
 def test_a_replay_is_deterministic_under_its_seed():
     generator = rng(7)
     base = generator.normal(60, 10, 30)
