@@ -144,11 +144,10 @@ def _report(job_id: int, worker: str, **changes: Any) -> None:
 
 def _finish(job: ImportJob, worker: str, result_id: int, summary: str) -> None:
     """Mark the job done inside the kind's writing transaction (so both commit or neither)."""
-    now = timezone.now()
-    marked = ImportJob.objects.filter(pk=job.pk, claimed_by=worker).update(
+    marked = rounds.release(
+        ImportJob.objects.filter(pk=job.pk), worker,
         status=ImportJob.Status.DONE, result_id=result_id, summary=summary[:500],
-        lines_done=F("lines_total"),
-        errors=[], claimed_by="", lease_expires_at=None, finished_at=now, updated_at=now,
+        lines_done=F("lines_total"), errors=[], finished_at=timezone.now(),
     )  # fmt: skip
     if not marked:
         raise rounds.LeaseLost(f"import job {job.pk} is no longer held by {worker}")

@@ -212,18 +212,13 @@ def start_difficulty_evaluation(
 
 
 def cancel_difficulty_evaluation(evaluation: DifficultyEvaluation) -> bool:
-    """Stop an evaluation that has not finished; a round in flight stops at its next unit."""
-    changed = DifficultyEvaluation.objects.filter(
-        pk=evaluation.pk,
-        status__in=[DifficultyEvaluation.Status.QUEUED, DifficultyEvaluation.Status.RUNNING],
-    ).update(
-        status=DifficultyEvaluation.Status.CANCELLED,
-        finished_at=timezone.now(),
-        claimed_by="",
-        lease_expires_at=None,
-        updated_at=timezone.now(),
-    )
-    return bool(changed)
+    """Stop an evaluation that has not finished (False when it had); a round in flight stops
+    at its next unit (``_record`` finds it no longer running)."""
+    try:
+        DEC_EVALUATIONS.cancel(evaluation)
+    except DifficultyDatasetError:
+        return False
+    return True
 
 
 # --- Evaluations: running --------------------------------------------------------------------
