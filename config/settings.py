@@ -19,6 +19,8 @@ from core.env import env_bool, env_int, env_list, env_proxy_ssl_header, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("HARDSET_VAR_DIR", str(BASE_DIR / "var")))
+# The real WMT data the demo reads in place (never copied): ../shared/data beside the checkout.
+SHARED_DATA_DIR = Path(env_str("HARDSET_SHARED_DATA", str(BASE_DIR.parent / "shared" / "data")))
 # The embedded database, broker folders and beat schedule live here; SQLite cannot create the
 # folder of its file, so a fresh HARDSET_VAR_DIR is made on start.
 VAR_DIR.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from engines.models import Engine
 from engines.services import register_replay, save_engine
 
 # Real data beside the checkout (CI has ../shared); the demo reads it in place, never copies it.
-WMT24_PATH = Path(settings.BASE_DIR).parent / "shared" / "data" / "wmt24_esa_en-cs.jsonl"
+WMT24_PATH = Path(settings.SHARED_DATA_DIR) / "wmt24_esa_en-cs.jsonl"
 REPLAY_NAME = "wmt24-en-cs"
 REPLAY_SYSTEM = "GPT-4"
 HUMAN_REFERENCES = {"refA", "refB"}
