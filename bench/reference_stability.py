@@ -4,10 +4,11 @@ The replay's top-cluster measure asks a policy to find the full data's top clust
 to the end. Where that cluster rests on pairs near alpha, another draw of the same number of
 segments would often give another cluster, and no allocation can settle it early. This bench
 resamples each dataset's segments with replacement (the bootstrap: what another test set of the
-same size might have said) and, for contrast, takes random halves of the segments without
-replacement (what uniform at half the budget sees, every cell of half the segments), and
-reports how often the ranking's test (``ranking.replay.reference_ranking``: paired permutation
-test, WMT clusters, alpha 0.05) gives the full data's top cluster.
+same size might have said; ``ranking.replay.top_cluster_stability``, which replay pages show)
+and, for contrast, takes random halves of the segments without replacement (what uniform at
+half the budget sees, every cell of half the segments), and reports how often the ranking's
+test (``ranking.replay.reference_ranking``: paired permutation test, WMT clusters, alpha 0.05)
+gives the full data's top cluster.
 
     .venv/bin/python bench/reference_stability.py                  # ~10 s, 500 draws a dataset
     .venv/bin/python bench/reference_stability.py --datasets wmt24-en-cs --draws 2000
@@ -40,9 +41,7 @@ def stability(name: str, draws: int, resamples: int) -> dict[str, object]:
     full = rp.reference_ranking(data, n_resamples=1000)
     n = data.judgments.shape[1]
     rng = np.random.default_rng(0)
-    same_boot = sum(
-        top_cluster(data, rng.integers(0, n, n), resamples) == full.top for _ in range(draws)
-    )
+    bootstrap = rp.top_cluster_stability(data, full, draws=draws, n_resamples=resamples)
     same_half = sum(
         top_cluster(data, rng.permutation(n)[: n // 2], resamples) == full.top for _ in range(draws)
     )
@@ -52,7 +51,7 @@ def stability(name: str, draws: int, resamples: int) -> dict[str, object]:
         "segments": n,
         "top": len(full.top),
         "clusters": full.n_clusters,
-        "bootstrap": same_boot / draws,
+        "bootstrap": bootstrap,
         "half": same_half / draws,
     }
 

@@ -3,7 +3,8 @@
 * :func:`start_replay` checks every setting and reads the dataset pair (a refusal names the field
   and why, nothing is written), keeps the recorded scores on the row and queues round 0.
 * :func:`advance_replay` is one round (the Celery task calls it; ``run_in_foreground`` runs them
-  all): round 0 first ranks the full data (the reference every checkpoint is measured against);
+  all): round 0 first ranks the full data (the reference every checkpoint is measured against)
+  and measures how often a bootstrap resample of the segments gives its top cluster again;
   round k replays every policy over the k-th chunk of seeds (``ranking.replay.replay_many``,
   seeded by the seed itself, so a round run again gives the same traces); the last round writes
   the result. A killed worker loses at most the round in flight.
@@ -230,18 +231,18 @@ def _replay_round(replay_id: int, worker: str) -> dict[str, Any]:
     run = ReplayRun.objects.get(pk=replay_id)
     data = replay.ReplayData(run.judgment_cube(), run.systems)
     stored = run.state.get("reference")
-    reference = (
-        _reference_from(stored) if stored else replay.reference_ranking(
-            data, alpha=run.alpha, n_resamples=REFERENCE_RESAMPLES
-        )
-    )  # fmt: skip
+    if stored:
+        reference, stability = _reference_from(stored), stored.get("stability")
+    else:
+        reference = replay.reference_ranking(data, alpha=run.alpha, n_resamples=REFERENCE_RESAMPLES)
+        stability = replay.top_cluster_stability(data, reference, alpha=run.alpha)
     _, traces = replay.replay_many(
         data, replay.policy_specs(run.policies, run.goal), _round_seeds(run), goal=run.goal,
         alpha=run.alpha, batch_size=run.batch_size, n_resamples=run.n_resamples,
         reference=reference, n_checkpoints=run.n_checkpoints,
     )  # fmt: skip
     return {
-        "reference": _reference_record(reference),
+        "reference": {**_reference_record(reference), "stability": stability},
         "traces": [_trace_record(t) for t in traces],
     }
 
@@ -298,6 +299,9 @@ def build_result(run: ReplayRun) -> dict[str, Any]:
         "reference": {
             "top_cluster": [run.systems[i] for i in reference["top"]],
             "n_clusters": reference["n_clusters"],
+            # Share of bootstrap resamples of the segments with the same top cluster (None in
+            # runs from before it was measured).
+            "top_cluster_stability": reference.get("stability"),
             "ranking": sorted(
                 ({"system": s, "mean": m, "cluster": c} for s, m, c in
                  zip(run.systems, reference["means"], reference["clusters"], strict=True)),

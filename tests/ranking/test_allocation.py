@@ -192,6 +192,22 @@ def test_an_early_gap_must_cross_the_sequential_boundary():
     assert al.StoppingRule(goal="top").check(judged(scores, np.ones((2, 80), bool)), rng()).settled
 
 
+def test_the_top_cluster_stability_is_one_for_a_clear_winner_and_less_near_alpha():
+    def stability(scores: np.ndarray) -> float:
+        data = rp.ReplayData(scores, ["a", "b", "c"])
+        reference = rp.reference_ranking(data, n_resamples=200)
+        return rp.top_cluster_stability(data, reference, draws=50, n_resamples=100)
+
+    generator = rng(4)
+    base = generator.normal(60, 10, 60)
+    assert stability(np.vstack([base + 30, base + generator.normal(0, 5, 60), base])) == 1.0
+    generator = rng(1)
+    base = generator.normal(60, 10, 60)
+    # "a" over the rest by 3 points with noise 10: significant on these 60 segments, not on
+    # every resample of them.
+    assert 0.3 < stability(np.vstack([base + 3 + generator.normal(0, 10, 60), base, base])) < 0.9
+
+
 def test_a_replay_is_deterministic_under_its_seed():
     generator = rng(7)
     base = generator.normal(60, 10, 30)

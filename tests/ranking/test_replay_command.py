@@ -24,6 +24,7 @@ def test_the_json_report_and_the_table_name_every_policy():
     common = ["--dataset", "tiers", "--seeds", "1", "--checkpoints", "4", "--resamples", "50"]
     report = json.loads(run(*common, "--format", "json"))
     assert report["full_top_cluster"] == ["alpha", "beta"]
+    assert 0.0 <= report["top_cluster_stability"] <= 1.0
     assert (report["segments"], report["judgments"]) == (60, 360)
     assert set(report["policies"]) == {"uniform", "uniform_segments", "pearmut", "settle"}
     settle = report["policies"]["settle"]

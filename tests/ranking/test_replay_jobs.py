@@ -43,6 +43,7 @@ def test_rounds_replay_chunks_of_seeds_and_the_result_has_curves_and_ratios(monk
     assert (run.status, run.items_done, run.round_index) == ("finished", 6, 2)
     result = json.loads(json.dumps(run.result, allow_nan=False))
     assert result["reference"]["top_cluster"] == ["alpha", "beta"]
+    assert 0.0 <= result["reference"]["top_cluster_stability"] <= 1.0
     curve = result["curves"]["settle"]
     assert curve["budgets"][-1] == 360 and set(curve) == {"budgets", "tau", "top", "clusters"}
     # With every score revealed each seed sees the full data: the band closes on it.
@@ -68,6 +69,7 @@ def test_the_pages_show_the_form_the_status_and_the_curves(admin_client):
     assert b'name="policies"' in admin_client.get("/ranking/replays/new/").content
     page = admin_client.get(f"/ranking/replays/{run.pk}/").content.decode()
     assert "Full-data top cluster: <strong>alpha, beta</strong>" in page
+    assert "% of bootstrap resamples" in page
     assert f"/ranking/replays/{run.pk}/curves.svg" in page and "× Pearmut" in page
     chart = admin_client.get(f"/ranking/replays/{run.pk}/curves.svg")
     assert chart["Content-Type"] == "image/svg+xml" and b"settle" in chart.content

@@ -10,7 +10,13 @@ from core.commands import named
 from difficulty.models import DifficultyDataset
 from ranking import allocation
 from ranking.inputs import InputError, dataset_judgments
-from ranking.replay import ReplayData, policy_specs, replay_many, summarise
+from ranking.replay import (
+    ReplayData,
+    policy_specs,
+    replay_many,
+    summarise,
+    top_cluster_stability,
+)
 
 MAX_SEEDS = 1000
 
@@ -64,21 +70,23 @@ class Command(BaseCommand):
         )  # fmt: skip
         summary = summarise(traces, tau_threshold=options["tau"])
         top = [data.systems[i] for i in sorted(reference.top)]
+        stability = top_cluster_stability(data, reference, alpha=options["alpha"])
         if options["format"] == "json":
             report = {
                 "input": scored.description, "systems": data.systems,
                 "segments": int(cube.shape[1]), "judgments": data.total,
                 "full_top_cluster": top, "full_clusters": reference.n_clusters,
-                "policies": summary,
+                "top_cluster_stability": stability, "policies": summary,
             }  # fmt: skip
             self.stdout.write(json.dumps(report, indent=2, allow_nan=False))
             return
-        self._table(scored.description, data, top, summary, options)
+        self._table(scored.description, data, top, stability, summary, options)
 
-    def _table(self, description, data, top, summary, options) -> None:
+    def _table(self, description, data, top, stability, summary, options) -> None:
         self.stdout.write(
             f"{description}: {len(data.systems)} systems x {data.judgments.shape[1]} segments, "
-            f"{data.total} recorded scores; full-data top cluster: {', '.join(top)}"
+            f"{data.total} recorded scores; full-data top cluster: {', '.join(top)} (the same "
+            f"in {stability:.0%} of bootstrap resamples of the segments)"
         )
         self.stdout.write(
             f"{'policy':<24}{'top cluster at':>16}{'tau>=' + str(options['tau']) + ' at':>16}"
