@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from challenge_sets import exports, sources
 from challenge_sets.models import ChallengeItem, ChallengeSet, FrozenVersion
+from core.api_fields import optional_text
 from core.uploads import validate_upload_size
 
 
@@ -21,10 +22,10 @@ class ChallengeSetSerializer(serializers.ModelSerializer):
 
 class ChallengeSetCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    description = optional_text()
     language_pairs = serializers.ListField(child=serializers.CharField(), required=False)
     licence = serializers.CharField(required=False, default="CC-BY-4.0")
-    provenance_notes = serializers.CharField(required=False, allow_blank=True, default="")
+    provenance_notes = optional_text()
     policy = serializers.DictField(required=False, default=dict)
 
 
@@ -54,7 +55,7 @@ class AddItemsSerializer(serializers.Serializer):
 class DecideSerializer(serializers.Serializer):
     items = serializers.ListField(child=serializers.IntegerField(), allow_empty=False)
     status = serializers.ChoiceField(choices=["accepted", "rejected", "needs_review"])
-    reason = serializers.CharField(required=False, allow_blank=True, default="")
+    reason = optional_text()
 
 
 class FrozenVersionSerializer(serializers.ModelSerializer):

@@ -12,6 +12,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api_fields import optional_text
 from core.api_jobs import JobSerializer
 from core.api_links import LinksField
 from core.uploads import validate_upload_size
@@ -25,11 +26,6 @@ from difficulty.forms import validate_language_pair
 from difficulty.models import DifficultyDataset, DifficultyEvaluation, DifficultySegment
 from difficulty.services.dataset_files import DA_SCORE_KINDS, DATASET_FORMATS
 from difficulty.services.evaluations import MAX_BOOTSTRAP
-
-
-def optional_text(default: str = "", **options: Any) -> serializers.CharField:
-    """A text field a body may leave out or send blank: ``default`` then."""
-    return serializers.CharField(required=False, allow_blank=True, default=default, **options)
 
 
 class FiniteFloatField(serializers.FloatField):

@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_fields import optional_text
 from core.api_links import PageField
 from core.api_parsers import StrictJSONParser
 from core.api_viewsets import ScopedReadViewSet
@@ -102,7 +103,7 @@ class SplitSerializer(serializers.Serializer):
     surface_forms = serializers.ListField(
         child=serializers.CharField(max_length=200), min_length=1, max_length=200
     )
-    lemma = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    lemma = optional_text(max_length=200)
 
 
 class VariationRefSerializer(serializers.Serializer):
@@ -110,7 +111,7 @@ class VariationRefSerializer(serializers.Serializer):
 
 
 class RejectSerializer(serializers.Serializer):
-    note = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    note = optional_text(max_length=2000)
 
 
 _FILTERS = [

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api_errors import field_errors
+from core.api_fields import optional_text
 from core.api_links import LinksField
 from core.api_viewsets import ScopedReadViewSet
 from core.uploads import validate_upload_size
@@ -56,7 +57,7 @@ class CorpusImportSerializer(serializers.Serializer):
     file = serializers.FileField(required=False, validators=[validate_upload_size])
     src_file = serializers.FileField(required=False, validators=[validate_upload_size])
     tgt_file = serializers.FileField(required=False, validators=[validate_upload_size])
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    description = optional_text()
 
     def validate(self, data):
         if data["format"] == "moses":

@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 from annotation.models import Campaign
 from challenge_sets.models import FrozenVersion
-from difficulty.api.serializers import optional_text
+from core.api_fields import optional_text
 from difficulty.models import DifficultyDataset, DifficultyEvaluation
 from ranking import downloads, selectors
 from ranking.models import SystemRanking

@@ -8,9 +8,9 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api_fields import optional_text
 from core.api_jobs import CheckedJobViewSet, JobSerializer
 from core.api_links import LinksField
-from difficulty.api.serializers import optional_text
 from difficulty.models import DifficultyDataset
 from ranking import allocation
 from ranking.api.serializers import JobCreateSerializer

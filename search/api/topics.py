@@ -16,6 +16,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api_fields import optional_text
 from core.uploads import validate_upload_size
 from imports import ImportRefused
 from imports import services as import_services
@@ -95,7 +96,7 @@ class CreateTreeSerializer(serializers.Serializer):
 
     name = serializers.CharField(max_length=200)
     language = serializers.CharField(max_length=16, default="en")
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    description = optional_text()
     tree = serializers.JSONField(
         required=False, help_text='Nested {"Root": {"Child": {}}} or a list of names.'
     )
