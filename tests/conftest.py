@@ -28,8 +28,9 @@ from tests import databases
 from tests.factories import UserFactory
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# A worktree beside others has no ../shared: HARDSET_SHARED_DATA points at the folder then.
-SHARED_DATA = Path(os.environ.get("HARDSET_SHARED_DATA") or REPO_ROOT.parent / "shared" / "data")
+# The platform's own setting (HARDSET_SHARED_DATA, else ../shared/data beside the checkout):
+# the tests read the real data where the demo does.
+SHARED_DATA = Path(settings.SHARED_DATA_DIR)
 
 
 # A statement that waits on a lock forever would hold the whole suite to CI's time limit with
