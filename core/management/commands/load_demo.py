@@ -5,7 +5,15 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 # Order matters: later apps build on what earlier ones create (engines before search runs).
-DEMO_APPS = ("engines", "annotation", "difficulty", "search", "lexical", "challenge_sets")
+DEMO_APPS = (
+    "engines",
+    "annotation",
+    "difficulty",
+    "search",
+    "lexical",
+    "challenge_sets",
+    "ranking",
+)
 
 
 class Command(BaseCommand):
