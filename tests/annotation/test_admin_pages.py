@@ -1,4 +1,5 @@
-"""Admin pages: campaign list query count, pause from the annotators page, generated checks."""
+"""Admin pages: campaign list query count, pause from the annotators page, generated checks, the
+sign-up card of a closed campaign."""
 
 from __future__ import annotations
 
@@ -63,3 +64,12 @@ def test_campaign_page_shows_signup_and_prolific_links(admin_client):
     page = admin_client.get(f"/annotation/campaigns/{campaign.pk}/").content.decode()
     assert f"/annotation/join/{campaign.slug}/?invite=tok" in page
     assert "PROLIFIC_PID={{%PROLIFIC_PID%}}" in page
+
+
+def test_a_closed_campaigns_page_says_sign_up_is_closed_with_it(admin_client):
+    campaign = esa_campaign(1)  # sign-up switched on, as by default
+    url = f"/annotation/campaigns/{campaign.pk}/"
+    assert '<span class="badge ok">open</span>' in admin_client.get(url).content.decode()
+    campaign.status = campaign.Status.CLOSED
+    campaign.save(update_fields=["status"])
+    assert "closed with the campaign" in admin_client.get(url).content.decode()
