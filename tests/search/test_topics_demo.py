@@ -51,15 +51,3 @@ def test_the_demo_loader_imports_once_and_changes_nothing_the_second_time():
         list(Topic.objects.values_list("id", "path")),
         list(TextSample.objects.values_list("id", "text")),
     ) == first
-
-
-def test_load_demo_includes_the_topic_demo():
-    from django.core.management import call_command
-
-    out = StringIO()
-    call_command("load_demo", stdout=out)
-
-    assert f"search: topic tree {TOPIC_DEMO_NAME!r}" in out.getvalue()
-
-    assert TopicTree.objects.filter(name=TOPIC_DEMO_NAME).count() == 1
-    assert TextSample.objects.filter(topic__tree__name=TOPIC_DEMO_NAME).count() == 60
