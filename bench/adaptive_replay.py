@@ -24,6 +24,13 @@ the budget from which Kendall tau stays >= 0.9, the stopping rule's budget, and 
     .venv/bin/python bench/adaptive_replay.py --datasets wmt24-en-cs --seeds 10
     .venv/bin/python bench/adaptive_replay.py --datasets synthetic-15x600 --seeds 100  # speed
 
+With ``--prior chrf`` the policies also see an automatic score of every cell: sentence chrF
+(``sacrebleu``) of the system's output against the reference that ships with the data (WMT24
+``ref``, the mt-metrics-eval ``refA``), the kind of metric prior a campaign takes from its
+items' ``meta``. Only ``settle`` uses one (the cold start's order, the segments a pair is judged
+on); every decision still rests on the human scores. The SxS and synthetic data have no
+reference, so no prior.
+
 Writes bench/results/adaptive_replay.json and prints a Markdown table.
 """
 
@@ -58,19 +65,35 @@ POLICIES = [
     ("pearmut", {}),
     ("settle", {}),
     ("settle", {"goal": "full"}),
+    ("settle", {"prior_tilt": 0.0}),  # with --prior: the prior orders the cold start only
 ]
 
 
-def load_wmt24(path: Path, *, per_rater: bool = True) -> rp.ReplayData:
+def _chrf(hypotheses: list[str | None], reference: list[str | None]) -> list[float]:
+    """Sentence chrF (0–100) a cell, NaN where the output or the reference is missing."""
+    from sacrebleu.metrics import CHRF
+
+    metric = CHRF()
+    return [
+        np.nan if h is None or r is None else metric.sentence_score(h, [r]).score
+        for h, r in zip(hypotheses, reference, strict=True)
+    ]
+
+
+def load_wmt24(path: Path, *, per_rater: bool = True, prior: bool = False) -> rp.ReplayData:
     """One recorded annotation a judgment; with ``per_rater=False`` the cell's ``scores`` value
     (the mean of its annotations), as ``import_difficulty_dataset`` stores it and ``manage.py
     replay_allocation`` replays it: 14 of en-cs's 4,455 cells have two or three annotations."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     systems = sorted({s for r in rows for s in r["scores"]} - {"refA"})
+    metric = None
+    if prior:
+        refs = [r.get("ref") for r in rows]
+        metric = np.array([_chrf([r["tgt"].get(s) for r in rows], refs) for s in systems])
     if not per_rater:
         cells = [[np.nan if r["scores"].get(s) is None else r["scores"][s] for r in rows]
                  for s in systems]  # fmt: skip
-        return rp.ReplayData(np.array(cells, dtype=np.float64), systems)
+        return rp.ReplayData(np.array(cells, dtype=np.float64), systems, prior=metric)
     raters = max(len(a) for r in rows for a in r["annotations"].values())
     cube = np.full((len(systems), len(rows), raters), np.nan)
     for g, row in enumerate(rows):
@@ -78,10 +101,10 @@ def load_wmt24(path: Path, *, per_rater: bool = True) -> rp.ReplayData:
             for k, (_, score) in enumerate(row["annotations"].get(name) or []):
                 if score is not None:
                     cube[s, g, k] = float(score)
-    return rp.ReplayData(cube, systems)
+    return rp.ReplayData(cube, systems, prior=metric)
 
 
-def load_mtme(folder: Path) -> rp.ReplayData:
+def load_mtme(folder: Path, *, prior: bool = False) -> rp.ReplayData:
     per_system: dict[str, list[float | None]] = defaultdict(list)
     for line in (folder / "human-scores" / "zh-en.mqm.seg.score").read_text().splitlines():
         name, value = line.split("\t")
@@ -91,8 +114,16 @@ def load_mtme(folder: Path) -> rp.ReplayData:
         s for s, v in per_system.items() if s not in references and any(x is not None for x in v)
     )
     matrix = np.array([[np.nan if x is None else x for x in per_system[s]] for s in systems])
-    matrix = matrix[:, ~np.isnan(matrix).any(axis=0)]  # fully crossed: every system scored
-    return rp.ReplayData(matrix, systems)
+    crossed = ~np.isnan(matrix).any(axis=0)  # fully crossed: every system scored
+    metric = None
+    if prior:
+        outputs = folder / "system-outputs" / "zh-en"
+        ref = (folder / "references" / "zh-en.refA.txt").read_text(encoding="utf-8").splitlines()
+        metric = np.array([
+            _chrf((outputs / f"{s}.txt").read_text(encoding="utf-8").splitlines(), ref)
+            for s in systems
+        ])[:, crossed]  # fmt: skip
+    return rp.ReplayData(matrix[:, crossed], systems, prior=metric)
 
 
 def load_sxs(archive: Path) -> rp.ReplayData:
@@ -131,9 +162,13 @@ def synthetic(n_systems: int = 15, n_segments: int = 600, seed: int = 42) -> rp.
 
 LOADERS = {
     "synthetic-15x600": synthetic,
-    "wmt24-en-cs": lambda: load_wmt24(DATA / "wmt24_esa_en-cs.jsonl"),
-    "wmt24-en-cs-cells": lambda: load_wmt24(DATA / "wmt24_esa_en-cs.jsonl", per_rater=False),
-    "wmt22-zh-en-mqm": lambda: load_mtme(DATA / "ranking" / "wmt22-mtme-zhen"),
+    "wmt24-en-cs": lambda prior=False: load_wmt24(DATA / "wmt24_esa_en-cs.jsonl", prior=prior),
+    "wmt24-en-cs-cells": lambda prior=False: load_wmt24(
+        DATA / "wmt24_esa_en-cs.jsonl", per_rater=False, prior=prior
+    ),
+    "wmt22-zh-en-mqm": lambda prior=False: load_mtme(
+        DATA / "ranking" / "wmt22-mtme-zhen", prior=prior
+    ),
     "wmt23-en-de-sxs": lambda: load_sxs(
         DATA / "ranking" / "google-mqm-sxs-2023"
         / "sxs_mqm_generalMT2023_ende.3ratingsPerSegment.tsv.tar.gz"
@@ -163,7 +198,7 @@ def _run(job: tuple[str, dict, int]) -> rp.PolicyTrace:
 
 
 def run_dataset(name: str, args: argparse.Namespace) -> dict:
-    data = LOADERS[name]()
+    data = LOADERS[name](prior=True) if args.prior == "chrf" else LOADERS[name]()
     reference = rp.reference_ranking(data, n_resamples=args.reference_resamples)
     budgets = rp.checkpoint_budgets(data.total, args.checkpoints)
     seeds = list(range(args.seeds))
@@ -239,7 +274,10 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--seeds", type=int, default=100)
     labels = [rp._label(p, params) for p, params in POLICIES]
-    parser.add_argument("--policies", nargs="+", choices=labels, default=labels)
+    parser.add_argument(
+        "--policies", nargs="+", choices=labels,
+        default=[label for label in labels if "prior" not in label],
+    )  # fmt: skip
     parser.add_argument("--checkpoints", type=int, default=40)
     parser.add_argument("--batch", type=int, default=15, help="Cells judged between decisions.")
     parser.add_argument(
@@ -250,6 +288,10 @@ def main() -> None:
         help="The reference's test, whose draws every checkpoint reuses.",
     )  # fmt: skip
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--prior", choices=["none", "chrf"], default="none",
+        help="An automatic score of every cell for the policies (wmt24 and zh-en data only).",
+    )  # fmt: skip
     parser.add_argument("--output", default="adaptive_replay.json", help="File in bench/results.")
     args = parser.parse_args()
     report = {"args": vars(args), "datasets": []}
