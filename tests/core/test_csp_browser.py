@@ -133,8 +133,8 @@ def test_staff_pages_run_under_the_policy_and_htmx_still_polls_and_swaps(
     watched.open(reverse("challenge_sets:set_detail", args=[challenge_set.pk]))
     with watched.page.expect_response(lambda r: htmx_request(r) and "sort=" in r.url):
         watched.page.locator("#item-table thead a").first.click()  # an htmx swap of the table
-    watched.page.wait_for_selector("#item-table")
-    assert "sort=" in watched.page.url  # hx-push-url
+    # htmx pushes the URL once the swap has settled, after the response arrives
+    watched.page.wait_for_url(lambda url: "sort=" in url)  # hx-push-url
     watched.page.check("#item-table input[data-select-all]")  # bound by hardset.js
     boxes = watched.page.locator("#item-table input[name=items]")
     assert boxes.count() == 3
