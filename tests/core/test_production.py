@@ -108,12 +108,14 @@ def _get(
 
 
 def _get_when_up(port: int, path: str, headers: dict[str, str]) -> http.client.HTTPResponse:
+    """The first answer once gunicorn is up. The arbiter listens before its worker has imported
+    Django, so under load a request may also wait past the timeout or be dropped while it boots."""
     deadline = time.monotonic() + 60
     while True:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         try:
             return _get(connection, path, headers)
-        except ConnectionRefusedError:
+        except (ConnectionError, TimeoutError):  # refused, reset or dropped (RemoteDisconnected)
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
